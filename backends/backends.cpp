@@ -1,0 +1,52 @@
+// Backend selection: the reference port, or the reference with one mutant.
+#include <fmt/format.h>
+
+#include "backends/mutants/mutants.h"
+#include "backends/reference/executor.h"
+#include "core/backend.h"
+#include "core/error.h"
+
+namespace kc {
+
+namespace {
+
+class ReferenceBackend final : public Backend {
+ public:
+  std::string name() const override { return "reference"; }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> inputs,
+                          const Params& params) const override {
+    return ref::execute(kernel, inputs, params);
+  }
+};
+
+class MutantBackend final : public Backend {
+ public:
+  explicit MutantBackend(const mutants::Mutant& m) : m_(m) {}
+  std::string name() const override { return fmt::format("mutant:{}", m_.name); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> inputs,
+                          const Params& params) const override {
+    if (kernel == m_.kernel) return m_.run(inputs, params);
+    return ref::execute(kernel, inputs, params);
+  }
+
+ private:
+  const mutants::Mutant& m_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(std::string_view spec) {
+  if (spec == "reference") return std::make_unique<ReferenceBackend>();
+  if (spec.starts_with("mutant:")) {
+    if (const mutants::Mutant* m = mutants::find(spec.substr(7))) return std::make_unique<MutantBackend>(*m);
+  }
+  throw UsageError(fmt::format("unknown backend '{}' (try 'reference' or one of `kconform list --backends`)", spec));
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names{"reference"};
+  for (const auto& m : mutants::all()) names.push_back(fmt::format("mutant:{}", m.name));
+  return names;
+}
+
+}  // namespace kc

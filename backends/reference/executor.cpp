@@ -1,0 +1,78 @@
+#include "backends/reference/executor.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace kc::ref {
+
+const std::vector<ExecArm>& exec_table() {
+  static const std::vector<ExecArm> table = [] {
+    std::vector<ExecArm> t;
+    register_unary_arms(t);
+    return t;
+  }();
+  return table;
+}
+
+const ExecArm* find_arm(std::string_view op) {
+  for (const ExecArm& a : exec_table())
+    if (a.op == op) return &a;
+  return nullptr;
+}
+
+void validate_tensor(std::string_view op, std::string_view operand, const Tensor& t) {
+  for (std::int64_t d : t.dims())
+    if (d < 0)
+      throw KernelError(std::string(op), std::string(operand), "shape.negative_dim",
+                        fmt::format("dimension {} in shape {} is negative", d, dims_to_string(t.dims())));
+  if (checked_numel(t.dims()) < 0)
+    throw KernelError(std::string(op), std::string(operand), "shape.negative_dim",
+                      "element count of " + dims_to_string(t.dims()) + " overflows");
+  if (!t.consistent())
+    throw KernelError(std::string(op), std::string(operand), "buffer.size",
+                      fmt::format("buffer holds {} bytes but shape {} of {} needs {}", t.byte_size(),
+                                  dims_to_string(t.dims()), dtype_name(t.dtype()),
+                                  t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype()))));
+}
+
+namespace {
+
+void validate_params(const ExecArm& arm, const Params& params) {
+  const std::string op(arm.op);
+  for (const ParamDecl& d : arm.params) {
+    const ParamValue* v = params.find(std::string(d.name));
+    if (!v) throw KernelError(op, std::string(d.name), "param.missing", "required parameter is not given");
+    if (d.kind == ParamKind::integer) {
+      const auto* i = std::get_if<std::int64_t>(v);
+      if (!i) throw KernelError(op, std::string(d.name), "param.type", "expected an integer, got a real");
+      if (*i < d.min || *i > d.max)
+        throw KernelError(op, std::string(d.name), "param.domain",
+                          fmt::format("{} is outside [{}, {}]", *i, d.min, d.max));
+    } else if (!std::holds_alternative<double>(*v)) {
+      throw KernelError(op, std::string(d.name), "param.type", "expected a real, got an integer");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs, const Params& params) {
+  const ExecArm* arm = find_arm(op);
+  if (!arm) throw KernelError(std::string(op), "op", "kernel.unknown", "no exec arm for this op");
+  if (static_cast<int>(inputs.size()) != arm->arity)
+    throw KernelError(std::string(op), "inputs", "arity",
+                      fmt::format("expected {} input(s), got {}", arm->arity, inputs.size()));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string operand = inputs.size() == 1 ? "x" : fmt::format("input{}", i);
+    validate_tensor(op, operand, inputs[i]);
+    if (!arm->dtypes.contains(inputs[i].dtype()))
+      throw KernelError(std::string(op), operand, "dtype.unsupported",
+                        fmt::format("{} is not supported on {} tensors (accepted: {})", op,
+                                    dtype_name(inputs[i].dtype()), arm->dtypes.to_string()));
+  }
+  validate_params(*arm, params);
+  return arm->eval(inputs, params);
+}
+
+}  // namespace kc::ref

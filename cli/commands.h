@@ -1,0 +1,47 @@
+// The kconform subcommands. Each returns the process exit code:
+// 0 pass, 1 contract failures found (or, for `report --baseline`, a
+// regression), 2 usage or input error (raised as UsageError).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kc::cli {
+
+struct ListOptions {
+  bool json = false;
+  bool backends = false;
+  std::string family;
+};
+int list(const ListOptions& o);
+
+struct RunCommand {
+  std::vector<std::string> kernels, dtypes;
+  std::string family;
+  std::uint64_t seed = 1;
+  int cases = 100;
+  int sweeps = 4;
+  bool no_exhaustive = false;
+  std::string out;  // folder: results.json + site/
+  std::string backend = "reference";
+  std::optional<std::int64_t> only_case;
+  std::string shrink;  // "3,0,1"
+  std::string input;   // 0x... bit pattern: single-element replay
+  std::string params;
+  bool bad_input = false;  // replay only the bad-input checks
+  bool quiet = false;
+  std::string dump;  // file: every element graded for the statistics
+  std::string command_line;
+};
+int run(const RunCommand& o);
+
+struct SelftestOptions {
+  std::vector<std::string> mutants;
+  std::uint64_t seed = 1;
+  int cases = 100;
+};
+int selftest(const SelftestOptions& o);
+
+}  // namespace kc::cli

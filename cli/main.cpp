@@ -1,0 +1,64 @@
+// kconform: command-line entry. Parsing only; the work is in commands.cpp.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kconform: property-based conformance testing of tensor kernels against an MPFR oracle"};
+  app.require_subcommand(1);
+
+  kc::cli::ListOptions lo;
+  auto* list = app.add_subcommand("list", "List kernels with their contract summary");
+  list->add_flag("--json", lo.json, "Print every contract as JSON");
+  list->add_flag("--backends", lo.backends, "List the backends (reference and mutants) instead");
+  list->add_option("--family", lo.family, "Only kernels of this family");
+
+  kc::cli::RunCommand ro;
+  auto* run = app.add_subcommand("run", "Run the conformance checks and write results");
+  run->add_option("--kernel,-k", ro.kernels, "Kernel(s) to run (default: all)");
+  run->add_option("--dtype,-d", ro.dtypes, "Dtype(s) to run (default: every dtype the contract lists)");
+  run->add_option("--family", ro.family, "Only kernels of this family");
+  run->add_option("--seed,-s", ro.seed, "Run seed (every case seed derives from it)");
+  run->add_option("--cases,-n", ro.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
+  run->add_option("--sweeps", ro.sweeps, "Exhaustive 16-bit sweeps for kernels with parameters")->check(CLI::Range(1, 64));
+  run->add_flag("--no-exhaustive", ro.no_exhaustive, "Do not sweep every bf16/f16 input");
+  run->add_option("--out,-o", ro.out, "Folder for results.json and the HTML site");
+  run->add_option("--backend,-b", ro.backend, "Backend: reference or mutant:<name>");
+  run->add_option("--case", ro.only_case, "Replay one case (as printed by a failure)");
+  run->add_option("--shrink", ro.shrink, "With --case: follow these shrink steps (as printed)");
+  run->add_option("--input", ro.input, "Grade one element given by its hex bit pattern (as printed)");
+  run->add_option("--params", ro.params, "Parameters for --input, e.g. n=3 or c=0.5r");
+  run->add_flag("--bad-input", ro.bad_input, "Replay the bad-input checks only");
+  run->add_flag("--quiet,-q", ro.quiet, "Print only failures and the summary");
+  run->add_option("--dump", ro.dump, "Write every graded element (input and result bits) to this file");
+
+  kc::cli::SelftestOptions so;
+  auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
+  self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
+  self->add_option("--seed,-s", so.seed, "Run seed");
+  self->add_option("--cases,-n", so.cases, "Random cases per kernel and dtype");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    if (*list) return kc::cli::list(lo);
+    if (*run) {
+      for (int i = 0; i < argc; ++i) ro.command_line += (i ? " " : "") + std::string(argv[i]);
+      return kc::cli::run(ro);
+    }
+    if (*self) return kc::cli::selftest(so);
+  } catch (const kc::UsageError& e) {
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  } catch (const kc::KernelError& e) {
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,145 @@
+#include "contracts/accuracy_models.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace kc::contract::models {
+
+namespace {
+int prec(DType t) { return float_format(t).precision; }
+double unit_roundoff(DType t) { return std::ldexp(1.0, -prec(t)); }
+bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
+// A result within L integer steps of RN(z) is within 2L + 1/2 ulp_T(z) of z
+// (L + 1/2 inside a binade; steps above a power of two are twice as wide).
+double frac_of_distance(int L) { return 2.0 * L + 0.5; }
+// Rounding a value that is within e ulps of z in a format of precision pw
+// into T (precision pt <= pw) leaves it within 1/2 + e 2^(pt - pw) ulp_T(z).
+double narrowed(double e, int pw, int pt) { return 0.5 + e * std::ldexp(1.0, pt - pw); }
+}  // namespace
+
+Accuracy exact() {
+  return {.kind = AccuracyKind::exact,
+          .max_frac_ulp = 0,
+          .max_distance = 0,
+          .derivation = "the exact result is representable in T and the reference computes it without rounding"};
+}
+
+Accuracy correctly_rounded() {
+  return {.kind = AccuracyKind::correctly_rounded,
+          .max_frac_ulp = 0.5,
+          .max_distance = 0,
+          .derivation = "one IEEE operation in T; halves do it in f32 and round once more, which is innocuous "
+                        "because 24 >= 2p + 2 (Figueroa)"};
+}
+
+double libm_frac(DType t, int L) {
+  return is_half(t) ? narrowed(frac_of_distance(L), 24, prec(t)) : frac_of_distance(L);
+}
+
+Accuracy libm(DType t, int L) {
+  if (is_half(t))
+    return {.kind = AccuracyKind::ulp_bound,
+            .max_frac_ulp = libm_frac(t, L),
+            .max_distance = 1,
+            .derivation = "rne_T(f32 libm): within 2L + 1/2 f32 ulps before the final rounding, so 1/2 + "
+                          "(2L + 1/2) 2^(p-24) ulp_T, and at most one step from RN_T"};
+  return {.kind = AccuracyKind::ulp_bound,
+          .max_frac_ulp = libm_frac(t, L),
+          .max_distance = L,
+          .derivation = "glibc 2.36 libm-test-ulps: distance <= L; fractional <= 2L + 1/2 (steps double above a "
+                        "power of two)"};
+}
+
+Accuracy libm_f64_narrowed(DType t, int L) {
+  if (t == DType::f64) return libm(t, L);
+  double e = frac_of_distance(L);  // in f64 ulps
+  if (is_half(t)) e = narrowed(e, 53, 24);  // first rounding, to f32 (reference-semantics §0.3)
+  const int pw = is_half(t) ? 24 : 53;
+  return {.kind = AccuracyKind::ulp_bound,
+          .max_frac_ulp = narrowed(e, pw, prec(t)),
+          .max_distance = 1,
+          .derivation = "f64 libm (2L + 1/2 f64 ulps), narrowed once (f32) or twice via f32 (halves)"};
+}
+
+Accuracy two_roundings(DType t) {
+  const double u = unit_roundoff(t);
+  return {.kind = AccuracyKind::ulp_bound,
+          .max_frac_ulp = 2.0 / (1.0 - u),
+          .max_distance = 2,
+          .derivation = "s = sqrt(x)(1+d1), y = (1/s)(1+d2): relative error <= 2u/(1-u), and |z|/ulp(z) < 2^p"};
+}
+
+Accuracy sigmoid(DType t) {
+  // e within E ulps (relative 2Eu); the x < 0 branch e/(1+e) is the worse:
+  // relative error <= 3(2E/2)u... first order: 3E u + 2u, times |z|/ulp < 2^p,
+  // with (1 + 16u) covering second-order terms.
+  const double E = is_half(t) ? libm_frac(t, kGlibcUlpsExp) : frac_of_distance(kGlibcUlpsExp);
+  const double u = unit_roundoff(t);
+  return {.kind = AccuracyKind::ulp_bound,
+          .max_frac_ulp = (3 * E + 2) * (1 + 16 * u),
+          .max_distance = -1,
+          .derivation = "exp within E ulps, then 1+e and one division in T: (3E + 2)(1 + 16u) ulps"};
+}
+
+Accuracy silu(DType t) {
+  const double E = is_half(t) ? libm_frac(t, kGlibcUlpsExp) : frac_of_distance(kGlibcUlpsExp);
+  const double u = unit_roundoff(t);
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = (3 * E + 3) * (1 + 16 * u),
+          .magnitude_coeff = E + 1,
+          .work = t,
+          .derivation = "sigmoid's (3E + 2) ulps plus the product's rounding; where sigmoid is subnormal its "
+                        "absolute error (E + 1) ulp_min is multiplied by |x|: S = |x| 2^(emin+1), so that "
+                        "K u S = (E + 1) |x| ulp_min"};
+}
+
+Accuracy gelu_erf(DType t) {
+  // f64: a = f/sqrt2 (2 roundings incl. the constant), erf(a) (<= 2.5 ulp),
+  // 1 + e, (0.5 f)(1 + e): absolute error <= 5 u64 |x|. Then narrowed.
+  const double a = t == DType::f64 ? 1.0 : (is_half(t) ? narrowed(0.5, 24, prec(t)) : 0.5);
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = a,
+          .magnitude_coeff = 5,
+          .work = DType::f64,
+          .derivation = "in f64: |y64 - z| <= 5 u64 |x| (erf 2.5 ulp, argument and constant 2 roundings, "
+                        "1 + e and the product one each); narrowing adds 1/2 ulp_T (1/2 + 2^(p-25) for the "
+                        "double rounding of halves; 1 for f64, whose last steps may underflow)"};
+}
+
+Accuracy gelu_tanh(DType t) {
+  // All in T with tanh within E ulps: absolute error <= (3.125 + E) u |x|,
+  // plus 1 ulp for the two products that may underflow.
+  const double E = libm_frac(t, kGlibcUlpsTanh);
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = 1.0,
+          .magnitude_coeff = 3.125 + E,
+          .work = t,
+          .derivation = "inner (5 roundings, damped by 1 - tanh^2 to 2.25u), tanh (E ulps, 2Eu absolute), "
+                        "1 + t and the product: |y - z| <= (3.125 + E) u |x| + 1 ulp_T(z)"};
+}
+
+double powi_frac_bound(DType t, std::int64_t n) {
+  // r = x^|n| by square-and-multiply carries (1+d)^(|n|-1): relative error
+  // <= gamma_m, m = |n| - 1 (+1 for the reciprocal when n < 0).
+  const std::int64_t m = std::llabs(n) - 1 + (n < 0 ? 1 : 0);
+  if (m <= 0) return 0.5;
+  if (is_half(t)) {
+    const double u32 = std::ldexp(1.0, -24);
+    return narrowed(static_cast<double>(m) / (1 - static_cast<double>(m) * u32), 24, prec(t));
+  }
+  const double u = unit_roundoff(t);
+  return std::max(0.5, static_cast<double>(m) / (1 - static_cast<double>(m) * u));
+}
+
+Accuracy powi(DType t) {
+  return {.kind = AccuracyKind::ulp_bound,
+          .max_frac_ulp = powi_frac_bound(t, 8),  // printed figure for |n| <= 8; the check uses each case's n
+          .max_distance = -1,
+          .derivation = "square-and-multiply: relative error <= gamma_m with m = |n| - 1 (+1 for n < 0), so "
+                        "m/(1 - m u) ulps (halves: in f32, then narrowed); where an intermediate leaves the "
+                        "normal range the oracle replays the reference's loop and the result must match it",
+          .param_bound = powi_frac_bound,
+          .bound_param = "n"};
+}
+
+}  // namespace kc::contract::models

@@ -1,0 +1,40 @@
+// Accuracy models shared by many contracts, each with its derivation
+// (long form: docs/accuracy-bounds.md). A model is a function of the dtype
+// because the reference evaluates halves through f32 (reference-semantics.md
+// §0.2) and narrows some f64 results (§0.3).
+#pragma once
+
+#include "contracts/contract.h"
+
+namespace kc::contract::models {
+
+// Glibc 2.36 x86_64 libm-test-ulps figures (integer distance) for the
+// functions the reference calls; accuracy.md lists the float ones.
+inline constexpr int kGlibcUlpsExp = 1, kGlibcUlpsLog = 1, kGlibcUlpsSin = 1, kGlibcUlpsCos = 1,
+                     kGlibcUlpsTanh = 2, kGlibcUlpsErf = 1;
+
+Accuracy exact();
+Accuracy correctly_rounded();  // one basic operation (or halves via f32, 24 >= 2p+2)
+// A libm function with integer-distance bound L in the format it runs in:
+// f32/f64 call it directly, halves call the f32 one and round.
+Accuracy libm(DType t, int L);
+// erf: f64 libm erf, then narrowed to T (twice for halves).
+Accuracy libm_f64_narrowed(DType t, int L);
+// 1 / sqrt(x): two correct roundings in T.
+Accuracy two_roundings(DType t);
+// sigmoid: exp, one add, one divide in T.
+Accuracy sigmoid(DType t);
+// silu: sigmoid, then a multiply; condition-aware for the subnormal sigmoid region.
+Accuracy silu(DType t);
+// gelu_erf: f64 evaluation with 1 + erf cancelling, then narrowed.
+Accuracy gelu_erf(DType t);
+// gelu (tanh form), all in T, 1 + tanh cancelling.
+Accuracy gelu_tanh(DType t);
+// powi: square-and-multiply; the bound depends on n (see powi_frac_bound).
+Accuracy powi(DType t);
+double powi_frac_bound(DType t, std::int64_t n);
+
+// Fractional-ulp allowance of libm(t, L) etc., exposed for tests.
+double libm_frac(DType t, int L);
+
+}  // namespace kc::contract::models

@@ -1,0 +1,363 @@
+// Contracts of the unary elementwise family (inventory "Unary elementwise"
+// and "Scalar-by-tensor / clamp"; reference-semantics.md §1, §4).
+// One entry per kernel: kernel name, contract, generator profile, oracle.
+#include <functional>
+
+#include "contracts/accuracy_models.h"
+#include "contracts/contract.h"
+#include "contracts/properties.h"
+#include "generators/points.h"
+#include "oracles/unary.h"
+
+namespace kc::contract {
+
+namespace {
+
+namespace pts = gen::points;
+using PK = PropertyKind;
+using VC = ValueClass;
+using OC = Outcome;
+
+const DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
+
+std::vector<DTypeAccuracy> each_dtype(const std::function<Accuracy(DType)>& model) {
+  std::vector<DTypeAccuracy> v;
+  for (DType t : kFloats.list()) v.push_back({t, model(t)});
+  return v;
+}
+std::vector<DTypeAccuracy> all_exact() { return each_dtype([](DType) { return models::exact(); }); }
+std::vector<DTypeAccuracy> all_cr() { return each_dtype([](DType) { return models::correctly_rounded(); }); }
+std::vector<DTypeAccuracy> libm(int L) { return each_dtype([L](DType t) { return models::libm(t, L); }); }
+
+// Preconditions every unary kernel shares (checked by the bad-input rule
+// generators, generators/invalid.cpp).
+std::vector<Precondition> unary_preconditions(std::vector<Precondition> extra = {}) {
+  std::vector<Precondition> v{
+      {"arity", "inputs", "exactly one input tensor"},
+      {"shape.negative_dim", "x", "every dimension is >= 0"},
+      {"buffer.size", "x", "the buffer holds exactly numel x dtype-size bytes"},
+      {"dtype.unsupported", "x", "x is f32, f64, bf16 or f16; u32 and u8 are rejected (exec.rs unary!)"},
+  };
+  v.insert(v.end(), extra.begin(), extra.end());
+  return v;
+}
+std::vector<Precondition> real_param_rules(std::string_view name) {
+  return {{"param.missing", name, "the parameter is given"},
+          {"param.type", name, "the parameter is a real (f64)"}};
+}
+
+Operand x_operand() { return {.name = "x", .dtypes = kFloats, .min_rank = 0, .max_rank = 6}; }
+
+// NaN in, NaN out: the rule most kernels share.
+const std::vector<SpecialRule> kNanPropagates{{VC::nan, OC::nan}};
+
+Param real_param(std::string_view name, std::string_view domain) {
+  return {.name = name,
+          .kind = ParamKind::real,
+          .domain = domain,
+          .samples = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-3, 3.0e38, 1e300, -1e-300},
+          .lo = -8.0,
+          .hi = 8.0};
+}
+
+KernelSpec unary(KernelSpec k) {
+  k.family = Family::unary;
+  if (k.inputs.empty()) k.inputs = {x_operand()};
+  if (k.preconditions.empty()) k.preconditions = unary_preconditions();
+  return k;
+}
+
+}  // namespace
+
+void append_unary(std::vector<KernelSpec>& out) {
+  out.push_back(unary({
+      .name = "neg", .summary = "-x (sign bit flipped, NaN included)", .source = "ops.rs:30",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::neg_zero}, {VC::neg_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::neg_inf}, {VC::neg_inf, OC::pos_inf}},
+      .properties = {{"neg(-x) == -neg(x)", PK::odd}},
+      .values = {.lo = -100, .hi = 100, .points = pts::zero},
+      .oracle = oracle::neg, .oracle_text = "-x",
+  }));
+  out.push_back(unary({
+      .name = "relu", .summary = "x > 0 ? x : +0", .source = "ops.rs:36",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::pos_zero}},
+      .properties = {{"relu(x) >= 0", PK::pointwise, props::nonneg},
+                     {"relu(x) is x or +0", PK::pointwise, props::relu_values},
+                     {"relu is monotone", PK::monotone}},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .oracle = oracle::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
+      .notes = "NaN maps to +0 (the reference's `x > 0` test), where PyTorch returns NaN.",
+  }));
+  out.push_back(unary({
+      .name = "sqr", .summary = "x * x", .source = "ops.rs:47",
+      .accuracy = all_cr(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_inf, OC::pos_inf}, {VC::pos_inf, OC::pos_inf},
+                   {VC::neg_zero, OC::pos_zero}},
+      .properties = {{"sqr(x) >= 0", PK::pointwise, props::nonneg}, {"sqr is even", PK::even}},
+      .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
+      .oracle = oracle::sqr, .oracle_text = "x^2",
+  }));
+  out.push_back(unary({
+      .name = "sqrt", .summary = "sqrt(x), IEEE (hardware, correctly rounded)", .source = "ops.rs:53",
+      .accuracy = all_cr(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_inf, OC::nan}, {VC::pos_inf, OC::pos_inf},
+                   {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero}},
+      .properties = {{"sqrt(x) >= 0 or NaN", PK::pointwise, props::nonneg_or_nan},
+                     {"sqrt is monotone", PK::monotone}},
+      .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
+      .oracle = oracle::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
+  }));
+  out.push_back(unary({
+      .name = "exp", .summary = "e^x (libm expf / exp; halves via expf)", .source = "ops.rs:59",
+      .accuracy = libm(models::kGlibcUlpsExp),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::pos_zero},
+                   {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
+      .properties = {{"exp(x) >= 0", PK::pointwise, props::nonneg}, {"exp is monotone", PK::monotone}},
+      .values = {.lo = -20, .hi = 20, .points = pts::exp},
+      .oracle = oracle::exp, .oracle_text = "e^x",
+      .notes = "Bit equality with the Rust reference needs the same libm (glibc 2.36 here).",
+  }));
+  out.push_back(unary({
+      .name = "sign", .summary = "x > 0 ? 1 : x < 0 ? -1 : +0", .source = "ops.rs:65",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one}},
+      .properties = {{"sign(x) is -1, 0 or 1", PK::pointwise, props::sign_values},
+                     {"sign is monotone", PK::monotone}},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .oracle = oracle::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
+      .notes = "NaN maps to +0, where PyTorch's sign returns NaN; sign(-0) is +0.",
+  }));
+  out.push_back(unary({
+      .name = "log", .summary = "ln(x) (libm logf / log)", .source = "ops.rs:87",
+      .accuracy = libm(models::kGlibcUlpsLog),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::neg_inf}, {VC::neg_zero, OC::neg_inf},
+                   {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
+      .properties = {{"log is monotone", PK::monotone}},
+      .values = {.lo = 0, .hi = 100, .points = pts::log},
+      .oracle = oracle::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
+  }));
+  out.push_back(unary({
+      .name = "sin", .summary = "sin(x) (libm sinf / sin)", .source = "ops.rs:93",
+      .accuracy = libm(models::kGlibcUlpsSin),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"|sin(x)| <= 1", PK::pointwise, props::in_pm_one}, {"sin is odd", PK::odd}},
+      .values = {.lo = -10, .hi = 10, .points = pts::trig},
+      .oracle = oracle::sin, .oracle_text = "sin(x)",
+  }));
+  out.push_back(unary({
+      .name = "cos", .summary = "cos(x) (libm cosf / cos)", .source = "ops.rs:99",
+      .accuracy = libm(models::kGlibcUlpsCos),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
+                   {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
+      .properties = {{"|cos(x)| <= 1", PK::pointwise, props::in_pm_one}, {"cos is even", PK::even}},
+      .values = {.lo = -10, .hi = 10, .points = pts::trig},
+      .oracle = oracle::cos, .oracle_text = "cos(x)",
+  }));
+  out.push_back(unary({
+      .name = "abs", .summary = "|x|", .source = "ops.rs:105",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::pos_zero}, {VC::neg_inf, OC::pos_inf},
+                   {VC::pos_inf, OC::pos_inf}},
+      .properties = {{"abs(x) >= 0", PK::pointwise, props::nonneg}, {"abs is even", PK::even}},
+      .values = {.lo = -100, .hi = 100, .points = pts::zero},
+      .oracle = oracle::abs, .oracle_text = "|x|",
+  }));
+  out.push_back(unary({
+      .name = "recip", .summary = "1 / x, one division in T", .source = "ops.rs:112",
+      .accuracy = all_cr(),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::pos_inf}, {VC::neg_zero, OC::neg_inf},
+                   {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::neg_zero}},
+      .properties = {{"recip keeps the sign of x", PK::pointwise, props::sign_of_input}, {"recip is odd", PK::odd}},
+      .values = {.lo = -100, .hi = 100, .points = pts::reciprocal},
+      .oracle = oracle::recip, .oracle_text = "1/x",
+  }));
+  out.push_back(unary({
+      .name = "tanh", .summary = "tanh(x) (libm tanhf / tanh)", .source = "ops.rs:119",
+      .accuracy = libm(models::kGlibcUlpsTanh),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"|tanh(x)| <= 1", PK::pointwise, props::in_pm_one}, {"tanh is odd", PK::odd},
+                     {"tanh is monotone", PK::monotone}},
+      .values = {.lo = -12, .hi = 12, .points = pts::tanh},
+      .oracle = oracle::tanh, .oracle_text = "tanh(x)",
+  }));
+  out.push_back(unary({
+      .name = "floor", .summary = "floor(x)", .source = "ops.rs:125",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
+      .properties = {{"floor(x) <= x", PK::pointwise, props::le_input},
+                     {"floor(x) is an integer", PK::pointwise, props::integer_valued},
+                     {"floor is monotone", PK::monotone}},
+      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
+      .oracle = oracle::floor, .oracle_text = "floor(x)",
+  }));
+  out.push_back(unary({
+      .name = "ceil", .summary = "ceil(x)", .source = "ops.rs:131",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
+      .properties = {{"ceil(x) >= x", PK::pointwise, props::ge_input},
+                     {"ceil(x) is an integer", PK::pointwise, props::integer_valued},
+                     {"ceil is monotone", PK::monotone}},
+      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
+      .oracle = oracle::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
+  }));
+  out.push_back(unary({
+      .name = "erf", .summary = "rne_T(libm erf(f64(x)))", .source = "ops.rs:141",
+      .accuracy = each_dtype([](DType t) { return models::libm_f64_narrowed(t, models::kGlibcUlpsErf); }),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"|erf(x)| <= 1", PK::pointwise, props::in_pm_one}, {"erf is odd", PK::odd},
+                     {"erf is monotone", PK::monotone}},
+      .values = {.lo = -6, .hi = 6, .points = pts::erf},
+      .oracle = oracle::erf, .oracle_text = "erf(x)",
+      .notes = "The reference uses the Rust libm crate's erf (FreeBSD msun); the port uses the system libm's "
+               "double erf. f64 results may differ from the Rust crate in the last bit; f32 and halves only in "
+               "rare double-rounding cases. Halves narrow f64 -> f32 -> T (NumCast).",
+  }));
+  out.push_back(unary({
+      .name = "gelu_erf", .summary = "(0.5 x)(1 + erf(x / sqrt 2)) in f64, then T", .source = "ops.rs:160",
+      .accuracy = each_dtype(models::gelu_erf),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"gelu_erf(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
+                     {"gelu_erf(x) >= -0.25", PK::pointwise, props::gelu_floor}},
+      .values = {.lo = -10, .hi = 10, .points = pts::gelu},
+      .oracle = oracle::gelu_erf, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
+      .notes = "PyTorch approximate='none'. -inf gives NaN: (0.5 * -inf) * (1 + -1). The multiplier is the f64 "
+               "constant 0x3FE6A09E667F3BCD, not a division by sqrt 2.",
+  }));
+  out.push_back(unary({
+      .name = "round", .summary = "round half to even (banker's)", .source = "ops.rs:180",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
+      .properties = {{"|round(x) - x| <= 1/2", PK::pointwise, props::within_half},
+                     {"round(x) is an integer", PK::pointwise, props::integer_valued},
+                     {"round is monotone", PK::monotone}, {"round is odd", PK::odd}},
+      .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true},
+      .oracle = oracle::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
+  }));
+  out.push_back(unary({
+      .name = "sigmoid", .summary = "x >= 0 ? 1/(1+e^-x) : e^x/(1+e^x), three roundings in T", .source = "ops.rs:214",
+      .accuracy = each_dtype(models::sigmoid),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
+      // Monotone only where T has the precision for it: in bf16 and f16 the
+      // three roundings of e/(1+e) break monotonicity (measured exhaustively:
+      // bf16 sigmoid(-0.9140625) = 0.287109375 > sigmoid(-0.91015625) = 0.28515625).
+      .properties = {{"0 <= sigmoid(x) <= 1", PK::pointwise, props::in_unit_interval},
+                     {"sigmoid is monotone", PK::monotone, nullptr, {DType::f32, DType::f64}}},
+      .values = {.lo = -30, .hi = 30, .points = pts::logistic},
+      .oracle = oracle::sigmoid, .oracle_text = "1 / (1 + e^-x)",
+      .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
+               "and f64 only.",
+  }));
+  out.push_back(unary({
+      .name = "silu", .summary = "x * sigmoid(x) (two passes)", .source = "ops.rs:234",
+      .accuracy = each_dtype(models::silu),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"silu(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
+                     {"silu(x) >= -0.3", PK::pointwise, props::silu_floor}},
+      .values = {.lo = -30, .hi = 30, .points = pts::logistic},
+      .oracle = oracle::silu, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
+      .notes = "-inf gives NaN: sigmoid(-inf) = 0, then -inf * 0.",
+  }));
+  out.push_back(unary({
+      .name = "gelu", .summary = "(0.5 x)(1 + tanh(c (x + k x^3))), c = sqrt_T(T(2/pi)), k = T(0.044715)",
+      .source = "ops.rs:244",
+      .accuracy = each_dtype([](DType t) {
+        Accuracy a = models::gelu_tanh(t);
+        a.check_bias = t == DType::f32;  // where the constant c is not correctly rounded
+        return a;
+      }),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
+                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .properties = {{"gelu(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
+                     {"gelu(x) >= -0.25", PK::pointwise, props::gelu_floor}},
+      .values = {.lo = -10, .hi = 10, .points = pts::gelu},
+      .oracle = oracle::gelu_tanh, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
+      .notes = "The f32 c is 0x3F4C4229, one ulp below the correctly rounded sqrt(2/pi) (0x3F4C422A): the "
+               "square root is taken after rounding 2/pi to T. The oracle uses the reference's c and k, so a "
+               "kernel with the correctly rounded constant is biased, which the statistical check detects.",
+  }));
+  out.push_back(unary({
+      .name = "step", .summary = "x > 0 ? 1 : 0 (Heaviside; relu's subgradient)", .source = "ops.rs:264",
+      .accuracy = all_exact(),
+      .specials = {{VC::nan, OC::pos_zero}, {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::pos_zero},
+                   {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
+      .properties = {{"step(x) is 0 or 1", PK::pointwise, props::step_values}, {"step is monotone", PK::monotone}},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .oracle = oracle::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
+  }));
+  out.push_back(unary({
+      .name = "rsqrt", .summary = "1 / sqrt(x): two roundings, no approximation", .source = "ops.rs:1520",
+      .accuracy = each_dtype(models::two_roundings),
+      .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::pos_inf}, {VC::neg_zero, OC::neg_inf},
+                   {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::nan}},
+      .properties = {{"rsqrt(x) > 0 for x > 0", PK::pointwise, props::positive_for_positive}},
+      .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
+      .oracle = oracle::rsqrt, .oracle_text = "1/sqrt(x)",
+  }));
+  out.push_back(unary({
+      .name = "powi", .summary = "x^n, n: i32, square-and-multiply (halves in f32)", .source = "ops.rs:1511",
+      .params = {{.name = "n", .kind = ParamKind::integer, .domain = "any i32",
+                  .min = INT32_MIN, .max = INT32_MAX,
+                  .samples = {0, 1, 2, 3, -1, -2, -3, 4, 5, 7, 8, -8, 16, 31, -31}, .lo = -12, .hi = 12}},
+      .preconditions = unary_preconditions({{"param.missing", "n", "n is given"},
+                                            {"param.type", "n", "n is an integer"},
+                                            {"param.domain", "n", "n fits in i32"}}),
+      .accuracy = each_dtype(models::powi),
+      .specials = {},
+      .properties = {},
+      .values = {.lo = -4, .hi = 4, .points = pts::powers},
+      .oracle = oracle::powi,
+      .oracle_text = "x^n (IEEE pow special cases; powi(x, 0) = 1 even for NaN); where an intermediate leaves "
+                     "the normal range, the reference's loop replayed with one rounding per step",
+      .notes = "powi(x, -n) is 1/(x^n): it is 0 when x^n overflows even if x^-n is representable.",
+  }));
+  out.push_back(unary({
+      .name = "add_scalar", .summary = "x + T(c), c: f64", .source = "ops.rs:1495",
+      .params = {real_param("c", "any f64, converted to T by NumCast (f64 -> f32 -> T for halves)")},
+      .preconditions = unary_preconditions(real_param_rules("c")),
+      .accuracy = all_cr(),
+      .specials = kNanPropagates,
+      .properties = {{"add_scalar is monotone", PK::monotone}},
+      .values = {.lo = -100, .hi = 100, .points = pts::scalar},
+      .oracle = oracle::add_scalar, .oracle_text = "x + T(c)",
+  }));
+  out.push_back(unary({
+      .name = "mul_scalar", .summary = "x * T(c), c: f64", .source = "ops.rs:1502",
+      .params = {real_param("c", "any f64, converted to T by NumCast (f64 -> f32 -> T for halves)")},
+      .preconditions = unary_preconditions(real_param_rules("c")),
+      .accuracy = all_cr(),
+      .specials = kNanPropagates,
+      .properties = {},
+      .values = {.lo = -100, .hi = 100, .points = pts::scalar},
+      .oracle = oracle::mul_scalar, .oracle_text = "x * T(c)",
+  }));
+  out.push_back(unary({
+      .name = "clamp", .summary = "x < T(min) ? T(min) : x > T(max) ? T(max) : x", .source = "ops.rs:1802",
+      .params = {real_param("min", "any f64, converted to T"), real_param("max", "any f64, converted to T")},
+      .preconditions = unary_preconditions([] {
+        auto v = real_param_rules("min");
+        auto w = real_param_rules("max");
+        v.insert(v.end(), w.begin(), w.end());
+        return v;
+      }()),
+      .accuracy = all_exact(),
+      .specials = kNanPropagates,
+      .properties = {},  // not monotone when min > max
+      .values = {.lo = -10, .hi = 10, .points = pts::scalar},
+      .oracle = oracle::clamp, .oracle_text = "x < lo ? lo : x > hi ? hi : x, with lo = T(min), hi = T(max)",
+      .notes = "min <= max is not checked: with min > max, values below min give min and all others give max.",
+  }));
+}
+
+}  // namespace kc::contract

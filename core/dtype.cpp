@@ -1,0 +1,217 @@
+// Conversions between the six dtypes. One generic rounding routine serves
+// every narrowing to a 16-bit format: scale the exact value so that the
+// target's last mantissa bit has weight 1, round to an integer with the
+// current (round-to-nearest-even) mode, scale back. Scaling by a power of two
+// is exact in double for every value these formats can hold, so the only
+// rounding is the nearbyint, which is the single correct rounding we want.
+#include "core/dtype.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace kc {
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+    case DType::bf16: return "bf16";
+    case DType::f16: return "f16";
+    case DType::u32: return "u32";
+    case DType::u8: return "u8";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (DType t : kAllDTypes)
+    if (dtype_name(t) == name) return t;
+  return std::nullopt;
+}
+
+std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f32: case DType::u32: return 4;
+    case DType::f64: return 8;
+    case DType::bf16: case DType::f16: return 2;
+    case DType::u8: return 1;
+  }
+  return 0;
+}
+
+bool is_float(DType t) { return t != DType::u32 && t != DType::u8; }
+
+std::vector<DType> DTypeSet::list() const {
+  std::vector<DType> out;
+  for (DType t : kAllDTypes)
+    if (contains(t)) out.push_back(t);
+  return out;
+}
+
+std::string DTypeSet::to_string() const {
+  std::string s;
+  for (DType t : list()) {
+    if (!s.empty()) s += ", ";
+    s += dtype_name(t);
+  }
+  return s;
+}
+
+FloatFormat float_format(DType t) {
+  switch (t) {
+    case DType::f64: return {53, -1022, 1023, 11, 64};
+    case DType::f32: return {24, -126, 127, 8, 32};
+    case DType::bf16: return {8, -126, 127, 8, 16};
+    case DType::f16: return {11, -14, 15, 5, 16};
+    default: return {0, 0, 0, 0, 0};
+  }
+}
+
+namespace {
+
+double max_finite(const FloatFormat& f) {
+  return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+}
+
+// Encode a double that is exactly representable in the 16-bit format `f`.
+std::uint16_t encode16(const FloatFormat& f, double v) {
+  const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  const int mant_bits = f.precision - 1;
+  const std::uint16_t exp_mask =
+      static_cast<std::uint16_t>(((1u << f.exponent_bits) - 1) << mant_bits);
+  if (std::isnan(v)) {
+    // Keep the top payload bits of the double's mantissa, set the quiet bit.
+    std::uint64_t b = std::bit_cast<std::uint64_t>(v);
+    auto payload = static_cast<std::uint16_t>((b >> (52 - mant_bits)) & ((1u << mant_bits) - 1));
+    payload |= static_cast<std::uint16_t>(1u << (mant_bits - 1));
+    return static_cast<std::uint16_t>(sign | exp_mask | payload);
+  }
+  double a = std::fabs(v);
+  if (std::isinf(a)) return static_cast<std::uint16_t>(sign | exp_mask);
+  if (a == 0) return sign;
+  int e = std::ilogb(a);
+  if (e < f.emin) {  // subnormal: integer multiple of the smallest subnormal
+    auto m = static_cast<std::uint16_t>(std::ldexp(a, f.precision - 1 - f.emin));
+    return static_cast<std::uint16_t>(sign | m);
+  }
+  const int bias = (1 << (f.exponent_bits - 1)) - 1;
+  auto frac = static_cast<std::uint16_t>(std::ldexp(a, f.precision - 1 - e) -
+                                         std::ldexp(1.0, mant_bits));
+  return static_cast<std::uint16_t>(sign | ((e + bias) << mant_bits) | frac);
+}
+
+double decode16(const FloatFormat& f, std::uint16_t bits) {
+  const int mant_bits = f.precision - 1;
+  const bool neg = (bits & 0x8000) != 0;
+  const unsigned exp = (bits >> mant_bits) & ((1u << f.exponent_bits) - 1);
+  const unsigned frac = bits & ((1u << mant_bits) - 1);
+  const int bias = (1 << (f.exponent_bits - 1)) - 1;
+  double v;
+  if (exp == (1u << f.exponent_bits) - 1) {
+    if (frac == 0) {
+      v = INFINITY;
+    } else {
+      // Widen the payload into a quiet double NaN (quiet bit set, as F16C
+      // and half::to_f32 do).
+      std::uint64_t b = 0x7FF8000000000000ull |
+                        (static_cast<std::uint64_t>(frac) << (52 - mant_bits));
+      v = std::bit_cast<double>(b);
+    }
+  } else if (exp == 0) {
+    v = std::ldexp(static_cast<double>(frac), f.emin - mant_bits);
+  } else {
+    v = std::ldexp(static_cast<double>(frac | (1u << mant_bits)),
+                   static_cast<int>(exp) - bias - mant_bits);
+  }
+  return neg ? -v : v;
+}
+
+// Correctly rounded value of x in format f, as a double.
+double round_generic(const FloatFormat& f, double x) {
+  if (std::isnan(x) || std::isinf(x) || x == 0) return x;
+  int e = std::ilogb(x);
+  int q = std::max(e, f.emin) - f.precision + 1;  // weight of the last bit
+  double r = std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+  if (std::fabs(r) > max_finite(f)) return std::copysign(INFINITY, x);
+  return r;  // r == 0 keeps x's sign through nearbyint
+}
+
+}  // namespace
+
+double round_to_format(double x, DType t) {
+  switch (t) {
+    case DType::f64: return x;
+    case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::bf16: case DType::f16: return round_generic(float_format(t), x);
+    default: return x;
+  }
+}
+
+float bf16_to_f32(bf16 h) { return static_cast<float>(decode16(float_format(DType::bf16), h.bits)); }
+float f16_to_f32(f16 h) { return static_cast<float>(decode16(float_format(DType::f16), h.bits)); }
+
+bf16 f64_to_bf16(double x) {
+  const FloatFormat f = float_format(DType::bf16);
+  return bf16{encode16(f, round_generic(f, x))};
+}
+f16 f64_to_f16(double x) {
+  const FloatFormat f = float_format(DType::f16);
+  return f16{encode16(f, round_generic(f, x))};
+}
+bf16 f32_to_bf16(float x) { return f64_to_bf16(static_cast<double>(x)); }
+f16 f32_to_f16(float x) { return f64_to_f16(static_cast<double>(x)); }
+float f64_to_f32(double x) { return static_cast<float>(x); }
+bf16 f16_to_bf16(f16 h) { return f32_to_bf16(f16_to_f32(h)); }
+f16 bf16_to_f16(bf16 h) { return f32_to_f16(bf16_to_f32(h)); }
+
+std::uint32_t f64_to_u32_rne(double x) {
+  if (std::isnan(x) || x <= 0) return 0;
+  double r = std::nearbyint(x);
+  if (r >= 4294967295.0) return 4294967295u;
+  return static_cast<std::uint32_t>(r);
+}
+std::uint8_t f64_to_u8_rne(double x) {
+  if (std::isnan(x) || x <= 0) return 0;
+  double r = std::nearbyint(x);
+  if (r >= 255.0) return 255;
+  return static_cast<std::uint8_t>(r);
+}
+
+double bits_to_double(DType t, std::uint64_t bits) {
+  switch (t) {
+    case DType::f64: return std::bit_cast<double>(bits);
+    case DType::f32: return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+    case DType::bf16: case DType::f16:
+      return decode16(float_format(t), static_cast<std::uint16_t>(bits));
+    case DType::u32: return static_cast<double>(static_cast<std::uint32_t>(bits));
+    case DType::u8: return static_cast<double>(static_cast<std::uint8_t>(bits));
+  }
+  return 0;
+}
+
+std::uint64_t double_to_bits(DType t, double v) {
+  switch (t) {
+    case DType::f64: return std::bit_cast<std::uint64_t>(v);
+    case DType::f32: return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    case DType::bf16: case DType::f16: return encode16(float_format(t), v);
+    case DType::u32: return static_cast<std::uint32_t>(v);
+    case DType::u8: return static_cast<std::uint8_t>(v);
+  }
+  return 0;
+}
+
+std::int64_t ordered_bits(DType t, std::uint64_t bits) {
+  if (!is_float(t)) return static_cast<std::int64_t>(bits);
+  const int total = float_format(t).total_bits;
+  const std::uint64_t sign_mask = 1ull << (total - 1);
+  const auto magnitude = static_cast<std::int64_t>(bits & (sign_mask - 1));
+  return (bits & sign_mask) ? -magnitude : magnitude;
+}
+
+std::string hex_bits(DType t, std::uint64_t bits) {
+  return fmt::format("0x{:0{}x}", bits, static_cast<int>(dtype_size(t) * 2));
+}
+
+}  // namespace kc

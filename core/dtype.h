@@ -1,0 +1,101 @@
+// Element types of the tensor model and their bit-exact conversions.
+//
+// bf16 and f16 are stored as raw 16-bit patterns; every conversion between
+// formats rounds to nearest, ties to even, with subnormals, signed zeros,
+// infinities and NaN handled as IEEE 754 says (NaN payloads: the top payload
+// bits survive and the quiet bit is set, as x86 F16C and the `half` crate do).
+// The conversions are checked exhaustively against MPFR in
+// tests/dtype_conversion_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kc {
+
+enum class DType : std::uint8_t { f32, f64, bf16, f16, u32, u8 };
+
+inline constexpr DType kAllDTypes[] = {DType::f32, DType::f64, DType::bf16,
+                                       DType::f16, DType::u32, DType::u8};
+inline constexpr DType kFloatDTypes[] = {DType::f32, DType::f64, DType::bf16,
+                                         DType::f16};
+
+std::string_view dtype_name(DType t);
+std::optional<DType> parse_dtype(std::string_view name);
+std::size_t dtype_size(DType t);
+bool is_float(DType t);
+
+// A small set of dtypes, as a bit mask (contracts list their dtypes this way).
+class DTypeSet {
+ public:
+  constexpr DTypeSet() = default;
+  constexpr DTypeSet(std::initializer_list<DType> ts) {
+    for (DType t : ts) mask_ |= bit(t);
+  }
+  constexpr bool contains(DType t) const { return (mask_ & bit(t)) != 0; }
+  constexpr bool empty() const { return mask_ == 0; }
+  std::vector<DType> list() const;
+  std::string to_string() const;  // "f32, f64, bf16"
+
+ private:
+  static constexpr std::uint32_t bit(DType t) { return 1u << static_cast<unsigned>(t); }
+  std::uint32_t mask_ = 0;
+};
+
+// Binary floating-point format parameters (accuracy.md's table).
+struct FloatFormat {
+  int precision;     // p, bits including the hidden bit
+  int emin;          // exponent of the smallest normal
+  int emax;          // exponent of the largest finite
+  int exponent_bits;
+  int total_bits;
+};
+FloatFormat float_format(DType t);  // t must be a float dtype
+
+// 16-bit storage types. Plain structs: arithmetic on them goes through the
+// kernels' explicit f32 round trip (reference-semantics.md §0.2).
+struct bf16 {
+  std::uint16_t bits;
+};
+struct f16 {
+  std::uint16_t bits;
+};
+
+// Widening is exact.
+float bf16_to_f32(bf16 h);
+float f16_to_f32(f16 h);
+
+// Narrowing: one correct rounding (RNE) from the exact source value.
+bf16 f32_to_bf16(float x);
+f16 f32_to_f16(float x);
+bf16 f64_to_bf16(double x);
+f16 f64_to_f16(double x);
+float f64_to_f32(double x);
+bf16 f16_to_bf16(f16 h);  // exact f32 widening, then one RNE
+f16 bf16_to_f16(bf16 h);
+
+// Integer targets: round to nearest even integer, saturating; NaN gives 0.
+std::uint32_t f64_to_u32_rne(double x);
+std::uint8_t f64_to_u8_rne(double x);
+
+// Generic: round an exact double to the float format `t` and return it as a
+// double holding the rounded value (ties to even, gradual underflow, overflow
+// to infinity). Used by the oracle's tests and the generators.
+double round_to_format(double x, DType t);
+
+// Bits <-> value for any dtype (value as double; every dtype embeds exactly
+// in double except u32 above 2^53, which cannot happen).
+double bits_to_double(DType t, std::uint64_t bits);
+std::uint64_t double_to_bits(DType t, double value);  // value must be representable
+
+// Monotone integer image of a float format's bit pattern: ordered like the
+// real numbers, with +0 and -0 both mapped to 0. The integer ulp distance
+// between two finite values is the difference of their images.
+std::int64_t ordered_bits(DType t, std::uint64_t bits);
+
+std::string hex_bits(DType t, std::uint64_t bits);  // "0x3f800000"
+
+}  // namespace kc

@@ -1,0 +1,38 @@
+// Scalar parameters of a kernel call (powi's exponent, clamp's bounds...).
+// The reference passes them as i32/f64 (inventory, "Scalar passed as f64");
+// values are kept in those carrier types and converted by each kernel.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace kc {
+
+using ParamValue = std::variant<std::int64_t, double>;
+
+class Params {
+ public:
+  Params& set(const std::string& name, ParamValue v) {
+    values_[name] = v;
+    return *this;
+  }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const ParamValue* find(const std::string& name) const {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+  bool empty() const { return values_.empty(); }
+  // "n=3" / "min=-1.5,max=2" (doubles printed with round-trip precision).
+  std::string to_string() const;
+  // Inverse of to_string; throws UsageError on malformed text.
+  static Params parse(const std::string& text);
+
+ private:
+  std::map<std::string, ParamValue> values_;
+};
+
+}  // namespace kc

@@ -1,0 +1,75 @@
+// The tensor model of the reference backend: a contiguous row-major buffer
+// plus a shape, with no strides and no offset (inventory, "crate-wide layout
+// invariant"). Storage is shared, immutable once built: reshape and the
+// pure-padding broadcast return a new Tensor over the same storage, as the
+// reference's `from_arc` does, and `shares_storage` lets a check observe that.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace kc {
+
+using Dims = std::vector<std::int64_t>;
+
+std::string dims_to_string(const Dims& d);       // "[2, 3]"
+std::int64_t checked_numel(const Dims& d);       // -1 if a dim is negative or it overflows
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Zero-filled tensor. Throws std::invalid_argument on a negative dim.
+  Tensor(DType dtype, Dims dims);
+  // Adopt raw bytes WITHOUT checking that they match the shape: backends see
+  // tensors from outside (a later plug-in interface) and must validate them;
+  // the bad-input generators build such tensors on purpose.
+  static Tensor from_bytes_unchecked(DType dtype, Dims dims, std::vector<std::byte> bytes);
+
+  DType dtype() const { return dtype_; }
+  const Dims& dims() const { return dims_; }
+  int rank() const { return static_cast<int>(dims_.size()); }
+  std::int64_t numel() const;            // product of dims (checked_numel)
+  std::size_t byte_size() const;         // bytes actually held
+  bool consistent() const;               // dims valid and byte_size == numel * dtype size
+
+  const std::byte* bytes() const;
+  std::byte* mutable_bytes();            // copy-on-write is not offered: only fresh tensors are written
+
+  template <class T>
+  std::span<const T> as() const {
+    return {reinterpret_cast<const T*>(bytes()), byte_size() / sizeof(T)};
+  }
+  template <class T>
+  std::span<T> as_mutable() {
+    return {reinterpret_cast<T*>(mutable_bytes()), byte_size() / sizeof(T)};
+  }
+
+  // Element i as its raw bit pattern (zero-extended) and as an exact double.
+  std::uint64_t bits_at(std::int64_t i) const;
+  double value_at(std::int64_t i) const;
+  void set_bits(std::int64_t i, std::uint64_t bits);
+
+  // Zero-copy views (reference: reshape `ops.rs:829`, broadcast_to's pure
+  // padding path `ops.rs:1076`). Both throw std::invalid_argument when the
+  // target does not qualify.
+  Tensor reshaped(Dims target) const;
+  Tensor broadcast_padded(Dims target) const;  // only leading size-1 padding
+  bool shares_storage(const Tensor& other) const;
+
+ private:
+  DType dtype_ = DType::f32;
+  Dims dims_;
+  std::shared_ptr<std::vector<std::byte>> storage_;
+};
+
+// True when `target` is `source` with only leading size-1 dims added, the
+// condition of broadcast_to's zero-copy path.
+bool is_pure_padding(const Dims& source, const Dims& target);
+
+}  // namespace kc

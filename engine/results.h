@@ -1,0 +1,103 @@
+// What a conformance run measured, per kernel and dtype. Plain data: the
+// JSON writer (reports/results_json.cpp) and the HTML pages are rendered
+// from it; docs/results-schema.md documents the JSON form field by field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace kc::engine {
+
+// One graded element, as a failure report or a worst case shows it.
+struct ElementReport {
+  std::string check;
+  std::int64_t case_index = -1;  // -1: a single-element replay
+  std::int64_t element = -1;
+  std::string dims;              // shape of the case, "[4, 2]"
+  std::string params;            // Params::to_string(), "" when none
+  double input = 0;
+  std::string input_hex;
+  double result = 0;
+  std::string result_hex;
+  std::string exact;             // decimal, 25 significant digits ("NaN", "inf", ...)
+  double correctly_rounded = 0;
+  std::string correctly_rounded_hex;
+  double frac_ulp = 0;           // inf for a special-value mismatch
+  std::int64_t distance = -1;    // -1: not applicable
+  std::optional<double> normalized;  // condition-aware models only
+  double bound = 0;              // the fractional (or normalized) bound it was held to
+  std::string repro;             // one command that replays it
+  std::string message;           // the full self-explaining text
+};
+
+struct CheckTally {
+  std::string name;   // "accuracy", "special:NaN->+0", "property:relu(x) >= 0", "bad-input:dtype.unsupported", ...
+  std::string kind;   // accuracy | special | property | bad-input | output | layout | determinism | bias | run
+  std::int64_t passed = 0, failed = 0;
+  std::string detail;  // e.g. the bias statistic
+};
+
+struct Histogram {
+  std::vector<double> edges;  // bin i holds values in [edges[i], edges[i+1]); last edge is +inf
+  std::vector<std::int64_t> counts;
+};
+
+// Max fractional error over 256 slices of the input domain (ordered by bit
+// pattern), for the error-versus-input plot of unary kernels.
+struct ErrorProfile {
+  std::vector<double> x_lo, x_hi;
+  std::vector<double> max_frac_ulp;  // NaN where nothing was graded in the slice
+};
+
+struct AccuracyStats {
+  std::int64_t graded = 0;        // elements graded against the oracle (specials excluded)
+  std::int64_t special = 0;       // elements decided by a special-value rule
+  std::int64_t replayed = 0;      // powi: graded against the replayed reference loop
+  std::int64_t oracle_escalations = 0;  // Ziv re-evaluations at higher precision
+  double max_frac_ulp = 0, mean_frac_ulp = 0, p99_frac_ulp = 0;
+  std::int64_t max_distance = 0;
+  double correctly_rounded_share = 0;   // share of graded elements at distance 0
+  std::optional<double> max_normalized, mean_normalized;  // condition-aware
+  std::optional<double> bias_mean, bias_stderr;           // mean signed normalized error and its s.e.
+  Histogram histogram;
+};
+
+struct Coverage {
+  std::map<std::string, std::int64_t> value_classes;  // zero, subnormal, normal, inf, nan, tie, integer, overflow
+  std::map<std::string, std::int64_t> shape_classes;  // rank0..rank6, empty, size1_dim
+  std::int64_t outputs = 0, outputs_zero = 0, outputs_nan = 0;
+};
+
+struct KernelDTypeResult {
+  std::string kernel, family;
+  DType dtype = DType::f32;
+  std::string verdict;  // pass | fail | not_graded
+  bool exhaustive = false;
+  std::int64_t cases = 0, elements = 0;
+  AccuracyStats accuracy;
+  std::vector<ElementReport> worst;     // top 5 by error
+  std::vector<CheckTally> checks;
+  std::vector<ElementReport> failures;  // capped per check; tallies hold the full counts
+  Coverage coverage;
+  ErrorProfile profile;
+  double seconds = 0;
+};
+
+struct RunMetadata {
+  std::uint64_t seed = 0;
+  std::string backend, command, started_at, machine, compiler, flags, commit, mpfr, gmp, glibc, boost, kconform;
+  double duration_s = 0;
+  std::int64_t cases_per_kernel = 0;
+};
+
+struct RunResults {
+  RunMetadata run;
+  std::vector<KernelDTypeResult> results;
+};
+
+}  // namespace kc::engine

@@ -1,0 +1,24 @@
+// One generated call of a kernel: its input tensors and parameters.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/params.h"
+#include "core/tensor.h"
+
+namespace kc::gen {
+
+struct Case {
+  std::vector<Tensor> inputs;
+  Params params;
+  bool exhaustive = false;  // a sweep of every value of a 16-bit format
+};
+
+// Seeds: every property gets its own, derived from (run seed, kernel, dtype,
+// stream) with a strong mixer, so that properties do not share RapidCheck's
+// single default seed and one case can be replayed alone.
+std::uint64_t derive_seed(std::uint64_t run_seed, std::string_view kernel, std::string_view dtype,
+                          std::string_view stream, std::uint64_t index);
+
+}  // namespace kc::gen

@@ -1,0 +1,78 @@
+#include "generators/invalid.h"
+
+#include <string>
+
+namespace kc::gen {
+
+namespace {
+
+Tensor with_bytes(const Tensor& t, DType dtype, Dims dims, std::size_t n_bytes) {
+  std::vector<std::byte> bytes(n_bytes);
+  const std::size_t keep = std::min(n_bytes, t.byte_size());
+  for (std::size_t i = 0; i < keep; ++i) bytes[i] = t.bytes()[i];
+  return Tensor::from_bytes_unchecked(dtype, std::move(dims), std::move(bytes));
+}
+
+}  // namespace
+
+std::optional<Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
+                            std::uint64_t index) {
+  Case c = valid;
+  const std::string r(rule.rule);
+  const Tensor& x = valid.inputs.front();
+  if (r == "arity") {
+    if (index % 2 == 0) c.inputs.clear();
+    else c.inputs.push_back(x);
+    return c;
+  }
+  if (r == "shape.negative_dim") {
+    Dims d = x.dims();
+    if (d.empty()) d.push_back(1);
+    d[index % d.size()] = -1 - static_cast<std::int64_t>(index % 3);
+    c.inputs.front() = with_bytes(x, x.dtype(), d, x.byte_size());
+    return c;
+  }
+  if (r == "buffer.size") {
+    const std::size_t w = dtype_size(x.dtype());
+    const std::size_t need = x.byte_size();
+    const std::size_t delta = 1 + index % (2 * w);
+    // Alternate a short buffer (when there is anything to cut) and a long one.
+    const std::size_t n = (index % 2 == 0 && need >= delta) ? need - delta : need + delta;
+    c.inputs.front() = with_bytes(x, x.dtype(), x.dims(), n);
+    return c;
+  }
+  if (r == "dtype.unsupported") {
+    std::vector<DType> rejected;
+    for (DType t : kAllDTypes)
+      if (!k.inputs.front().dtypes.contains(t)) rejected.push_back(t);
+    if (rejected.empty()) return std::nullopt;
+    const DType t = rejected[index % rejected.size()];
+    c.inputs.front() = with_bytes(x, t, x.dims(), static_cast<std::size_t>(x.numel()) * dtype_size(t));
+    return c;
+  }
+  const std::string param(rule.operand);
+  const contract::Param* spec = nullptr;
+  for (const auto& p : k.params)
+    if (p.name == param) spec = &p;
+  if (!spec) return std::nullopt;
+  if (r == "param.missing") {
+    Params p;
+    for (const auto& [name, v] : valid.params.values())
+      if (name != param) p.set(name, v);
+    c.params = p;
+    return c;
+  }
+  if (r == "param.type") {
+    if (spec->kind == contract::ParamKind::integer) c.params.set(param, 1.5 + static_cast<double>(index));
+    else c.params.set(param, static_cast<std::int64_t>(index));
+    return c;
+  }
+  if (r == "param.domain" && spec->kind == contract::ParamKind::integer) {
+    const auto off = static_cast<std::int64_t>(index / 2);
+    c.params.set(param, index % 2 == 0 ? spec->max + 1 + off : spec->min - 1 - off);
+    return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kc::gen

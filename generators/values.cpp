@@ -1,0 +1,163 @@
+#include "generators/values.h"
+
+#include <cmath>
+
+namespace kc::gen {
+
+namespace {
+
+std::uint64_t nan_bits(DType t, bool negative, bool quiet, bool full_payload) {
+  const FloatFormat f = float_format(t);
+  const int mant = f.precision - 1;
+  std::uint64_t exp_mask = ((1ull << f.exponent_bits) - 1) << mant;
+  std::uint64_t payload = full_payload ? (1ull << mant) - 1 : (quiet ? 1ull << (mant - 1) : 1ull);
+  std::uint64_t sign = negative ? 1ull << (f.total_bits - 1) : 0;
+  return sign | exp_mask | payload;
+}
+
+std::uint64_t to_bits(DType t, double v) { return double_to_bits(t, round_to_format(v, t)); }
+
+}  // namespace
+
+std::vector<std::uint64_t> special_bits(DType t) {
+  const FloatFormat f = float_format(t);
+  const double min_sub = std::ldexp(1.0, f.emin - f.precision + 1);
+  const double min_normal = std::ldexp(1.0, f.emin);
+  const double max_sub = min_normal - min_sub;
+  const double max_fin = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  std::vector<std::uint64_t> out;
+  for (double v : {0.0, min_sub, max_sub, min_normal, max_fin, 1.0, 0.5, static_cast<double>(INFINITY)}) {
+    out.push_back(to_bits(t, v));
+    out.push_back(to_bits(t, -v));
+  }
+  out.push_back(nan_bits(t, false, true, false));
+  out.push_back(nan_bits(t, true, true, false));
+  out.push_back(nan_bits(t, false, false, false));  // signalling payload 1
+  out.push_back(nan_bits(t, false, true, true));
+  return out;
+}
+
+std::uint64_t step_bits(DType t, std::uint64_t bits, int steps) {
+  const double v = bits_to_double(t, bits);
+  if (std::isnan(v)) return bits;
+  const FloatFormat f = float_format(t);
+  const std::uint64_t sign_mask = 1ull << (f.total_bits - 1);
+  const std::int64_t inf_ord = ordered_bits(t, to_bits(t, INFINITY));
+  std::int64_t o = ordered_bits(t, bits) + steps;
+  o = std::clamp(o, -inf_ord, inf_ord);
+  return o >= 0 ? static_cast<std::uint64_t>(o) : (sign_mask | static_cast<std::uint64_t>(-o));
+}
+
+rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profile) {
+  const FloatFormat f = float_format(t);
+  const std::uint64_t width_mask = f.total_bits == 64 ? ~0ull : (1ull << f.total_bits) - 1;
+
+  auto specials = rc::gen::elementOf(special_bits(t));
+  auto ordinary = rc::gen::map(rc::gen::inRange<std::uint64_t>(0, 1ull << 53), [t, profile](std::uint64_t r) {
+    double u = std::ldexp(static_cast<double>(r), -53);
+    return to_bits(t, profile.lo + (profile.hi - profile.lo) * u);
+  });
+  auto raw = rc::gen::map(rc::gen::arbitrary<std::uint64_t>(), [width_mask](std::uint64_t b) { return b & width_mask; });
+
+  std::vector<double> pts = profile.points ? profile.points(t) : std::vector<double>{};
+  if (pts.empty()) pts.push_back(1.0);
+  auto near_points = rc::gen::apply(
+      [t](double p, int k) { return step_bits(t, to_bits(t, p), k); }, rc::gen::elementOf(pts),
+      rc::gen::inRange(-3, 4));
+
+  // Exact ties k + 1/2: representable while |k| < 2^(p-1) - 1.
+  const std::int64_t tie_limit = std::min<std::int64_t>(std::int64_t{1} << (f.precision - 2), 1 << 20);
+  auto ties = rc::gen::map(rc::gen::inRange<std::int64_t>(-tie_limit, tie_limit + 1),
+                           [t](std::int64_t k) { return to_bits(t, static_cast<double>(k) + 0.5); });
+  // Integers up to 2^(p+1) (past the point where every value is an
+  // integer), and their neighbours.
+  const std::int64_t int_limit = std::min<std::int64_t>(std::int64_t{1} << (f.precision + 1), std::int64_t{1} << 40);
+  auto integers = rc::gen::apply(
+      [t](std::int64_t k, int s) { return step_bits(t, to_bits(t, static_cast<double>(k)), s); },
+      rc::gen::inRange<std::int64_t>(-int_limit, int_limit + 1), rc::gen::element(0, 0, 0, -1, 1));
+
+  return rc::gen::weightedOneOf<std::uint64_t>({
+      {10, specials},
+      {15, near_points},
+      {45, ordinary},
+      {15, raw},
+      {profile.ties ? 15u : 0u, ties},
+      {profile.integers ? 15u : 0u, integers},
+  });
+}
+
+rc::Gen<Dims> shape(int min_rank, int max_rank) {
+  return rc::gen::mapcat(rc::gen::inRange(min_rank, max_rank + 1), [](int rank) {
+    auto dim = rc::gen::weightedOneOf<std::int64_t>({
+        {1, rc::gen::just<std::int64_t>(0)},
+        {5, rc::gen::just<std::int64_t>(1)},
+        {10, rc::gen::inRange<std::int64_t>(2, 9)},
+        {3, rc::gen::inRange<std::int64_t>(9, 65)},
+    });
+    return rc::gen::map(rc::gen::container<Dims>(static_cast<std::size_t>(rank), dim), [](Dims d) {
+      // Keep the element count within budget: shrink dims left to right.
+      std::int64_t n = 1;
+      for (auto& x : d) {
+        if (x != 0 && n * x > kMaxElements) x = std::max<std::int64_t>(1, kMaxElements / n);
+        n *= x;
+      }
+      return d;
+    });
+  });
+}
+
+namespace {
+rc::Gen<ParamValue> param_value(const contract::Param& p) {
+  if (p.kind == contract::ParamKind::integer) {
+    std::vector<std::int64_t> samples;
+    for (double s : p.samples) samples.push_back(static_cast<std::int64_t>(s));
+    if (samples.empty()) samples.push_back(0);
+    auto lo = static_cast<std::int64_t>(p.lo), hi = static_cast<std::int64_t>(p.hi);
+    return rc::gen::weightedOneOf<ParamValue>({
+        {3, rc::gen::cast<ParamValue>(rc::gen::elementOf(samples))},
+        {1, rc::gen::cast<ParamValue>(rc::gen::inRange<std::int64_t>(lo, hi + 1))},
+    });
+  }
+  std::vector<double> samples = p.samples.empty() ? std::vector<double>{0.0} : p.samples;
+  auto uniform = rc::gen::map(rc::gen::inRange<std::uint64_t>(0, 1ull << 53), [lo = p.lo, hi = p.hi](std::uint64_t r) {
+    return ParamValue{lo + (hi - lo) * std::ldexp(static_cast<double>(r), -53)};
+  });
+  return rc::gen::weightedOneOf<ParamValue>({
+      {1, rc::gen::cast<ParamValue>(rc::gen::elementOf(samples))},
+      {1, uniform},
+  });
+}
+}  // namespace
+
+rc::Gen<Params> params(const std::vector<contract::Param>& specs) {
+  rc::Gen<Params> g = rc::gen::just(Params{});
+  for (const auto& spec : specs) {
+    const std::string name(spec.name);
+    g = rc::gen::mapcat(g, [name, vg = param_value(spec)](Params p) {
+      return rc::gen::map(vg, [p, name](ParamValue v) {
+        Params q = p;
+        q.set(name, v);
+        return q;
+      });
+    });
+  }
+  return g;
+}
+
+rc::Gen<Case> elementwise_case(const contract::KernelSpec& k, DType t) {
+  const auto& op = k.inputs.front();
+  auto elem = element_bits(t, k.values);
+  auto ps = params(k.params);
+  return rc::gen::mapcat(shape(op.min_rank, op.max_rank), [t, elem, ps](Dims d) {
+    const auto n = static_cast<std::size_t>(checked_numel(d));
+    return rc::gen::apply(
+        [t, d](const std::vector<std::uint64_t>& bits, const Params& p) {
+          Tensor x(t, d);
+          for (std::size_t i = 0; i < bits.size(); ++i) x.set_bits(static_cast<std::int64_t>(i), bits[i]);
+          return Case{{x}, p, false};
+        },
+        rc::gen::container<std::vector<std::uint64_t>>(n, elem), ps);
+  });
+}
+
+}  // namespace kc::gen

@@ -1,0 +1,99 @@
+// Scalar arithmetic in each element type exactly as the reference performs it
+// (reference-semantics.md §0.2, §0.3). Internal to kernels/: included only by
+// kernel .cpp files, which instantiate per dtype.
+//
+// - f32/f64: one IEEE operation; libm's float/double functions.
+// - bf16/f16: widen to f32 (exact), one f32 operation or f32 libm call, RNE
+//   back (the `half` crate's Add/Mul/... and num_traits::Float methods).
+// - Constants and f64 parameters enter T through `cst`, which for halves is
+//   f64 -> f32 -> T, two roundings (num-traits NumCast).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace kc::kern {
+
+// ---- 16-bit arithmetic through f32 ------------------------------------------
+template <class H>
+struct HalfTraits;
+template <>
+struct HalfTraits<bf16> {
+  static float widen(bf16 h) { return bf16_to_f32(h); }
+  static bf16 narrow(float x) { return f32_to_bf16(x); }
+};
+template <>
+struct HalfTraits<f16> {
+  static float widen(f16 h) { return f16_to_f32(h); }
+  static f16 narrow(float x) { return f32_to_f16(x); }
+};
+
+template <class H>
+concept Half = std::is_same_v<H, bf16> || std::is_same_v<H, f16>;
+
+template <Half H> inline float w(H h) { return HalfTraits<H>::widen(h); }
+template <Half H> inline H nr(float x) { return HalfTraits<H>::narrow(x); }
+
+template <Half H> inline H operator+(H a, H b) { return nr<H>(w(a) + w(b)); }
+template <Half H> inline H operator-(H a, H b) { return nr<H>(w(a) - w(b)); }
+template <Half H> inline H operator*(H a, H b) { return nr<H>(w(a) * w(b)); }
+template <Half H> inline H operator/(H a, H b) { return nr<H>(w(a) / w(b)); }
+// Negation flips the sign bit, NaN included (half's Neg impl).
+template <Half H> inline H operator-(H a) { return H{static_cast<std::uint16_t>(a.bits ^ 0x8000u)}; }
+template <Half H> inline bool operator<(H a, H b) { return w(a) < w(b); }
+template <Half H> inline bool operator>(H a, H b) { return w(a) > w(b); }
+template <Half H> inline bool operator>=(H a, H b) { return w(a) >= w(b); }
+template <Half H> inline bool operator==(H a, H b) { return w(a) == w(b); }
+
+// ---- conversions of constants: T::from(f64) ---------------------------------
+template <class T> T cst(double c);
+template <> inline double cst<double>(double c) { return c; }
+template <> inline float cst<float>(double c) { return static_cast<float>(c); }
+template <> inline bf16 cst<bf16>(double c) { return f32_to_bf16(static_cast<float>(c)); }
+template <> inline f16 cst<f16>(double c) { return f32_to_f16(static_cast<float>(c)); }
+
+inline double to_f64(float x) { return x; }
+inline double to_f64(double x) { return x; }
+template <Half H> inline double to_f64(H h) { return w(h); }
+
+// ---- powi: compiler-builtins __powisf2 / __powidf2 --------------------------
+// Square-and-multiply from the least significant bit; 1/r for n < 0.
+template <class F>
+F powi_loop(F a, std::int32_t n) {
+  const bool recip = n < 0;
+  std::uint32_t m = recip ? 0u - static_cast<std::uint32_t>(n) : static_cast<std::uint32_t>(n);
+  F r = 1;
+  while (true) {
+    if (m & 1u) r *= a;
+    m >>= 1;
+    if (m == 0) break;
+    a *= a;
+  }
+  return recip ? F(1) / r : r;
+}
+
+// ---- libm-backed functions, one name per operation ---------------------------
+#define KC_LIBM_UNARY(NAME, FFN, DFN)                                   \
+  inline float NAME(float x) { return FFN(x); }                        \
+  inline double NAME(double x) { return DFN(x); }                      \
+  template <Half H> inline H NAME(H x) { return nr<H>(FFN(w(x))); }
+KC_LIBM_UNARY(m_exp, std::exp, std::exp)
+KC_LIBM_UNARY(m_log, std::log, std::log)
+KC_LIBM_UNARY(m_sin, std::sin, std::sin)
+KC_LIBM_UNARY(m_cos, std::cos, std::cos)
+KC_LIBM_UNARY(m_tanh, std::tanh, std::tanh)
+KC_LIBM_UNARY(m_sqrt, std::sqrt, std::sqrt)
+KC_LIBM_UNARY(m_floor, std::floor, std::floor)
+KC_LIBM_UNARY(m_ceil, std::ceil, std::ceil)
+KC_LIBM_UNARY(m_trunc, std::trunc, std::trunc)
+KC_LIBM_UNARY(m_abs, std::fabs, std::fabs)
+KC_LIBM_UNARY(m_round_away, std::round, std::round)  // Float::round: half away from zero
+#undef KC_LIBM_UNARY
+
+inline float m_powi(float x, std::int32_t n) { return powi_loop<float>(x, n); }
+inline double m_powi(double x, std::int32_t n) { return powi_loop<double>(x, n); }
+template <Half H> inline H m_powi(H x, std::int32_t n) { return nr<H>(powi_loop<float>(w(x), n)); }
+
+}  // namespace kc::kern

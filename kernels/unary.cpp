@@ -1,0 +1,170 @@
+// Reference unary kernels. Each formula keeps the reference's order of
+// operations and its roundings in T; comments cite reference-semantics.md.
+#include "kernels/unary.h"
+
+#include <array>
+#include <cmath>
+
+#include "kernels/scalar.h"
+
+namespace kc::kern {
+
+namespace {
+
+constexpr std::array<std::string_view, 26> kNames = {
+    "neg", "relu", "sqr", "sqrt", "exp", "sign", "log", "sin", "cos", "abs", "recip", "tanh", "floor",
+    "ceil", "erf", "gelu_erf", "round", "sigmoid", "silu", "gelu", "step", "rsqrt", "powi",
+    "add_scalar", "mul_scalar", "clamp"};
+
+template <class T> T zero() { return cst<T>(0.0); }
+template <class T> T one() { return cst<T>(1.0); }
+
+// §1 sigmoid: split on x >= 0 (true for -0); NaN takes the second branch.
+template <class T>
+T sigmoid_of(T x) {
+  if (x >= zero<T>()) {
+    T e = m_exp(-x);
+    return one<T>() / (one<T>() + e);
+  }
+  T e = m_exp(x);
+  return e / (one<T>() + e);
+}
+
+// §1 round: ties to even through trunc, then Float::round (never at a tie).
+template <class T>
+T round_even(T x) {
+  T t = m_trunc(x);
+  T f = m_abs(x - t);
+  if (f == cst<T>(0.5)) {
+    T half_t = t / cst<T>(2.0);
+    if (half_t - m_trunc(half_t) == zero<T>()) return t;
+    return x >= zero<T>() ? t + one<T>() : t - one<T>();
+  }
+  return m_round_away(x);
+}
+
+// §1 erf: rne_T(libm erf(f64(x))), the narrowing through cst (double rounding
+// for halves). The system libm stands in for the Rust libm crate; see the
+// contract's note.
+template <class T>
+T erf_of(T x) {
+  return cst<T>(std::erf(to_f64(x)));
+}
+
+// §1 gelu_erf, all in f64: a = f * (1/sqrt 2) with the f64 constant
+// 0x3FE6A09E667F3BCD, r = (0.5 f)(1 + erf(a)), then T(r).
+template <class T>
+T gelu_erf_of(T x) {
+  const double f = to_f64(x);
+  const double inv_sqrt2 = 0x1.6a09e667f3bcdp-1;
+  const double a = f * inv_sqrt2;
+  const double e = std::erf(a);
+  const double r = (0.5 * f) * (1.0 + e);
+  return cst<T>(r);
+}
+
+template <class T> T gelu_c() { return m_sqrt(cst<T>(2.0 / M_PI)); }
+template <class T> T gelu_k() { return cst<T>(0.044715); }
+
+// §1 gelu (tanh form), constants in T: inner = c(x + ((k x) x) x),
+// y = (0.5 x)(1 + tanh(inner)).
+template <class T>
+T gelu_of(T x) {
+  const T c = gelu_c<T>(), k = gelu_k<T>();
+  T inner = c * (x + ((k * x) * x) * x);
+  return (cst<T>(0.5) * x) * (one<T>() + m_tanh(inner));
+}
+
+template <class T>
+T apply(UnaryOp op, T x, const UnaryArgs& a) {
+  switch (op) {
+    case UnaryOp::neg: return -x;
+    case UnaryOp::relu: return x > zero<T>() ? x : zero<T>();  // NaN, -0 -> +0
+    case UnaryOp::sqr: return x * x;
+    case UnaryOp::sqrt: return m_sqrt(x);
+    case UnaryOp::exp: return m_exp(x);
+    case UnaryOp::sign:  // NaN and +-0 -> +0
+      return x > zero<T>() ? one<T>() : (x < zero<T>() ? -one<T>() : zero<T>());
+    case UnaryOp::log: return m_log(x);
+    case UnaryOp::sin: return m_sin(x);
+    case UnaryOp::cos: return m_cos(x);
+    case UnaryOp::abs: return m_abs(x);
+    case UnaryOp::recip: return one<T>() / x;
+    case UnaryOp::tanh: return m_tanh(x);
+    case UnaryOp::floor: return m_floor(x);
+    case UnaryOp::ceil: return m_ceil(x);
+    case UnaryOp::erf: return erf_of(x);
+    case UnaryOp::gelu_erf: return gelu_erf_of(x);
+    case UnaryOp::round: return round_even(x);
+    case UnaryOp::sigmoid: return sigmoid_of(x);
+    case UnaryOp::silu: {  // two passes: sigmoid, then x * s
+      T s = sigmoid_of(x);
+      return x * s;
+    }
+    case UnaryOp::gelu: return gelu_of(x);
+    case UnaryOp::step: return x > zero<T>() ? one<T>() : zero<T>();
+    case UnaryOp::rsqrt: return one<T>() / m_sqrt(x);  // two roundings
+    case UnaryOp::powi: return m_powi(x, a.n);
+    case UnaryOp::add_scalar: return x + cst<T>(a.c);
+    case UnaryOp::mul_scalar: return x * cst<T>(a.c);
+    case UnaryOp::clamp: {  // no min <= max check; NaN passes through
+      const T lo = cst<T>(a.lo), hi = cst<T>(a.hi);
+      if (x < lo) return lo;
+      if (x > hi) return hi;
+      return x;
+    }
+  }
+  return x;
+}
+
+template <class T>
+Tensor map_unary(UnaryOp op, const Tensor& x, const UnaryArgs& a) {
+  Tensor y(x.dtype(), x.dims());
+  auto in = x.as<T>();
+  auto out = y.as_mutable<T>();
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = apply<T>(op, in[i], a);
+  return y;
+}
+
+template <class T> double as_double(T v) { return to_f64(v); }
+
+}  // namespace
+
+std::string_view unary_op_name(UnaryOp op) { return kNames[static_cast<std::size_t>(op)]; }
+
+std::optional<UnaryOp> parse_unary_op(std::string_view name) {
+  for (std::size_t i = 0; i < kNames.size(); ++i)
+    if (kNames[i] == name) return static_cast<UnaryOp>(i);
+  return std::nullopt;
+}
+
+Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args) {
+  switch (x.dtype()) {
+    case DType::f32: return map_unary<float>(op, x, args);
+    case DType::f64: return map_unary<double>(op, x, args);
+    case DType::bf16: return map_unary<bf16>(op, x, args);
+    case DType::f16: return map_unary<f16>(op, x, args);
+    default: return Tensor(x.dtype(), x.dims());  // unreachable: the executor rejects these
+  }
+}
+
+double gelu_constant_c(DType t) {
+  switch (t) {
+    case DType::f32: return as_double(gelu_c<float>());
+    case DType::f64: return as_double(gelu_c<double>());
+    case DType::bf16: return as_double(gelu_c<bf16>());
+    case DType::f16: return as_double(gelu_c<f16>());
+    default: return 0;
+  }
+}
+double gelu_constant_k(DType t) {
+  switch (t) {
+    case DType::f32: return as_double(gelu_k<float>());
+    case DType::f64: return as_double(gelu_k<double>());
+    case DType::bf16: return as_double(gelu_k<bf16>());
+    case DType::f16: return as_double(gelu_k<f16>());
+    default: return 0;
+  }
+}
+
+}  // namespace kc::kern

@@ -1,0 +1,40 @@
+// Rounding an exact MPFR value into a target format and measuring errors in
+// that format's ulps (accuracy.md: ulp_T(z) = 2^(max(e, emin) - p + 1)).
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "oracles/mp.h"
+
+namespace kc::oracle {
+
+// RN_T(z): ties to even, gradual underflow, overflow to +-inf. Exact: the
+// value is rounded once, from the MPFR number itself (no detour through
+// double). The result is returned as a double, which holds every T exactly.
+double round_to(DType t, const Mp& z);
+
+// Same rounding, but also says whether z lies so close to a rounding
+// boundary (a midpoint between two T values) that an oracle error of a few
+// ulps at z's own precision could flip the result: the caller then
+// re-evaluates at higher precision (Ziv). An exact midpoint is reported as
+// near too; it stays one when the higher-precision value is still exact.
+struct Rounded {
+  double value;
+  bool near_boundary;
+  bool exactly_midpoint;
+};
+Rounded round_checked(DType t, const Mp& z);
+
+// ulp_T(z) as a power-of-two exponent: ulp = 2^ulp_exponent(t, z).
+int ulp_exponent(DType t, const Mp& z);
+
+// |y - z| / ulp_T(z), and (y - z) / ulp_T(z). y and z finite.
+double frac_ulp(DType t, double y, const Mp& z);
+double signed_frac_ulp(DType t, double y, const Mp& z);
+
+// Number of representable T values between two T values (0 when equal,
+// +0 and -0 are the same point).
+std::int64_t ulp_distance(DType t, double a, double b);
+
+}  // namespace kc::oracle

@@ -1,0 +1,177 @@
+// RunResults -> the results document (docs/results-schema.md).
+#include "reports/results_json.h"
+
+#include <gmp.h>
+#include <gnu/libc-version.h>
+#include <mpfr.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <boost/version.hpp>
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "reports/build_info.h"
+
+namespace kc::reports {
+
+using nlohmann::json;
+
+namespace {
+
+json element_json(const engine::ElementReport& e) {
+  json j{{"check", e.check},
+         {"case", e.case_index},
+         {"element", e.element},
+         {"shape", e.dims},
+         {"params", e.params},
+         {"input", number(e.input)},
+         {"input_hex", e.input_hex},
+         {"result", number(e.result)},
+         {"result_hex", e.result_hex},
+         {"exact", e.exact},
+         {"correctly_rounded", number(e.correctly_rounded)},
+         {"correctly_rounded_hex", e.correctly_rounded_hex},
+         {"frac_ulp", number(e.frac_ulp)},
+         {"distance", e.distance},
+         {"bound", number(e.bound)},
+         {"repro", e.repro},
+         {"message", e.message}};
+  j["normalized"] = e.normalized ? number(*e.normalized) : json(nullptr);
+  return j;
+}
+
+json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+
+json result_json(const engine::KernelDTypeResult& r) {
+  const auto& a = r.accuracy;
+  json acc{{"graded", a.graded},
+           {"special", a.special},
+           {"replayed", a.replayed},
+           {"oracle_escalations", a.oracle_escalations},
+           {"max_frac_ulp", number(a.max_frac_ulp)},
+           {"mean_frac_ulp", number(a.mean_frac_ulp)},
+           {"p99_frac_ulp", number(a.p99_frac_ulp)},
+           {"max_distance", a.max_distance},
+           {"correctly_rounded_share", number(a.correctly_rounded_share)},
+           {"max_normalized", opt(a.max_normalized)},
+           {"mean_normalized", opt(a.mean_normalized)},
+           {"bias_mean", opt(a.bias_mean)},
+           {"bias_stderr", opt(a.bias_stderr)}};
+  json edges = json::array();
+  for (double e : a.histogram.edges) edges.push_back(number(e));
+  acc["histogram"] = {{"edges", edges}, {"counts", a.histogram.counts}};
+  json checks = json::array();
+  for (const auto& c : r.checks)
+    checks.push_back({{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"detail", c.detail}});
+  json worst = json::array(), failures = json::array();
+  for (const auto& w : r.worst) worst.push_back(element_json(w));
+  for (const auto& f : r.failures) failures.push_back(element_json(f));
+  json prof{{"x_lo", json::array()}, {"x_hi", json::array()}, {"max_frac_ulp", json::array()}};
+  for (std::size_t i = 0; i < r.profile.max_frac_ulp.size(); ++i) {
+    prof["x_lo"].push_back(number(r.profile.x_lo[i]));
+    prof["x_hi"].push_back(number(r.profile.x_hi[i]));
+    const double m = r.profile.max_frac_ulp[i];
+    prof["max_frac_ulp"].push_back(std::isnan(m) ? json(nullptr) : number(m));
+  }
+  return {{"dtype", dtype_name(r.dtype)},
+          {"verdict", r.verdict},
+          {"exhaustive", r.exhaustive},
+          {"cases", r.cases},
+          {"elements", r.elements},
+          {"accuracy", acc},
+          {"worst", worst},
+          {"checks", checks},
+          {"failures", failures},
+          {"coverage",
+           {{"value_classes", r.coverage.value_classes},
+            {"shape_classes", r.coverage.shape_classes},
+            {"outputs", r.coverage.outputs},
+            {"outputs_zero", r.coverage.outputs_zero},
+            {"outputs_nan", r.coverage.outputs_nan}}},
+          {"error_profile", prof},
+          {"seconds", r.seconds}};
+}
+
+std::string read_first_line(const char* path, const char* key) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) return "";
+  char buf[512];
+  std::string out;
+  while (std::fgets(buf, sizeof buf, f)) {
+    std::string line(buf);
+    if (line.rfind(key, 0) == 0) {
+      auto colon = line.find(':');
+      out = line.substr(colon + 1);
+      while (!out.empty() && (out.front() == ' ' || out.front() == '\t')) out.erase(out.begin());
+      while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+      break;
+    }
+  }
+  std::fclose(f);
+  return out;
+}
+
+}  // namespace
+
+engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& backend, const std::string& command) {
+  engine::RunMetadata m;
+  m.seed = seed;
+  m.backend = backend;
+  m.command = command;
+  std::time_t now = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  m.started_at = buf;
+  utsname u{};
+  uname(&u);
+  const std::string cpu = read_first_line("/proc/cpuinfo", "model name");
+  m.machine = fmt::format("{} {} {}, {} cores{}", u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
+                          cpu.empty() ? "" : ", " + cpu);
+  m.compiler = build::kCompiler;
+  m.flags = build::kFlags;
+  m.commit = build::kCommit;
+  m.kconform = build::kVersion;
+  m.mpfr = mpfr_get_version();
+  m.gmp = gmp_version;
+  m.glibc = gnu_get_libc_version();
+  m.boost = fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
+  return m;
+}
+
+json results_json(const engine::RunResults& r) {
+  const auto& m = r.run;
+  json run{{"seed", m.seed},         {"backend", m.backend}, {"command", m.command},   {"started_at", m.started_at},
+           {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
+           {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
+           {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};
+  json kernels = json::array();
+  std::int64_t pass = 0, fail = 0, not_graded = 0, elements = 0;
+  for (const auto& res : r.results) {
+    json* entry = nullptr;
+    for (auto& k : kernels)
+      if (k["name"] == res.kernel) entry = &k;
+    if (!entry) {
+      const contract::KernelSpec* spec = contract::find_kernel(res.kernel);
+      kernels.push_back({{"name", res.kernel},
+                         {"family", res.family},
+                         {"contract", spec ? contract_json(*spec) : json(nullptr)},
+                         {"results", json::array()}});
+      entry = &kernels.back();
+    }
+    (*entry)["results"].push_back(result_json(res));
+    pass += res.verdict == "pass";
+    fail += res.verdict == "fail";
+    not_graded += res.verdict == "not_graded";
+    elements += res.elements;
+  }
+  return {{"schema", kSchema},
+          {"run", run},
+          {"totals", {{"kernel_dtypes", r.results.size()}, {"pass", pass}, {"fail", fail}, {"not_graded", not_graded},
+                      {"elements", elements}}},
+          {"kernels", kernels}};
+}
+
+}  // namespace kc::reports

@@ -1,0 +1,25 @@
+// The results document of a run (schema: docs/results-schema.md), written
+// from the engine's RunResults, and the contract as JSON (for `list --json`
+// and the report, which print the contract from the same data the checks use).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "contracts/contract.h"
+#include "engine/results.h"
+
+namespace kc::reports {
+
+inline constexpr const char* kSchema = "kconform-results/1";
+
+nlohmann::json contract_json(const contract::KernelSpec& k);
+nlohmann::json results_json(const engine::RunResults& r);
+
+// Numbers that may be infinite or NaN are written as strings "inf", "-inf",
+// "NaN" (JSON has no such numbers).
+nlohmann::json number(double v);
+
+// Fill run metadata: versions of MPFR, GMP, glibc, Boost, compiler, commit, machine, date.
+engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& backend, const std::string& command);
+
+}  // namespace kc::reports
