@@ -146,6 +146,8 @@ int run(const RunCommand& o) {
 
   std::ofstream dump;
   if (!o.dump.empty()) {
+    const std::filesystem::path dp(o.dump);
+    if (dp.has_parent_path()) std::filesystem::create_directories(dp.parent_path());
     dump.open(o.dump);
     if (!dump) throw UsageError("cannot write " + o.dump);
     opts.dump = &dump;

@@ -88,8 +88,11 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   g.replayed = io.replayed;
   const bool z_nan = mpfr_nan_p(io.out.backend().data()) != 0;
   g.overflow = std::isinf(r.value) && std::isfinite(x);
+  // Agreement on NaN or on an infinity is a pass with no ulp figure (frac
+  // NaN): it does not enter the error statistics (accuracy.md, special values).
   if (z_nan || std::isnan(y)) {
     g.distance = -1;
+    g.frac = NAN;
     if (z_nan && std::isnan(y)) return g;
     g.pass = false;
     g.frac = INFINITY;
@@ -99,6 +102,7 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   }
   if (std::isinf(r.value) || std::isinf(y)) {
     g.distance = -1;
+    g.frac = NAN;
     if (r.value == y) return g;
     g.pass = false;
     g.frac = INFINITY;
@@ -143,8 +147,8 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
       g.pass = frac_ok && dist_ok;
       if (!frac_ok) g.why = fmt::format("fractional error above the bound of {:.6g} ulp", g.bound);
       else if (!dist_ok) g.why = fmt::format("integer distance above the bound of {}", acc.max_distance);
-      g.bias_sample = acc.check_bias && g.bound > 0;
-      if (g.bias_sample) g.signed_normalized = g.signed_frac / g.bound;
+      g.bias_sample = acc.check_bias;
+      if (g.bias_sample) g.signed_normalized = g.signed_frac;
       break;
     }
     case AccuracyKind::condition_aware: {
@@ -159,8 +163,11 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
       g.pass = *g.normalized <= 1;
       if (!g.pass) g.why = fmt::format("error above the condition-aware bound {:.6g} ulp + {} u S", acc.max_frac_ulp,
                                        acc.magnitude_coeff);
-      g.bias_sample = acc.check_bias && bound_abs > 0;
-      if (g.bias_sample) g.signed_normalized = err / bound_abs;
+      // The bias statistic takes the signed ulp error where the result does
+      // not cancel (S <= 4|z|): there rounding errors carry the sign of a
+      // systematic defect; where it cancels they are amplified noise.
+      g.bias_sample = acc.check_bias && S <= 4 * std::fabs(io.out.convert_to<double>());
+      if (g.bias_sample) g.signed_normalized = g.signed_frac;
       break;
     }
   }

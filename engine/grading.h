@@ -23,7 +23,7 @@ struct Grade {
   double signed_frac = 0;
   std::int64_t distance = 0;  // -1 if not applicable (NaN, infinities)
   std::optional<double> normalized;  // condition-aware: |y - z| / bound
-  double signed_normalized = 0;      // for the bias statistic (0 if not applicable)
+  double signed_normalized = 0;      // signed ulp error for the bias statistic (when bias_sample)
   bool bias_sample = false;
   double bound = 0;         // fractional ulp bound (or 1 for normalized)
   double rn = 0;            // RN_T(z)

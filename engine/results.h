@@ -63,7 +63,7 @@ struct AccuracyStats {
   std::int64_t max_distance = 0;
   double correctly_rounded_share = 0;   // share of graded elements at distance 0
   std::optional<double> max_normalized, mean_normalized;  // condition-aware
-  std::optional<double> bias_mean, bias_stderr;           // mean signed normalized error and its s.e.
+  std::optional<double> bias_mean, bias_stderr;           // mean signed ulp error (bias samples) and its s.e.
   Histogram histogram;
 };
 

@@ -1,0 +1,69 @@
+// The contract table is complete and consistent with the inventory and with
+// the reference's exec bridge.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backends/reference/executor.h"
+#include "contracts/contract.h"
+
+namespace kc {
+namespace {
+
+TEST(Contracts, UnaryFamilyHasTheInventorysTwentySixKernels) {
+  const std::set<std::string> want{"neg", "relu", "sqr", "sqrt", "exp", "sign", "log", "sin", "cos",
+                                   "abs", "recip", "tanh", "floor", "ceil", "erf", "gelu_erf", "round",
+                                   "sigmoid", "silu", "gelu", "step", "rsqrt", "powi", "add_scalar",
+                                   "mul_scalar", "clamp"};
+  std::set<std::string> got;
+  for (const auto& k : contract::all_kernels())
+    if (k.family == contract::Family::unary) got.insert(std::string(k.name));
+  EXPECT_EQ(got, want);
+}
+
+TEST(Contracts, EveryEntryIsComplete) {
+  int checked = 0;
+  for (const auto& k : contract::all_kernels()) {
+    SCOPED_TRACE(std::string(k.name));
+    ASSERT_FALSE(k.inputs.empty());
+    ASSERT_NE(k.oracle, nullptr);
+    EXPECT_FALSE(k.summary.empty());
+    EXPECT_FALSE(k.source.empty());
+    EXPECT_FALSE(k.oracle_text.empty());
+    // An accuracy model for exactly the dtypes the operand accepts.
+    EXPECT_EQ(k.accuracy.size(), k.dtypes().list().size());
+    for (DType t : k.dtypes().list()) {
+      const auto* a = k.accuracy_for(t);
+      ASSERT_NE(a, nullptr);
+      EXPECT_FALSE(a->derivation.empty());
+      if (a->kind == contract::AccuracyKind::ulp_bound) EXPECT_GE(a->max_frac_ulp, 0.5);
+      if (a->kind == contract::AccuracyKind::condition_aware) EXPECT_GT(a->magnitude_coeff, 0);
+    }
+    // Preconditions: the shared ones plus one set per parameter.
+    std::set<std::string> rules;
+    for (const auto& p : k.preconditions) rules.insert(std::string(p.rule) + ":" + std::string(p.operand));
+    for (const char* r : {"arity:inputs", "shape.negative_dim:x", "buffer.size:x", "dtype.unsupported:x"})
+      EXPECT_TRUE(rules.count(r)) << r;
+    for (const auto& p : k.params) {
+      EXPECT_TRUE(rules.count("param.missing:" + std::string(p.name)));
+      EXPECT_TRUE(rules.count("param.type:" + std::string(p.name)));
+    }
+    for (const auto& p : k.properties)
+      if (p.kind == contract::PropertyKind::pointwise) EXPECT_NE(p.holds, nullptr) << p.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 26);
+}
+
+TEST(Contracts, AgreeWithTheExecBridge) {
+  for (const auto& k : contract::all_kernels()) {
+    const ref::ExecArm* arm = ref::find_arm(k.name);
+    ASSERT_NE(arm, nullptr) << k.name;
+    EXPECT_EQ(arm->dtypes.to_string(), k.dtypes().to_string()) << k.name;
+    EXPECT_EQ(arm->params.size(), k.params.size()) << k.name;
+  }
+  for (const auto& arm : ref::exec_table()) EXPECT_NE(contract::find_kernel(arm.op), nullptr) << arm.op;
+}
+
+}  // namespace
+}  // namespace kc

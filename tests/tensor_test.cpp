@@ -1,0 +1,86 @@
+// The tensor model's zero-copy views and the exec bridge's typed errors.
+#include <gtest/gtest.h>
+
+#include "backends/reference/executor.h"
+#include "core/error.h"
+#include "core/tensor.h"
+
+namespace kc {
+namespace {
+
+TEST(Tensor, ReshapeSharesStorage) {
+  Tensor x(DType::f32, {2, 3});
+  Tensor y = x.reshaped({3, 2});
+  EXPECT_TRUE(y.shares_storage(x));
+  EXPECT_EQ(y.dims(), (Dims{3, 2}));
+  EXPECT_THROW(x.reshaped({4, 2}), std::invalid_argument);
+}
+
+TEST(Tensor, PurePaddingBroadcastSharesStorage) {
+  Tensor x(DType::bf16, {3, 4});
+  Tensor y = x.broadcast_padded({1, 1, 3, 4});
+  EXPECT_TRUE(y.shares_storage(x));
+  EXPECT_TRUE(is_pure_padding({3, 4}, {1, 3, 4}));
+  EXPECT_FALSE(is_pure_padding({3, 4}, {2, 3, 4}));  // needs a copy
+  EXPECT_FALSE(is_pure_padding({1, 4}, {3, 4}));     // expands a dim
+  EXPECT_THROW(x.broadcast_padded({2, 3, 4}), std::invalid_argument);
+}
+
+TEST(Tensor, FreshTensorsDoNotShare) {
+  Tensor x(DType::f64, {5});
+  Tensor y(DType::f64, {5});
+  EXPECT_FALSE(x.shares_storage(y));
+  EXPECT_TRUE(x.consistent());
+  EXPECT_FALSE(Tensor::from_bytes_unchecked(DType::f32, {2}, std::vector<std::byte>(7)).consistent());
+  EXPECT_THROW(Tensor(DType::f32, {-1}), std::invalid_argument);
+}
+
+TEST(Tensor, RankZeroHasOneElement) {
+  Tensor s(DType::f16, {});
+  EXPECT_EQ(s.numel(), 1);
+  EXPECT_EQ(s.byte_size(), 2u);
+}
+
+void expect_rule(const char* op, std::vector<Tensor> in, const Params& p, const char* operand, const char* rule) {
+  try {
+    ref::execute(op, in, p);
+    ADD_FAILURE() << op << ": accepted an input breaking " << rule;
+  } catch (const KernelError& e) {
+    EXPECT_EQ(e.kernel(), op);
+    EXPECT_EQ(e.operand(), operand);
+    EXPECT_EQ(e.rule(), rule);
+    EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << e.what();
+  }
+}
+
+TEST(ExecBridge, TypedErrorsNameKernelOperandRule) {
+  expect_rule("exp", {Tensor(DType::u32, {2})}, {}, "x", "dtype.unsupported");
+  expect_rule("exp", {Tensor(DType::u8, {2})}, {}, "x", "dtype.unsupported");
+  expect_rule("exp", {}, {}, "inputs", "arity");
+  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2}, std::vector<std::byte>(7))}, {}, "x", "buffer.size");
+  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2, -3}, {})}, {}, "x", "shape.negative_dim");
+  expect_rule("powi", {Tensor(DType::f32, {2})}, {}, "n", "param.missing");
+  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", 2.0), "n", "param.type");
+  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", std::int64_t{1} << 31), "n", "param.domain");
+  expect_rule("clamp", {Tensor(DType::f32, {2})}, Params().set("min", 0.0), "max", "param.missing");
+  expect_rule("no_such_op", {Tensor(DType::f32, {2})}, {}, "op", "kernel.unknown");
+}
+
+TEST(ExecBridge, DtypeSupportTableCoversTheUnaryFamily) {
+  const ref::ExecArm* arm = ref::find_arm("gelu");
+  ASSERT_NE(arm, nullptr);
+  for (DType t : kFloatDTypes) EXPECT_TRUE(arm->dtypes.contains(t));
+  EXPECT_FALSE(arm->dtypes.contains(DType::u32));
+  EXPECT_EQ(ref::exec_table().size(), 26u);
+}
+
+TEST(ExecBridge, OutputIsAFreshBufferOfTheSameShape) {
+  Tensor x(DType::f32, {2, 1, 3});
+  auto out = ref::execute("relu", std::vector<Tensor>{x}, {});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dims(), x.dims());
+  EXPECT_FALSE(out[0].shares_storage(x));
+}
+
+}  // namespace
+}  // namespace kc
