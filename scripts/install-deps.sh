@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages kconform builds and tests with, if any is
+# missing. Run as root (or with sudo available). Nothing is downloaded from
+# anywhere but Debian's archive.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache git pkg-config python3
+  librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libmpfr-dev libgmp-dev libboost-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev
+)
+if [ "${KC_WITH_BROWSER:-0}" = 1 ]; then packages+=(chromium); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "installing: ${missing[*]}"
+sudo_cmd=""
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
