@@ -134,9 +134,18 @@ int run(const RunCommand& o) {
 
   if (!o.input.empty()) {
     if (plan.size() != 1) throw UsageError("--input needs exactly one --kernel and one --dtype");
-    char* end = nullptr;
-    const std::uint64_t bits = std::strtoull(o.input.c_str(), &end, 16);
-    if (o.input.empty() || *end) throw UsageError(fmt::format("--input '{}' is not a hex bit pattern", o.input));
+    std::vector<std::uint64_t> bits;
+    std::size_t pos = 0;
+    while (pos <= o.input.size()) {
+      const std::size_t comma = o.input.find(',', pos);
+      const std::string item = o.input.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      char* end = nullptr;
+      const std::uint64_t b = std::strtoull(item.c_str(), &end, 16);
+      if (item.empty() || *end) throw UsageError(fmt::format("--input '{}' is not a list of hex bit patterns", o.input));
+      bits.push_back(b);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
     bool failed = false;
     const auto rep = engine::replay_element(*plan[0].first, plan[0].second, *backend, bits, Params::parse(o.params),
                                             opts, failed);

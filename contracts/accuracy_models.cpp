@@ -142,4 +142,26 @@ Accuracy powi(DType t) {
           .bound_param = "n"};
 }
 
+Accuracy recursive_sum(DType t) {
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = 0,
+          .magnitude_coeff = 1,
+          .work = t,
+          .derivation = "fold from +0 in T: |y - z| <= gamma_{n-1} sum |a_i| with gamma_m = (1+u)^m - 1 (Higham "
+                        "4.4; additions that underflow are exact); S = gamma_{n-1}/u sum |a_i|"};
+}
+
+Accuracy mean(DType t) {
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = 1,
+          .magnitude_coeff = 1,
+          .work = t,
+          .derivation = "y = RN(s / T(n)): |y - z| <= ulp_T(z) + gamma_{n-1} sum |a_i| / T(n), z = sum / T(n) "
+                        "with the count rounded into T as the reference does"};
+}
+
+Accuracy near_correct(double slack, std::string_view derivation) {
+  return {.kind = AccuracyKind::ulp_bound, .max_frac_ulp = 0.5 + slack, .max_distance = 1, .derivation = derivation};
+}
+
 }  // namespace kc::contract::models

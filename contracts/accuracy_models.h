@@ -11,7 +11,7 @@ namespace kc::contract::models {
 // Glibc 2.36 x86_64 libm-test-ulps figures (integer distance) for the
 // functions the reference calls; accuracy.md lists the float ones.
 inline constexpr int kGlibcUlpsExp = 1, kGlibcUlpsLog = 1, kGlibcUlpsSin = 1, kGlibcUlpsCos = 1,
-                     kGlibcUlpsTanh = 2, kGlibcUlpsErf = 1;
+                     kGlibcUlpsTanh = 2, kGlibcUlpsErf = 1, kGlibcUlpsPow = 1;
 
 Accuracy exact();
 Accuracy correctly_rounded();  // one basic operation (or halves via f32, 24 >= 2p+2)
@@ -33,6 +33,14 @@ Accuracy gelu_tanh(DType t);
 // powi: square-and-multiply; the bound depends on n (see powi_frac_bound).
 Accuracy powi(DType t);
 double powi_frac_bound(DType t, std::int64_t n);
+// Recursive summation in T (sum_all, sum_dim, reduce_sum_to): Higham's
+// |y - z| <= gamma_{n-1} sum |a_i|; the oracle puts gamma_{n-1}/u into S.
+Accuracy recursive_sum(DType t);
+// mean: the sum's bound divided by T(n), plus the division's rounding.
+Accuracy mean(DType t);
+// A cast or operation that is not correctly rounded but within one step:
+// fractional <= 1/2 + slack, distance <= 1 (f64 -> bf16 truncating, f64 -> f16 via f32).
+Accuracy near_correct(double slack, std::string_view derivation);
 
 // Fractional-ulp allowance of libm(t, L) etc., exposed for tests.
 double libm_frac(DType t, int L);

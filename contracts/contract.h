@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,7 +25,7 @@ struct OracleIO;  // oracles/mp.h
 
 namespace kc::contract {
 
-enum class Family : std::uint8_t { unary };
+enum class Family : std::uint8_t { unary, binary, broadcast, reduction, reduce_to, cast };
 std::string_view family_name(Family f);
 
 struct Operand {
@@ -33,7 +34,7 @@ struct Operand {
   int min_rank = 0, max_rank = 6;
 };
 
-enum class ParamKind : std::uint8_t { integer, real };
+enum class ParamKind : std::uint8_t { integer, real, shape };
 struct Param {
   std::string_view name;
   ParamKind kind;
@@ -43,8 +44,19 @@ struct Param {
   double lo = 0, hi = 0;                // range of uniform draws besides the samples
 };
 
-enum class OutputRule : std::uint8_t { same_shape_same_dtype };
-enum class Layout : std::uint8_t { fresh_buffer };
+enum class OutputRule : std::uint8_t {
+  same_shape_same_dtype,  // unary, same-shape binary
+  broadcast_shape,        // NumPy broadcast of a and b
+  scalar,                 // rank 0
+  dim_removed,            // the reduced dim removed (no keepdim)
+  target_shape,           // params.target (reduce_*_to, broadcast_to)
+  input_shape,            // x's shape (reduce_max_to_backward)
+  same_shape_cast,        // x's shape, the cast's destination dtype
+};
+enum class Layout : std::uint8_t {
+  fresh_buffer,
+  zero_copy_when_pure_padding,  // broadcast_to: shares the input's storage exactly when only leading 1s are added
+};
 
 struct Precondition {
   std::string_view rule;     // the KernelError rule the backend must raise
@@ -99,6 +111,10 @@ enum class PropertyKind : std::uint8_t {
   monotone,    // x1 <= x2 => y1 <= y2 over the finite inputs of a case
   odd,         // f(-x) == -f(x): the check runs the kernel on -x
   even,        // f(-x) == f(x)
+  commutative,           // f(a, b) == f(b, a) bit for bit (where `holds(a, b)` says it applies)
+  broadcast_consistent,  // broadcast_op(a, b) == op(broadcast_to(a), broadcast_to(b)); `related` names op
+  adjoint,               // sum(x * broadcast_to(g)) == sum(reduce_sum_to(x) * g) within the sums' bound
+  argmax_value,          // x at argmax/argmin's index equals max_dim/min_dim; `related` names it
 };
 struct Property {
   std::string_view name;
@@ -106,6 +122,7 @@ struct Property {
   bool (*holds)(double x, double y) = nullptr;  // pointwise only; NaN inputs skipped
   // The dtypes the property holds on (all the kernel's dtypes when empty).
   DTypeSet dtypes = {};
+  std::string_view related = {};  // the other kernel a relational property calls
   bool applies_to(DType t) const { return dtypes.empty() || dtypes.contains(t); }
 };
 
@@ -126,6 +143,7 @@ struct KernelSpec {
   std::string_view source;    // where the reference defines it
   std::vector<Operand> inputs;
   std::vector<Param> params;
+  std::optional<DType> output_dtype = {};  // when it is not the input's (casts, argmax/argmin)
   OutputRule output = OutputRule::same_shape_same_dtype;
   Layout layout = Layout::fresh_buffer;
   std::vector<Precondition> preconditions;
@@ -140,6 +158,7 @@ struct KernelSpec {
 
   DTypeSet dtypes() const;              // the first operand's dtypes
   const Accuracy* accuracy_for(DType t) const;
+  DType out_dtype(DType in) const { return output_dtype.value_or(in); }
 };
 
 const std::vector<KernelSpec>& all_kernels();
@@ -147,6 +166,9 @@ const KernelSpec* find_kernel(std::string_view name);
 
 // Family tables (one file each).
 void append_unary(std::vector<KernelSpec>& out);
+void append_binary(std::vector<KernelSpec>& out);     // binary and broadcast
+void append_reduction(std::vector<KernelSpec>& out);  // reduction and reduce_to (with broadcast_to)
+void append_cast(std::vector<KernelSpec>& out);
 
 std::string_view output_rule_text(OutputRule r);
 std::string_view layout_text(Layout l);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.h"
 
@@ -14,8 +15,10 @@ std::string Params::to_string() const {
     if (!s.empty()) s += ',';
     if (const auto* i = std::get_if<std::int64_t>(&v))
       s += fmt::format("{}={}", k, *i);
+    else if (const auto* d = std::get_if<double>(&v))
+      s += fmt::format("{}={}r", k, *d);  // trailing r marks a real
     else
-      s += fmt::format("{}={}r", k, std::get<double>(v));  // trailing r marks a real
+      s += fmt::format("{}=s{}", k, fmt::join(std::get<std::vector<std::int64_t>>(v), "."));
   }
   return s;
 }
@@ -33,7 +36,19 @@ Params Params::parse(const std::string& text) {
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     if (value.empty()) throw UsageError("parameter '" + name + "' has no value");
     char* end = nullptr;
-    if (value.back() == 'r') {
+    if (value.front() == 's') {
+      std::vector<std::int64_t> dims;
+      std::size_t q = 1;
+      while (q < value.size()) {
+        std::size_t dot = value.find('.', q);
+        std::string d = value.substr(q, dot == std::string::npos ? std::string::npos : dot - q);
+        long long x = std::strtoll(d.c_str(), &end, 10);
+        if (d.empty() || *end) throw UsageError("parameter '" + name + "': not a shape: " + value);
+        dims.push_back(x);
+        q = dot == std::string::npos ? value.size() : dot + 1;
+      }
+      p.set(name, dims);
+    } else if (value.back() == 'r') {
       value.pop_back();
       double d = std::strtod(value.c_str(), &end);
       if (end == value.c_str() || *end) throw UsageError("parameter '" + name + "': not a real: " + value);

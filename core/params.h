@@ -8,10 +8,13 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace kc {
 
-using ParamValue = std::variant<std::int64_t, double>;
+// Integers (i32/usize parameters), reals (f64 parameters) and shapes
+// (broadcast_to's and reduce_*_to's target).
+using ParamValue = std::variant<std::int64_t, double, std::vector<std::int64_t>>;
 
 class Params {
  public:
@@ -26,7 +29,8 @@ class Params {
   }
   const std::map<std::string, ParamValue>& values() const { return values_; }
   bool empty() const { return values_.empty(); }
-  // "n=3" / "min=-1.5,max=2" (doubles printed with round-trip precision).
+  // "n=3" / "min=-1.5r,max=2r" / "target=s2.1.3" (reals end in r, shapes
+  // start with s and join dims with '.'; a rank-0 shape is "s").
   std::string to_string() const;
   // Inverse of to_string; throws UsageError on malformed text.
   static Params parse(const std::string& text);

@@ -14,8 +14,12 @@
 
 #include "core/error.h"
 #include "engine/grading.h"
+#include "engine/jobs.h"
+#include "generators/families.h"
 #include "generators/invalid.h"
 #include "generators/values.h"
+#include "kernels/shape_math.h"
+#include "oracles/mp.h"
 
 namespace kc::engine {
 
@@ -53,8 +57,8 @@ std::string case_repro(const Context& c, std::int64_t case_id, const std::vector
   return s;
 }
 
-std::string element_repro(const Context& c, std::uint64_t bits, const Params& p) {
-  std::string s = base_command(c) + " --input " + hex_bits(c.t, bits);
+std::string element_repro(const Context& c, const std::string& hex, const Params& p) {
+  std::string s = base_command(c) + " --input " + hex;
   if (!p.empty()) s += " --params " + p.to_string();
   return s;
 }
@@ -96,6 +100,7 @@ void record(Acc& acc, const Context& c, CheckTally& tally, bool ok, ElementRepor
 }
 
 std::string classify_value(DType t, double x) {
+  if (!is_float(t)) return x == 0 ? "zero" : "integer";
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return "inf";
   if (x == 0) return "zero";
@@ -103,42 +108,60 @@ std::string classify_value(DType t, double x) {
   return "normal";
 }
 
-ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id, std::int64_t i,
-                             const Tensor& x, double y, std::uint64_t y_bits, const Params& p, const Grade& g) {
+std::string input_text(const Context& c, const engine::Job& job) {
+  std::string hex;
+  for (std::size_t s = 0; s < job.shown.size(); ++s) hex += (s ? ", " : "") + hex_bits(c.t, job.shown[s]);
+  if (job.args.size() == 1) return fmt::format("x = {} ({})", fmt_value(job.args[0]), hex);
+  if (job.elementwise && job.args.size() == 2)
+    return fmt::format("a = {}, b = {} ({})", fmt_value(job.args[0]), fmt_value(job.args[1]), hex);
+  return fmt::format("{}; first: {}{}", job.where, hex, job.args.size() > job.shown.size() ? ", ..." : "");
+}
+
+std::string join_hex(const Context& c, const engine::Job& job) {
+  std::string hex;
+  for (std::size_t s = 0; s < job.shown.size(); ++s) hex += (s ? "," : "") + hex_bits(c.t, job.shown[s]);
+  return hex;
+}
+
+ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
+                             const std::vector<int>& path, const gen::Case& cs, const engine::Job& job, double y,
+                             std::uint64_t y_bits, const Grade& g) {
+  const DType t_out = c.k.out_dtype(c.t);
   ElementReport r;
   r.check = check;
   r.case_index = case_id;
-  r.element = i;
-  r.dims = dims_to_string(x.dims());
-  r.params = p.to_string();
-  const std::uint64_t xb = x.bits_at(i);
-  r.input = x.value_at(i);
-  r.input_hex = hex_bits(c.t, xb);
+  r.element = job.out;
+  r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
+  r.params = cs.params.to_string();
+  r.input = job.args.empty() ? 0 : job.args[0];
+  r.input_hex = join_hex(c, job);
   r.result = y;
-  r.result_hex = hex_bits(c.t, y_bits);
+  r.result_hex = hex_bits(t_out, y_bits);
   r.exact = g.exact;
   r.correctly_rounded = g.rn;
-  r.correctly_rounded_hex = std::isnan(g.rn) ? "NaN" : hex_bits(c.t, double_to_bits(c.t, g.rn));
+  r.correctly_rounded_hex = std::isnan(g.rn) ? "NaN" : hex_bits(t_out, double_to_bits(t_out, g.rn));
   r.frac_ulp = g.frac;
   r.distance = g.distance;
   r.normalized = g.normalized;
   r.bound = g.bound;
-  r.repro = element_repro(c, xb, p);
+  r.repro = job.elementwise ? element_repro(c, r.input_hex, cs.params) : case_repro(c, case_id, path);
   std::string err = fmt::format("{:.6g} ulp (fractional)", g.frac);
   if (g.distance >= 0) err += fmt::format(", {} (integer distance)", g.distance);
   if (g.normalized) err += fmt::format(", {:.6g} (normalized)", *g.normalized);
+  if (g.semantics_ok && !*g.semantics_ok)
+    err += fmt::format("; the reference's steps give {} ({})", fmt_value(g.replay), hex_bits(t_out, double_to_bits(t_out, g.replay)));
   r.message = fmt::format(
       "{} {}: {}{}\n"
-      "  where:             element {} of case {} (shape {}{})\n"
-      "  input:             x = {} ({})\n"
+      "  where:             output element {} of case {} (input shape {}{})\n"
+      "  input:             {}\n"
       "  result:            {} ({})\n"
       "  exact:             {}\n"
       "  correctly rounded: {} ({})\n"
       "  error:             {}\n"
       "  replay:            {}",
-      c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why, i, case_id, r.dims,
-      r.params.empty() ? "" : ", params " + r.params, fmt_value(r.input), r.input_hex, fmt_value(y), r.result_hex,
-      r.exact, fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
+      c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why, job.out, case_id, r.dims,
+      r.params.empty() ? "" : ", params " + r.params, input_text(c, job), fmt_value(y), r.result_hex, r.exact,
+      fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
   return r;
 }
 
@@ -173,111 +196,11 @@ std::vector<Tensor> call(const Context& c, const gen::Case& cs) {
   return c.backend.run(c.k.name, cs.inputs, cs.params);
 }
 
-// All checks of one case. Returns the number of failures it found.
-std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
-                        const gen::Case& cs, bool full_stats) {
-  const std::int64_t failed_before = acc.failed;
+// Properties of unary kernels on their own outputs (pointwise, monotone, odd/even).
+void unary_properties(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
+                      const gen::Case& cs, const Tensor& y) {
   const Tensor& x = cs.inputs.front();
-  std::vector<Tensor> out;
-  {
-    auto& run = acc.tally("accepts valid input", "run");
-    try {
-      out = call(c, cs);
-      record(acc, c, run, true, nullptr);
-    } catch (const std::exception& e) {
-      ElementReport r = case_report(c, run.name, case_id, path, cs, fmt::format("a valid call failed: {}", e.what()));
-      record(acc, c, run, false, &r);
-      return acc.failed - failed_before;
-    }
-  }
-  {
-    auto& shape = acc.tally("output shape and dtype", "output");
-    const bool ok = out.size() == 1 && out[0].dims() == x.dims() && out[0].dtype() == x.dtype() && out[0].consistent();
-    std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
-                                       : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(x.dims()),
-                                                     dtype_name(x.dtype()), dims_to_string(out[0].dims()),
-                                                     dtype_name(out[0].dtype()), out[0].byte_size());
-    ElementReport r = case_report(c, shape.name, case_id, path, cs, what);
-    record(acc, c, shape, ok, &r);
-    if (!ok) return acc.failed - failed_before;
-  }
-  const Tensor& y = out[0];
-  {
-    auto& layout = acc.tally("layout: fresh output buffer", "layout");
-    ElementReport r = case_report(c, layout.name, case_id, path, cs, "the output shares storage with the input");
-    record(acc, c, layout, !y.shares_storage(x) || x.numel() == 0, &r);
-  }
-  // Coverage of the case's shape.
-  if (full_stats) {
-    auto& sc = acc.coverage.shape_classes;
-    ++sc[fmt::format("rank{}", x.rank())];
-    if (x.numel() == 0) ++sc["empty"];
-    if (std::count(x.dims().begin(), x.dims().end(), 1) > 0) ++sc["size1_dim"];
-  }
-  const contract::Accuracy* model = c.k.accuracy_for(c.t);
-  const int fmt_p = float_format(c.t).precision;
-  for (std::int64_t i = 0; i < x.numel(); ++i) {
-    const double xv = x.value_at(i);
-    const std::uint64_t yb = y.bits_at(i);
-    const double yv = y.value_at(i);
-    const Grade g = grade_element(c.k, c.t, xv, yv, cs.params);
-    ++acc.elements;
-    acc.escalations += g.escalations;
-    if (full_stats) {
-      auto& vc = acc.coverage.value_classes;
-      ++vc[classify_value(c.t, xv)];
-      if (std::isfinite(xv) && std::fabs(xv) < std::ldexp(1.0, fmt_p - 1) && xv - std::trunc(xv) != 0 &&
-          std::fabs(xv - std::trunc(xv)) == 0.5)
-        ++vc["tie"];
-      if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc["integer"];
-      if (g.overflow) ++vc["overflow"];
-      ++acc.coverage.outputs;
-      if (yv == 0) ++acc.coverage.outputs_zero;
-      if (std::isnan(yv)) ++acc.coverage.outputs_nan;
-    }
-    const std::string check = g.special ? "special:" + g.rule : "accuracy";
-    auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
-    ElementReport rep;
-    const bool need_report = !g.pass || (full_stats && !g.special && std::isfinite(g.frac));
-    if (need_report) rep = element_report(c, check, case_id, i, x, yv, yb, cs.params, g);
-    record(acc, c, tally, g.pass, &rep);
-    if (g.special) {
-      ++acc.special;
-      continue;
-    }
-    if (g.replayed) ++acc.replayed;
-    if (!full_stats || g.replayed) continue;
-    if (std::isfinite(g.frac)) {
-      acc.fracs.push_back(g.frac);
-      if (c.opts.dump)
-        *c.opts.dump << c.k.name << ' ' << dtype_name(c.t) << ' ' << case_id << ' ' << i << ' '
-                     << hex_bits(c.t, x.bits_at(i)) << ' ' << hex_bits(c.t, yb) << '\n';
-      auto it = std::upper_bound(kEdges.begin(), kEdges.end(), g.frac);
-      ++acc.hist[static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, it - kEdges.begin() - 1))];
-      if (g.distance >= 0) {
-        acc.max_dist = std::max(acc.max_dist, g.distance);
-        acc.cr += g.distance == 0;
-      }
-      // Error profile over the input domain: slice by the ordered bit pattern.
-      const std::int64_t ord = ordered_bits(c.t, x.bits_at(i));
-      const double span = std::ldexp(1.0, float_format(c.t).total_bits);  // ordered values lie in (-span/2, span/2)
-      auto slice = static_cast<std::size_t>(std::clamp((static_cast<double>(ord) / span + 0.5) * 256.0, 0.0, 255.0));
-      if (std::isnan(acc.prof_max[slice]) || g.frac > acc.prof_max[slice]) acc.prof_max[slice] = g.frac;
-      keep_worst(acc.worst, rep);
-    }
-    if (g.normalized) {
-      acc.max_norm = std::max(acc.max_norm, *g.normalized);
-      acc.sum_norm += *g.normalized;
-      ++acc.n_norm;
-    }
-    if (g.bias_sample && std::isfinite(g.signed_normalized)) {
-      acc.bias_sum += g.signed_normalized;
-      acc.bias_sq += g.signed_normalized * g.signed_normalized;
-      ++acc.bias_n;
-    }
-  }
-  (void)model;
-  // Properties on the kernel's own outputs.
+  auto job_of = [&](std::int64_t i) { return engine::Job{i, {x.value_at(i)}, {x.bits_at(i)}, "", true}; };
   for (const auto& prop : c.k.properties) {
     if (!prop.applies_to(c.t)) continue;
     auto& tally = acc.tally("property:" + std::string(prop.name), "property");
@@ -291,7 +214,7 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
           Grade g;
           g.exact = "(property)";
           g.why = "property does not hold";
-          r = element_report(c, tally.name, case_id, i, x, yv, y.bits_at(i), cs.params, g);
+          r = element_report(c, tally.name, case_id, path, cs, job_of(i), yv, y.bits_at(i), g);
         }
         record(acc, c, tally, ok, &r);
       }
@@ -316,7 +239,7 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
         ElementReport r = case_report(c, tally.name, case_id, path, cs, what);
         record(acc, c, tally, ok, &r);
       }
-    } else {  // odd / even: run the kernel on -x
+    } else if (prop.kind == PropertyKind::odd || prop.kind == PropertyKind::even) {
       gen::Case neg = cs;
       neg.inputs.front() = negated(x);
       std::vector<Tensor> out2;
@@ -340,30 +263,253 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
           Grade g;
           g.exact = fmt::format("f(-x) = {} ({})", fmt_value(bv), hex_bits(c.t, b));
           g.why = prop.kind == PropertyKind::odd ? "f(-x) != -f(x)" : "f(-x) != f(x)";
-          r = element_report(c, tally.name, case_id, i, x, av, a, cs.params, g);
+          r = element_report(c, tally.name, case_id, path, cs, job_of(i), av, a, g);
         }
         record(acc, c, tally, ok, &r);
       }
     }
   }
+}
+
+bool same_bits_or_nan(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
+  const double av = a.value_at(i), bv = b.value_at(j);
+  return (std::isnan(av) && std::isnan(bv)) || a.bits_at(i) == b.bits_at(j);
+}
+
+// <x, broadcast_to(g)> == <reduce_sum_to(x), g> up to the sums' bound
+// sum_c |g_c| gamma_{n_c - 1} S_c (docs/accuracy-bounds.md), with g small
+// integers so that every product is exact. Cases with a non-finite x or
+// result are not counted (the identity is about finite sums).
+template <class Fail>
+void adjoint_property(const Context& c, Acc& acc, CheckTally& tally, const gen::Case& cs, const Tensor& r,
+                      Fail fail_case) {
+  const Tensor& x = cs.inputs[0];
+  for (std::int64_t i = 0; i < x.numel(); ++i)
+    if (!std::isfinite(x.value_at(i))) return;
+  for (std::int64_t i = 0; i < r.numel(); ++i)
+    if (!std::isfinite(r.value_at(i))) return;
+  Tensor g(c.t, r.dims());
+  for (std::int64_t i = 0; i < g.numel(); ++i) g.set_bits(i, double_to_bits(c.t, static_cast<double>((i * 5 + 2) % 7 - 3)));
+  auto bg = c.backend.run("broadcast_to", std::vector<Tensor>{g}, Params().set("target", x.dims()));
+  oracle::PrecisionScope scope(1024);
+  using oracle::Mp;
+  Mp lhs(0), rhs(0), bound(0);
+  for (std::int64_t i = 0; i < x.numel(); ++i) lhs += Mp(x.value_at(i)) * Mp(bg.at(0).value_at(i));
+  const double u = std::ldexp(1.0, -float_format(c.t).precision);
+  engine::for_each_job(c.k, cs, [&](const engine::Job& job) {
+    Mp s(0);
+    for (double a : job.args) s += Mp(std::fabs(a));
+    const double m = job.args.empty() ? 0.0 : static_cast<double>(job.args.size() - 1);
+    const Mp gc(g.value_at(job.out));
+    rhs += Mp(r.value_at(job.out)) * gc;
+    bound += boost::multiprecision::abs(gc) * Mp(std::expm1(m * std::log1p(u))) * s;  // gamma_m = (1+u)^m - 1
+  });
+  const Mp diff = boost::multiprecision::abs(lhs - rhs);
+  if (diff <= bound) record(acc, c, tally, true, nullptr);
+  else fail_case(fmt::format("|<x, broadcast(g)> - <reduce_sum_to(x), g>| = {} exceeds the bound {}",
+                             diff.str(8, std::ios_base::scientific), bound.str(8, std::ios_base::scientific)));
+}
+
+// Relational properties of the binary and reduction families: each calls
+// the backend again (the same kernel or the one the property names).
+void family_properties(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
+                       const gen::Case& cs, const Tensor& y) {
+  for (const auto& prop : c.k.properties) {
+    if (!prop.applies_to(c.t)) continue;
+    auto& tally = acc.tally("property:" + std::string(prop.name), "property");
+    auto fail_case = [&](const std::string& what) {
+      ElementReport r = case_report(c, tally.name, case_id, path, cs, what);
+      record(acc, c, tally, false, &r);
+    };
+    try {
+      if (prop.kind == PropertyKind::commutative) {
+        const Tensor& a = cs.inputs[0];
+        const Tensor& b = cs.inputs[1];
+        auto swapped = c.backend.run(c.k.name, std::vector<Tensor>{b, a}, cs.params);
+        const Dims out = y.dims();
+        const kern::BroadcastIndex ia(a.dims(), out), ib(b.dims(), out);
+        for (std::int64_t o = 0; o < y.numel(); ++o) {
+          if (!prop.holds(a.value_at(ia(o)), b.value_at(ib(o)))) continue;
+          const bool ok = swapped.size() == 1 && swapped[0].numel() == y.numel() && same_bits_or_nan(y, o, swapped[0], o);
+          if (ok) record(acc, c, tally, true, nullptr);
+          else fail_case(fmt::format("f(a, b) != f(b, a) at output element {}", o));
+        }
+      } else if (prop.kind == PropertyKind::broadcast_consistent) {
+        const Dims out = y.dims();
+        const Params to = Params().set("target", out);
+        auto a2 = c.backend.run("broadcast_to", std::vector<Tensor>{cs.inputs[0]}, to);
+        auto b2 = c.backend.run("broadcast_to", std::vector<Tensor>{cs.inputs[1]}, to);
+        auto same = c.backend.run(prop.related, std::vector<Tensor>{a2.at(0), b2.at(0)}, {});
+        bool ok = same.size() == 1 && same[0].numel() == y.numel();
+        std::int64_t bad = -1;
+        for (std::int64_t o = 0; ok && o < y.numel(); ++o)
+          if (!same_bits_or_nan(y, o, same[0], o)) ok = false, bad = o;
+        if (ok) record(acc, c, tally, true, nullptr);
+        else fail_case(fmt::format("{}(a, b) differs from {}(broadcast_to(a), broadcast_to(b)) at element {}", c.k.name,
+                                   prop.related, bad));
+      } else if (prop.kind == PropertyKind::argmax_value) {
+        const Tensor& x = cs.inputs[0];
+        auto m = c.backend.run(prop.related, std::vector<Tensor>{x}, cs.params);
+        const auto dim = static_cast<std::size_t>(std::get<std::int64_t>(*cs.params.find("dim")));
+        std::int64_t inner = 1;
+        for (std::size_t d = dim + 1; d < x.dims().size(); ++d) inner *= x.dims()[d];
+        const std::int64_t len = x.dims()[dim];
+        for (std::int64_t o = 0; o < y.numel(); ++o) {
+          const std::int64_t base = (o / inner) * inner * len + o % inner;
+          bool has_nan = false;
+          for (std::int64_t kk = 0; kk < len; ++kk) has_nan |= std::isnan(x.value_at(base + kk * inner));
+          if (has_nan || len == 0) continue;  // argmax keeps a leading NaN, max_dim ignores it
+          const auto at = static_cast<std::int64_t>(y.value_at(o));
+          const bool ok = at < len && x.bits_at(base + at * inner) == m.at(0).bits_at(o);
+          if (ok) record(acc, c, tally, true, nullptr);
+          else fail_case(fmt::format("x at index {} of output cell {} is not {}'s value", at, o, prop.related));
+        }
+      } else if (prop.kind == PropertyKind::adjoint) {
+        adjoint_property(c, acc, tally, cs, y, fail_case);
+      }
+    } catch (const std::exception& e) {
+      fail_case(fmt::format("a call the property needs failed: {}", e.what()));
+    }
+  }
+}
+
+// All checks of one case. Returns the number of failures it found.
+std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
+                        const gen::Case& cs, bool full_stats) {
+  const std::int64_t failed_before = acc.failed;
+  const Tensor& x = cs.inputs.front();
+  std::vector<Tensor> out;
+  {
+    auto& run = acc.tally("accepts valid input", "run");
+    try {
+      out = call(c, cs);
+      record(acc, c, run, true, nullptr);
+    } catch (const std::exception& e) {
+      ElementReport r = case_report(c, run.name, case_id, path, cs, fmt::format("a valid call failed: {}", e.what()));
+      record(acc, c, run, false, &r);
+      return acc.failed - failed_before;
+    }
+  }
+  const engine::Expectation want = engine::expected_output(c.k, cs);
+  {
+    auto& shape = acc.tally("output shape and dtype", "output");
+    const bool ok = out.size() == 1 && out[0].dims() == want.dims && out[0].dtype() == want.dtype && out[0].consistent();
+    std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
+                                       : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(want.dims),
+                                                     dtype_name(want.dtype), dims_to_string(out[0].dims()),
+                                                     dtype_name(out[0].dtype()), out[0].byte_size());
+    ElementReport r = case_report(c, shape.name, case_id, path, cs, what);
+    record(acc, c, shape, ok, &r);
+    if (!ok) return acc.failed - failed_before;
+  }
+  const Tensor& y = out[0];
+  {
+    auto& layout = acc.tally(want.zero_copy ? "layout: zero-copy (shares the input's storage)"
+                                            : "layout: fresh output buffer", "layout");
+    bool ok = true;
+    if (want.zero_copy) ok = y.shares_storage(x);
+    else
+      for (const Tensor& in : cs.inputs) ok &= !y.shares_storage(in) || y.numel() == 0;
+    ElementReport r = case_report(c, layout.name, case_id, path, cs,
+                                  want.zero_copy ? "the output was copied although the target only pads leading 1s"
+                                                 : "the output shares storage with an input");
+    record(acc, c, layout, ok, &r);
+  }
+  if (full_stats) {
+    auto& sc = acc.coverage.shape_classes;
+    ++sc[fmt::format("rank{}", x.rank())];
+    if (x.numel() == 0) ++sc["empty"];
+    if (std::count(x.dims().begin(), x.dims().end(), 1) > 0) ++sc["size1_dim"];
+  }
+  const bool float_in = is_float(c.t);
+  const int fmt_p = float_in ? float_format(c.t).precision : 32;
+  engine::for_each_job(c.k, cs, [&](const engine::Job& job) {
+    const std::uint64_t yb = y.bits_at(job.out);
+    const double yv = y.value_at(job.out);
+    const Grade g = grade_element(c.k, c.t, job.args, yv, cs.params, job.signaling_nan);
+    ++acc.elements;
+    acc.escalations += g.escalations;
+    if (full_stats) {
+      auto& vc = acc.coverage.value_classes;
+      for (std::size_t a = 0; a < job.args.size() && a < 2; ++a) {
+        const double xv = job.args[a];
+        ++vc[classify_value(c.t, xv)];
+        if (float_in && std::isfinite(xv) && std::fabs(xv) < std::ldexp(1.0, fmt_p - 1) &&
+            std::fabs(xv - std::trunc(xv)) == 0.5)
+          ++vc["tie"];
+        if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc["integer"];
+      }
+      if (g.overflow) ++vc["overflow"];
+      ++acc.coverage.outputs;
+      if (yv == 0) ++acc.coverage.outputs_zero;
+      if (std::isnan(yv)) ++acc.coverage.outputs_nan;
+    }
+    const std::string check = g.special ? "special:" + g.rule : "accuracy";
+    auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
+    ElementReport rep;
+    const bool need_report = !g.pass || (g.semantics_ok && !*g.semantics_ok) ||
+                             (full_stats && !g.special && std::isfinite(g.frac));
+    if (need_report) rep = element_report(c, check, case_id, path, cs, job, yv, yb, g);
+    record(acc, c, tally, g.pass, &rep);
+    if (g.semantics_ok) {
+      auto& sem = acc.tally("semantics: the reference's rounding steps, bit for bit", "semantics");
+      ElementReport srep = rep;
+      srep.check = sem.name;
+      srep.message = "(semantics) " + rep.message;
+      record(acc, c, sem, *g.semantics_ok, &srep);
+    }
+    if (g.special) {
+      ++acc.special;
+      return;
+    }
+    if (g.replayed) ++acc.replayed;
+    if (!full_stats || g.replayed) return;
+    if (std::isfinite(g.frac)) {
+      acc.fracs.push_back(g.frac);
+      if (c.opts.dump)
+        *c.opts.dump << c.k.name << ' ' << dtype_name(c.t) << ' ' << case_id << ' ' << job.out << ' '
+                     << join_hex(c, job) << ' ' << hex_bits(want.dtype, yb) << '\n';
+      auto it = std::upper_bound(kEdges.begin(), kEdges.end(), g.frac);
+      ++acc.hist[static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, it - kEdges.begin() - 1))];
+      if (g.distance >= 0) {
+        acc.max_dist = std::max(acc.max_dist, g.distance);
+        acc.cr += g.distance == 0;
+      }
+      // Error profile over the input domain, for one-input elementwise
+      // kernels: slice by the ordered bit pattern of the input.
+      if (job.elementwise && job.shown.size() == 1 && float_in) {
+        const std::int64_t ord = ordered_bits(c.t, job.shown[0]);
+        const double span = std::ldexp(1.0, float_format(c.t).total_bits);
+        auto slice = static_cast<std::size_t>(std::clamp((static_cast<double>(ord) / span + 0.5) * 256.0, 0.0, 255.0));
+        if (std::isnan(acc.prof_max[slice]) || g.frac > acc.prof_max[slice]) acc.prof_max[slice] = g.frac;
+      }
+      keep_worst(acc.worst, rep);
+    }
+    if (g.normalized) {
+      acc.max_norm = std::max(acc.max_norm, *g.normalized);
+      acc.sum_norm += *g.normalized;
+      ++acc.n_norm;
+    }
+    if (g.bias_sample && std::isfinite(g.signed_normalized)) {
+      acc.bias_sum += g.signed_normalized;
+      acc.bias_sq += g.signed_normalized * g.signed_normalized;
+      ++acc.bias_n;
+    }
+  });
+  if (c.k.family == contract::Family::unary) unary_properties(c, acc, case_id, path, cs, y);
+  else family_properties(c, acc, case_id, path, cs, y);
   return acc.failed - failed_before;
 }
 
 gen::Case sweep_case(const Context& c, std::int64_t sweep) {
-  Tensor x(c.t, {65536});
-  for (std::int64_t b = 0; b < 65536; ++b) x.set_bits(b, static_cast<std::uint64_t>(b));
-  Params p;
-  if (!c.k.params.empty()) {
-    const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "sweep-params",
-                                                static_cast<std::uint64_t>(sweep));
-    p = gen::params(c.k.params)(rc::Random(seed), gen::kMaxSize).value();
-  }
-  return gen::Case{{x}, p, true};
+  const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "sweep",
+                                              static_cast<std::uint64_t>(sweep));
+  return gen::sweep_case(c.k, c.t, seed, static_cast<int>(sweep));
 }
 
 rc::Shrinkable<gen::Case> random_case(const Context& c, std::int64_t id) {
   const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "case", static_cast<std::uint64_t>(id));
-  return gen::elementwise_case(c.k, c.t)(rc::Random(seed), gen::kMaxSize);
+  return gen::family_case(c.k, c.t)(rc::Random(seed), gen::kMaxSize);
 }
 
 // Follow RapidCheck's shrink tree while the case still fails; returns the
@@ -572,9 +718,12 @@ KernelDTypeResult run_kernel_dtype(const KernelSpec& k, DType t, const Backend& 
   res.kernel = std::string(k.name);
   res.family = std::string(contract::family_name(k.family));
   res.dtype = t;
-  res.exhaustive = is_half(t) && opts.exhaustive_halves;
+
   Acc acc;
-  const std::int64_t sweeps = res.exhaustive ? (k.params.empty() ? 1 : opts.sweeps) : 0;
+  const std::int64_t sweeps = opts.exhaustive_halves ? gen::sweep_count(k, t, opts.sweeps) : 0;
+  // "exhaustive": every input bit pattern was graded (one-input kernels on a 16-bit dtype).
+  res.exhaustive = sweeps > 0 && is_half(t) &&
+                   (k.family == contract::Family::unary || k.family == contract::Family::cast);
   const std::int64_t total = sweeps + opts.cases;
   bool shrunk = false;
   std::optional<gen::Case> first_valid;
@@ -615,19 +764,31 @@ KernelDTypeResult run_kernel_dtype(const KernelSpec& k, DType t, const Backend& 
   return res;
 }
 
-ElementReport replay_element(const KernelSpec& k, DType t, const Backend& backend, std::uint64_t bits,
-                             const Params& params, const RunOptions& opts, bool& failed) {
+ElementReport replay_element(const KernelSpec& k, DType t, const Backend& backend,
+                             const std::vector<std::uint64_t>& bits, const Params& params, const RunOptions& opts,
+                             bool& failed) {
   Context c{k, t, backend, opts};
-  Tensor x(t, {1});
-  x.set_bits(0, bits);
-  gen::Case cs{{x}, params, false};
+  if (bits.size() != k.inputs.size() || (k.family != contract::Family::unary && k.family != contract::Family::cast &&
+                                         k.family != contract::Family::binary && k.family != contract::Family::broadcast))
+    throw UsageError(fmt::format("--input replays one element of an elementwise kernel: {} needs {} bit pattern(s) "
+                                 "separated by commas; use --case for {}",
+                                 k.name, k.inputs.size(), k.name));
+  gen::Case cs;
+  cs.params = params;
+  for (std::uint64_t b : bits) {
+    Tensor x(t, {1});
+    x.set_bits(0, b);
+    cs.inputs.push_back(x);
+  }
   auto out = call(c, cs);
   if (out.size() != 1 || out[0].numel() != 1) throw UsageError("the backend returned no single output element");
-  const double yv = out[0].value_at(0);
-  const Grade g = grade_element(k, t, x.value_at(0), yv, params);
-  failed = !g.pass;
-  ElementReport r = element_report(c, g.special ? "special:" + g.rule : "accuracy", -1, 0, x, yv, out[0].bits_at(0),
-                                   params, g);
+  ElementReport r;
+  engine::for_each_job(k, cs, [&](const engine::Job& job) {
+    const double yv = out[0].value_at(0);
+    const Grade g = grade_element(k, t, job.args, yv, params, job.signaling_nan);
+    failed = !g.pass || (g.semantics_ok && !*g.semantics_ok);
+    r = element_report(c, g.special ? "special:" + g.rule : "accuracy", -1, {}, cs, job, yv, out[0].bits_at(0), g);
+  });
   return r;
 }
 

@@ -34,9 +34,11 @@ struct RunOptions {
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
                                    const RunOptions& opts);
 
-// Grade one element x (bit pattern) with params, as `--input` replays it.
-ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backend& backend, std::uint64_t bits,
-                             const Params& params, const RunOptions& opts, bool& failed);
+// Grade one element of an elementwise kernel (one bit pattern per operand),
+// as `--input` replays it.
+ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backend& backend,
+                             const std::vector<std::uint64_t>& bits, const Params& params, const RunOptions& opts,
+                             bool& failed);
 
 // The set of dtypes a run grades for a kernel (its contract's dtypes).
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k);

@@ -64,12 +64,16 @@ double real_or(const Params& p, const char* name) {
   const ParamValue* v = p.find(name);
   if (!v) return 0;
   if (const double* d = std::get_if<double>(v)) return *d;
-  return static_cast<double>(std::get<std::int64_t>(*v));
+  if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
+  return 0;
 }
 
-void fill_io(oracle::OracleIO& io, DType t, double x, const Params& params) {
+void fill_io(oracle::OracleIO& io, DType t, DType t_out, std::span<const double> args, const Params& params) {
   io.dtype = t;
-  io.x = Mp(x);
+  io.out_dtype = t_out;
+  io.args.clear();
+  for (double a : args) io.args.emplace_back(a);
+  io.x = io.args.empty() ? Mp(0) : io.args.front();
   if (const ParamValue* n = params.find("n"))
     if (const auto* i = std::get_if<std::int64_t>(n)) io.n = static_cast<std::int32_t>(*i);
   io.c = param_in(t, real_or(params, "c"));
@@ -80,6 +84,18 @@ void fill_io(oracle::OracleIO& io, DType t, double x, const Params& params) {
 }
 
 // The grade proper, at the current working precision.
+// Integer results (argmax/argmin, casts to u32) are compared as values.
+Grade grade_integer(double y, const oracle::OracleIO& io) {
+  Grade g;
+  g.rn = io.out.convert_to<double>();
+  g.exact = decimal(io.out);
+  g.frac = std::fabs(y - g.rn);
+  g.distance = static_cast<std::int64_t>(g.frac);
+  g.pass = y == g.rn;
+  if (!g.pass) g.why = "not the exact integer result";
+  return g;
+}
+
 Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DType t, double x, double y,
                const Params& params, const oracle::OracleIO& io, const oracle::Rounded& r) {
   Grade g;
@@ -180,9 +196,12 @@ std::string special_rule_name(const contract::SpecialRule& r) {
   return fmt::format("{}->{}", contract::value_class_name(r.input), contract::outcome_name(r.output));
 }
 
-Grade grade_element(const contract::KernelSpec& k, DType t, double x, double y, const Params& params) {
+Grade grade_element(const contract::KernelSpec& k, DType t, std::span<const double> args, double y,
+                    const Params& params, bool signaling_nan) {
+  const double x = args.empty() ? 0.0 : args.front();
+  const DType t_out = k.out_dtype(t);
   for (const auto& rule : k.specials) {
-    if (!matches(rule.input, x)) continue;
+    if (args.size() != 1 || !matches(rule.input, x)) continue;
     Grade g;
     g.special = true;
     g.rule = special_rule_name(rule);
@@ -203,11 +222,17 @@ Grade grade_element(const contract::KernelSpec& k, DType t, double x, double y, 
   for (int attempt = 0; attempt < 3; ++attempt) {
     oracle::PrecisionScope scope(bits);
     oracle::OracleIO io;
-    fill_io(io, t, x, params);
+    fill_io(io, t, t_out, args, params);
+    io.signaling_nan = signaling_nan;
     k.oracle(io);
-    const oracle::Rounded r = oracle::round_checked(t, io.out);
-    g = grade_at(k, *acc, t, x, y, params, io, r);
+    if (!is_float(t_out)) return grade_integer(y, io);
+    const oracle::Rounded r = oracle::round_checked(t_out, io.out);
+    g = grade_at(k, *acc, t_out, x, y, params, io, r);
     g.escalations = attempt;
+    if (io.has_replay) {
+      g.replay = oracle::round_to(t_out, io.replay);
+      g.semantics_ok = same_value(g.replay, y) || (std::isnan(g.replay) && std::isnan(y));
+    }
     // Ziv: re-evaluate when the value sits on a rounding boundary, unless
     // it is an exact midpoint at two precisions (then it is one: x + c ties).
     if (!r.near_boundary || (r.exactly_midpoint && was_midpoint)) break;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "contracts/contract.h"
@@ -29,10 +30,19 @@ struct Grade {
   double rn = 0;            // RN_T(z)
   std::string exact;        // z in decimal
   std::string why;          // why it failed, in words
+  // The semantics check (where the oracle replays the reference's steps):
+  // nullopt when there is no replay; else whether y has the replay's bits.
+  std::optional<bool> semantics_ok;
+  double replay = 0;
 };
 
-// x and y exact values of dtype t (y the kernel's output for x).
-Grade grade_element(const contract::KernelSpec& k, DType t, double x, double y, const Params& params);
+// args: the exact inputs the element depends on (x; a, b; a reduced slice),
+// of the kernel's dtype t; y: the kernel's output value, of k.out_dtype(t).
+Grade grade_element(const contract::KernelSpec& k, DType t, std::span<const double> args, double y,
+                    const Params& params, bool signaling_nan = false);
+inline Grade grade_element(const contract::KernelSpec& k, DType t, double x, double y, const Params& params) {
+  return grade_element(k, t, std::span<const double>(&x, 1), y, params);
+}
 
 // Names of special rules, "NaN->+0", as check names use them.
 std::string special_rule_name(const contract::SpecialRule& r);

@@ -13,6 +13,96 @@ Tensor with_bytes(const Tensor& t, DType dtype, Dims dims, std::size_t n_bytes) 
   return Tensor::from_bytes_unchecked(dtype, std::move(dims), std::move(bytes));
 }
 
+Tensor zeros(DType t, Dims d) { return Tensor(t, std::move(d)); }
+
+// A dims list where axis `i` of `d` is replaced by something neither equal nor 1.
+std::optional<Dims> incompatible_with(const Dims& d, std::uint64_t index) {
+  for (std::size_t k = 0; k < d.size(); ++k) {
+    const std::size_t i = (k + index) % d.size();
+    if (d[i] != 1) {
+      Dims out = d;
+      out[i] = d[i] + 2;
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+// Rules of the binary and reduction families.
+std::optional<Case> violate_family(const std::string& r, const std::string& operand, const Case& valid,
+                                   std::uint64_t index) {
+  Case c = valid;
+  const Tensor& x = valid.inputs.front();
+  const DType t = x.dtype();
+  const auto k = static_cast<std::int64_t>(index);
+  if (r == "dtype.mismatch") {
+    const DType others[] = {DType::f32, DType::f64, DType::bf16, DType::f16};
+    DType o = others[index % 4];
+    if (o == t) o = others[(index + 1) % 4];
+    c.inputs.at(1) = zeros(o, valid.inputs.at(1).dims());
+    return c;
+  }
+  if (r == "shape.mismatch") {
+    Dims d = x.dims();
+    if (d.empty() || index % 2) d.push_back(2 + k);
+    else d[0] += 1 + k;
+    c.inputs.at(1) = zeros(t, d);
+    return c;
+  }
+  if (r == "broadcast.incompatible") {
+    c.inputs = {zeros(t, {2 + k}), zeros(t, {3 + k})};
+    if (index % 2) c.inputs = {zeros(t, {4, 2 + k}), zeros(t, {5 + k, 1})};
+    return c;
+  }
+  if (r == "dim.out_of_range") {
+    c.params.set("dim", std::int64_t{x.rank()} + k);
+    return c;
+  }
+  if (r == "dim.empty") {
+    c.inputs = {zeros(t, {2 + k, 0})};
+    c.params.set("dim", std::int64_t{1});
+    return c;
+  }
+  const bool backward = operand == "up";
+  const bool into_target = operand == "target" && valid.params.has("target") &&
+                           std::get<Dims>(*valid.params.find("target")).size() <= x.dims().size() && !backward;
+  auto set_target = [&](Dims d) {
+    if (backward) c.inputs.at(1) = zeros(t, d);
+    else c.params.set("target", d);
+  };
+  if (r == "target.rank") {
+    // reduce_*_to (and backward): a target of higher rank than x; broadcast_to: a source of higher rank.
+    if (backward || into_target || x.rank() == 0) {
+      Dims d = x.dims();
+      d.insert(d.begin(), 2 + k);
+      if (!backward && !into_target) {  // broadcast_to of a rank-0 x: give x rank 2, target rank 1
+        c.inputs = {zeros(t, {2, 3})};
+        d = {3};
+      }
+      set_target(d);
+    } else {
+      Dims d(x.dims().begin() + 1, x.dims().end());
+      set_target(d);
+    }
+    return c;
+  }
+  if (r == "target.incompatible") {
+    auto bad = incompatible_with(x.dims(), index);
+    if (!bad) {
+      c.inputs.front() = zeros(t, {2});
+      bad = Dims{4};
+    }
+    if (!backward && !into_target) {
+      // broadcast_to: a source dim that is neither 1 nor the target's.
+      set_target(*bad);
+    } else {
+      set_target(*bad);
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
@@ -50,6 +140,7 @@ std::optional<Case> violate(const contract::KernelSpec& k, const contract::Preco
     c.inputs.front() = with_bytes(x, t, x.dims(), static_cast<std::size_t>(x.numel()) * dtype_size(t));
     return c;
   }
+  if (auto f = violate_family(r, std::string(rule.operand), valid, index)) return f;
   const std::string param(rule.operand);
   const contract::Param* spec = nullptr;
   for (const auto& p : k.params)

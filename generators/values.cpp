@@ -48,7 +48,22 @@ std::uint64_t step_bits(DType t, std::uint64_t bits, int steps) {
   return o >= 0 ? static_cast<std::uint64_t>(o) : (sign_mask | static_cast<std::uint64_t>(-o));
 }
 
+namespace {
+// u32 (cast sources): small values, the f32 rounding boundaries around
+// 2^24 and above, the ends of the range, and raw 32-bit patterns.
+rc::Gen<std::uint64_t> u32_bits() {
+  std::vector<std::uint64_t> edges{0, 1, 2, 16777215, 16777216, 16777217, 16777219, 33554435,
+                                   2147483647, 2147483648u, 4294967040u, 4294967167u, 4294967168u, 4294967295u};
+  return rc::gen::weightedOneOf<std::uint64_t>({
+      {3, rc::gen::elementOf(edges)},
+      {3, rc::gen::cast<std::uint64_t>(rc::gen::inRange<std::uint32_t>(0, 100000))},
+      {4, rc::gen::cast<std::uint64_t>(rc::gen::arbitrary<std::uint32_t>())},
+  });
+}
+}  // namespace
+
 rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profile) {
+  if (!is_float(t)) return u32_bits();
   const FloatFormat f = float_format(t);
   const std::uint64_t width_mask = f.total_bits == 64 ? ~0ull : (1ull << f.total_bits) - 1;
 

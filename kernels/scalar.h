@@ -92,6 +92,10 @@ KC_LIBM_UNARY(m_abs, std::fabs, std::fabs)
 KC_LIBM_UNARY(m_round_away, std::round, std::round)  // Float::round: half away from zero
 #undef KC_LIBM_UNARY
 
+inline float m_pow(float a, float b) { return std::pow(a, b); }
+inline double m_pow(double a, double b) { return std::pow(a, b); }
+template <Half H> inline H m_pow(H a, H b) { return nr<H>(std::pow(w(a), w(b))); }
+
 inline float m_powi(float x, std::int32_t n) { return powi_loop<float>(x, n); }
 inline double m_powi(double x, std::int32_t n) { return powi_loop<double>(x, n); }
 template <Half H> inline H m_powi(H x, std::int32_t n) { return nr<H>(powi_loop<float>(w(x), n)); }

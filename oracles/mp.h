@@ -10,6 +10,8 @@
 // see oracles/rounding.h).
 #pragma once
 
+#include <vector>
+
 #include <boost/multiprecision/mpfr.hpp>
 
 #include "core/dtype.h"
@@ -39,13 +41,21 @@ class PrecisionScope {
 // writes the exact value to `out` and, for condition-aware models, the
 // magnitude S the error bound scales with to `magnitude`.
 struct OracleIO {
-  DType dtype;
-  Mp x;
+  DType dtype;      // the kernel's (input) dtype
+  DType out_dtype;  // the result's dtype (differs for casts and argmax/argmin)
+  Mp x;             // == args[0]
+  std::vector<Mp> args;  // every exact input the element depends on (a, b; a reduced slice; ...)
+  bool signaling_nan = false;  // an input is a signalling NaN (quieted in the double/Mp args)
   std::int32_t n = 0;  // powi
   Mp c, lo, hi;        // add_scalar / mul_scalar / clamp, already rounded into T
   Mp out;
   Mp magnitude;
   bool replayed = false;  // `out` is a bit-exact replay of the reference, graded as exact
+  // Where the reference's rounding steps are all basic operations, the
+  // oracle also replays them (one correct rounding per step, in the
+  // reference's order): the semantics check requires the kernel's bits.
+  bool has_replay = false;
+  Mp replay;
 };
 
 }  // namespace kc::oracle

@@ -8,12 +8,6 @@
 
 namespace kc::ref {
 
-namespace {
-
-double real_param(const Params& p, const char* name) { return std::get<double>(*p.find(name)); }
-
-}  // namespace
-
 void register_unary_arms(std::vector<ExecArm>& table) {
   const DTypeSet floats{DType::f32, DType::f64, DType::bf16, DType::f16};
   for (int i = 0; i <= static_cast<int>(kern::UnaryOp::clamp); ++i) {
@@ -33,7 +27,7 @@ void register_unary_arms(std::vector<ExecArm>& table) {
         .params = std::move(params),
         .eval = [op](std::span<const Tensor> in, const Params& p) {
           kern::UnaryArgs a;
-          if (op == kern::UnaryOp::powi) a.n = static_cast<std::int32_t>(std::get<std::int64_t>(*p.find("n")));
+          if (op == kern::UnaryOp::powi) a.n = static_cast<std::int32_t>(int_param(p, "n"));
           if (op == kern::UnaryOp::add_scalar || op == kern::UnaryOp::mul_scalar) a.c = real_param(p, "c");
           if (op == kern::UnaryOp::clamp) {
             a.lo = real_param(p, "min");

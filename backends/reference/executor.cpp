@@ -10,6 +10,9 @@ const std::vector<ExecArm>& exec_table() {
   static const std::vector<ExecArm> table = [] {
     std::vector<ExecArm> t;
     register_unary_arms(t);
+    register_binary_arms(t);
+    register_reduce_arms(t);
+    register_cast_arms(t);
     return t;
   }();
   return table;
@@ -49,8 +52,13 @@ void validate_params(const ExecArm& arm, const Params& params) {
       if (*i < d.min || *i > d.max)
         throw KernelError(op, std::string(d.name), "param.domain",
                           fmt::format("{} is outside [{}, {}]", *i, d.min, d.max));
-    } else if (!std::holds_alternative<double>(*v)) {
-      throw KernelError(op, std::string(d.name), "param.type", "expected a real, got an integer");
+    } else if (d.kind == ParamKind::real && !std::holds_alternative<double>(*v)) {
+      throw KernelError(op, std::string(d.name), "param.type", "expected a real");
+    } else if (d.kind == ParamKind::shape) {
+      const auto* dims = std::get_if<Dims>(v);
+      if (!dims) throw KernelError(op, std::string(d.name), "param.type", "expected a shape");
+      for (std::int64_t x : *dims)
+        if (x < 0) throw KernelError(op, std::string(d.name), "shape.negative_dim", "target " + dims_to_string(*dims) + " has a negative dim");
     }
   }
 }
@@ -64,15 +72,27 @@ std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs,
     throw KernelError(std::string(op), "inputs", "arity",
                       fmt::format("expected {} input(s), got {}", arm->arity, inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const std::string operand = inputs.size() == 1 ? "x" : fmt::format("input{}", i);
+    const std::string operand = i < arm->operands.size() ? std::string(arm->operands[i])
+                                : inputs.size() == 1     ? std::string("x")
+                                                         : fmt::format("input{}", i);
     validate_tensor(op, operand, inputs[i]);
     if (!arm->dtypes.contains(inputs[i].dtype()))
       throw KernelError(std::string(op), operand, "dtype.unsupported",
                         fmt::format("{} is not supported on {} tensors (accepted: {})", op,
                                     dtype_name(inputs[i].dtype()), arm->dtypes.to_string()));
+    if (arm->same_dtype && i > 0 && inputs[i].dtype() != inputs[0].dtype())
+      throw KernelError(std::string(op), operand, "dtype.mismatch",
+                        fmt::format("{}: unsupported operand dtypes ({} vs {})", op, dtype_name(inputs[0].dtype()),
+                                    dtype_name(inputs[i].dtype())));
   }
   validate_params(*arm, params);
   return arm->eval(inputs, params);
 }
+
+std::int64_t int_param(const Params& p, std::string_view name) {
+  return std::get<std::int64_t>(*p.find(std::string(name)));
+}
+double real_param(const Params& p, std::string_view name) { return std::get<double>(*p.find(std::string(name))); }
+const Dims& shape_param(const Params& p, std::string_view name) { return std::get<Dims>(*p.find(std::string(name))); }
 
 }  // namespace kc::ref

@@ -17,7 +17,7 @@
 
 namespace kc::ref {
 
-enum class ParamKind { integer, real };
+enum class ParamKind { integer, real, shape };
 
 struct ParamDecl {
   std::string_view name;
@@ -31,6 +31,9 @@ struct ExecArm {
   int arity;
   std::vector<ParamDecl> params;
   std::function<std::vector<Tensor>(std::span<const Tensor>, const Params&)> eval;
+  // Operand names, for errors ("x", or "a"/"b", or "x"/"up"); empty: "x" / "input<i>".
+  std::vector<std::string_view> operands = {};
+  bool same_dtype = true;  // all inputs must share one dtype
 };
 
 // The whole table (one arm per op); families register theirs in their own file.
@@ -47,5 +50,13 @@ void validate_tensor(std::string_view op, std::string_view operand, const Tensor
 
 // Family registration (defined in the family's exec_*.cpp).
 void register_unary_arms(std::vector<ExecArm>& table);
+void register_binary_arms(std::vector<ExecArm>& table);
+void register_reduce_arms(std::vector<ExecArm>& table);
+void register_cast_arms(std::vector<ExecArm>& table);
+
+// Typed accessors for validated parameters.
+std::int64_t int_param(const Params& p, std::string_view name);
+double real_param(const Params& p, std::string_view name);
+const Dims& shape_param(const Params& p, std::string_view name);
 
 }  // namespace kc::ref

@@ -1,0 +1,118 @@
+// Contracts of the binary families: same-shape (inventory "Binary
+// elementwise - same-shape", reference-semantics.md §2) and NumPy
+// broadcasting (§3).
+#include <cmath>
+#include <functional>
+
+#include "contracts/accuracy_models.h"
+#include "contracts/contract.h"
+#include "generators/points.h"
+#include "oracles/families.h"
+
+namespace kc::contract {
+
+namespace {
+
+namespace pts = gen::points;
+using PK = PropertyKind;
+const DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
+
+std::vector<DTypeAccuracy> each(const std::function<Accuracy(DType)>& m) {
+  std::vector<DTypeAccuracy> v;
+  for (DType t : kFloats.list()) v.push_back({t, m(t)});
+  return v;
+}
+
+std::vector<Precondition> binary_rules(bool broadcast) {
+  return {{"arity", "inputs", "exactly two input tensors a, b"},
+          {"shape.negative_dim", "a", "every dimension is >= 0"},
+          {"buffer.size", "a", "the buffer holds exactly numel x dtype-size bytes"},
+          {"dtype.unsupported", "a", "a is f32, f64, bf16 or f16"},
+          {"dtype.mismatch", "b", "b has a's dtype (binary! needs equal dtypes)"},
+          broadcast ? Precondition{"broadcast.incompatible", "b",
+                                   "right-aligned, every pair of dims is equal or one of them is 1"}
+                    : Precondition{"shape.mismatch", "b", "b's dims equal a's exactly (no broadcasting)"}};
+}
+
+// Commutativity holds bit for bit for add and mul; maximum/minimum return b
+// on ties and on a NaN in a, so it holds only away from NaN and from the +-0 pair.
+bool not_nan_not_zero_pair(double a, double b) {
+  return !std::isnan(a) && !std::isnan(b) && !(a == 0 && b == 0);
+}
+bool always(double, double) { return true; }
+
+KernelSpec binary(KernelSpec k, bool broadcast) {
+  k.family = broadcast ? Family::broadcast : Family::binary;
+  k.inputs = {{.name = "a", .dtypes = kFloats}, {.name = "b", .dtypes = kFloats}};
+  k.output = broadcast ? OutputRule::broadcast_shape : OutputRule::same_shape_same_dtype;
+  k.preconditions = binary_rules(broadcast);
+  return k;
+}
+
+}  // namespace
+
+void append_binary(std::vector<KernelSpec>& out) {
+  const auto cr = each([](DType) { return models::correctly_rounded(); });
+  const auto exact = each([](DType) { return models::exact(); });
+  out.push_back(binary({.name = "add", .summary = "a + b, one IEEE operation in T", .source = "ops.rs:291",
+                        .accuracy = cr,
+                        .properties = {{"add is commutative", PK::commutative, always}},
+                        .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
+                        .oracle = oracle::add, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
+                       false));
+  out.push_back(binary({.name = "sub", .summary = "a - b", .source = "ops.rs:303", .accuracy = cr,
+                        .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
+                        .oracle = oracle::sub, .oracle_text = "a - b"},
+                       false));
+  out.push_back(binary({.name = "mul", .summary = "a * b", .source = "ops.rs:315", .accuracy = cr,
+                        .properties = {{"mul is commutative", PK::commutative, always}},
+                        .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
+                        .oracle = oracle::mul, .oracle_text = "a * b (0 * inf = NaN)"},
+                       false));
+  out.push_back(binary({.name = "div", .summary = "a / b", .source = "ops.rs:327", .accuracy = cr,
+                        .values = {.lo = -1e3, .hi = 1e3, .points = pts::reciprocal},
+                        .oracle = oracle::div, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
+                       false));
+  out.push_back(binary({.name = "maximum", .summary = "a > b ? a : b", .source = "ops.rs:1822", .accuracy = exact,
+                        .properties = {{"maximum is commutative away from NaN and +-0 pairs", PK::commutative,
+                                        not_nan_not_zero_pair}},
+                        .values = {.lo = -10, .hi = 10, .points = pts::zero},
+                        .oracle = oracle::maximum, .oracle_text = "a if a > b, else b",
+                        .notes = "NaN-asymmetric: a NaN gives b, b NaN gives NaN; ties (+-0 included) give b. "
+                                 "PyTorch's maximum propagates NaN from either side."},
+                       false));
+  out.push_back(binary({.name = "minimum", .summary = "a < b ? a : b", .source = "ops.rs:1834", .accuracy = exact,
+                        .properties = {{"minimum is commutative away from NaN and +-0 pairs", PK::commutative,
+                                        not_nan_not_zero_pair}},
+                        .values = {.lo = -10, .hi = 10, .points = pts::zero},
+                        .oracle = oracle::minimum, .oracle_text = "a if a < b, else b",
+                        .notes = "Same NaN and tie rules as maximum, with <."},
+                       false));
+  out.push_back(binary({.name = "rem", .summary = "a - floor(a/b) * b, each step rounded in T (sign of b)",
+                        .source = "ops.rs:1771", .accuracy = exact,
+                        .values = {.lo = -100, .hi = 100, .points = pts::integral, .integers = true},
+                        .oracle = oracle::rem,
+                        .oracle_text = "the reference's steps replayed exactly: RN(a - RN(floor(RN(a/b)) b))",
+                        .notes = "Not fmod-based, so inexact for large quotients (unlike PyTorch's CPU kernel): it is "
+                                 "graded bit-exactly against its own definition. rem(x, 0), rem(+-inf, y) and "
+                                 "rem(x, +-inf) are NaN; rem(-1, 3) = 2."},
+                       false));
+  out.push_back(binary({.name = "pow", .summary = "a^b (libm powf / pow; halves via powf)", .source = "ops.rs:1788",
+                        .accuracy = each([](DType t) { return models::libm(t, models::kGlibcUlpsPow); }),
+                        .values = {.lo = -4, .hi = 4, .points = pts::powers},
+                        .oracle = oracle::pow, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
+                       false));
+  const std::tuple<const char*, const char*, const char*, OracleFn> bc[] = {
+      {"broadcast_add", "add", "ops.rs:2179", oracle::add}, {"broadcast_sub", "sub", "ops.rs:2184", oracle::sub},
+      {"broadcast_mul", "mul", "ops.rs:2189", oracle::mul}, {"broadcast_div", "div", "ops.rs:2194", oracle::div}};
+  for (const auto& [name, op, source, fn] : bc)
+    out.push_back(binary({.name = name, .summary = "a op b with NumPy broadcasting; one operation per output element",
+                          .source = source, .accuracy = cr,
+                          .properties = {{"equals the same-shape op on broadcast_to'd operands", PK::broadcast_consistent,
+                                          nullptr, {}, op}},
+                          .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
+                          .oracle = fn, .oracle_text = "a op b at the broadcast source elements"},
+                         true));
+}
+
+}  // namespace kc::contract

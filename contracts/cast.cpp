@@ -1,0 +1,93 @@
+// Contracts of the 16 casts (inventory "Dtype casts"; reference-semantics.md
+// §17, whose corrections to the inventory these follow).
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "contracts/accuracy_models.h"
+#include "contracts/contract.h"
+#include "generators/points.h"
+#include "kernels/cast.h"
+#include "oracles/families.h"
+
+namespace kc::contract {
+
+namespace {
+
+namespace pts = gen::points;
+
+struct CastFacts {
+  Accuracy accuracy;
+  OracleFn oracle;
+  std::string_view summary, oracle_text, notes;
+};
+
+bool widening(DType src, DType dst) {
+  if (src == dst) return true;
+  if (dst == DType::f64) return true;                    // everything embeds in f64
+  if (dst == DType::f32) return src == DType::bf16 || src == DType::f16;
+  return false;
+}
+
+CastFacts facts(DType src, DType dst) {
+  if (dst == DType::u32)
+    return {models::exact(), oracle::cast_saturating_u32, "Rust `as`: truncate toward zero, saturate",
+            "trunc(x) clamped to [0, 4294967295]; NaN and negatives -> 0",
+            "Saturates (well-defined Rust `as`), not UB as the inventory says: 3.99 -> 3, -0.5 -> 0, +inf and "
+            "values >= 2^32 -> 4294967295."};
+  if (widening(src, dst)) return {models::exact(), oracle::identity, "exact widening", "x", ""};
+  if (src == DType::f64 && dst == DType::bf16)
+    return {models::near_correct(std::ldexp(1.0, -13),
+                                 "the low 32 significand bits are dropped (< 2^-13 ulp_bf16), then RNE: "
+                                 "within 1/2 + 2^-13 ulp, at most one step from RN"),
+            oracle::cast_f64_to_bf16, "half's bf16::from_f64: low 32 bits dropped, then RNE (not correctly rounded)",
+            "x; the semantics check replays RN_bf16(x with its low 32 significand bits cleared)",
+            "Not correctly rounded: 1 + 2^-8 + 2^-22 gives 0x3F80 where RN is 0x3F81 (half-rs#151). The generic "
+            "kernels' f64 -> bf16 path (NumCast, via f32) is a different rounding."};
+  if (src == DType::f64 && dst == DType::f16)
+    return {models::near_correct(std::ldexp(1.0, -14), "RN_f16(RN_f32(x)): the first rounding moves x by at most "
+                                                       "2^-14 ulp_f16, then RNE: within 1/2 + 2^-14, one step"),
+            oracle::cast_f64_to_f16, "f64 -> f32 -> f16, RNE twice (x86 F16C)",
+            "x; the semantics check replays RN_f16(RN_f32(x))",
+            "Double rounding on x86 with F16C (any modern x86-64); without F16C the reference uses a truncating "
+            "software routine like bf16's."};
+  return {models::correctly_rounded(), oracle::identity, "round to nearest, ties to even", "x",
+          src == DType::bf16 || src == DType::f16 ? "Via f32: the widening is exact, then one RNE." : ""};
+}
+
+std::vector<double> (*points_for(DType src, DType dst))(DType) {
+  if (dst == DType::u32) return pts::integral;
+  if (src == DType::u32) return pts::integral;
+  return pts::scalar;
+}
+
+}  // namespace
+
+void append_cast(std::vector<KernelSpec>& out) {
+  static std::deque<std::string> names;  // KernelSpec holds string_views
+  for (const auto& c : kern::all_casts()) {
+    names.push_back(fmt::format("cast_{}_to_{}", dtype_name(c.src), dtype_name(c.dst)));
+    const CastFacts f = facts(c.src, c.dst);
+    KernelSpec k{.name = names.back(),
+                 .family = Family::cast,
+                 .summary = f.summary,
+                 .source = "ops.rs:1135-1241",
+                 .inputs = {{.name = "x", .dtypes = {c.src}}},
+                 .output_dtype = c.dst,
+                 .output = OutputRule::same_shape_cast,
+                 .preconditions = {{"arity", "inputs", "exactly one input tensor"},
+                                   {"shape.negative_dim", "x", "every dimension is >= 0"},
+                                   {"buffer.size", "x", "the buffer holds exactly numel x dtype-size bytes"},
+                                   {"dtype.unsupported", "x", "x has the cast's source dtype (other pairs panic)"}},
+                 .accuracy = {{c.src, f.accuracy}},
+                 .values = {.lo = c.src == DType::u32 ? 0 : -1e5, .hi = c.src == DType::u32 ? 4.3e9 : 1e5,
+                            .points = points_for(c.src, c.dst), .ties = true, .integers = true},
+                 .oracle = f.oracle,
+                 .oracle_text = f.oracle_text,
+                 .notes = f.notes};
+    out.push_back(std::move(k));
+  }
+}
+
+}  // namespace kc::contract
