@@ -82,7 +82,11 @@ void append_cast(std::vector<KernelSpec>& out) {
                                    {"dtype.unsupported", "x", "x has the cast's source dtype (other pairs panic)"}},
                  .accuracy = {{c.src, f.accuracy}},
                  .values = {.lo = c.src == DType::u32 ? 0 : -1e5, .hi = c.src == DType::u32 ? 4.3e9 : 1e5,
-                            .points = points_for(c.src, c.dst), .ties = true, .integers = true},
+                            .points = points_for(c.src, c.dst), .ties = true, .integers = true,
+                            .near_ties_of = (is_float(c.src) && is_float(c.dst) &&
+                                             float_format(c.dst).precision < float_format(c.src).precision)
+                                                ? std::optional<DType>(c.dst)
+                                                : std::nullopt},
                  .oracle = f.oracle,
                  .oracle_text = f.oracle_text,
                  .notes = f.notes};

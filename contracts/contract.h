@@ -81,6 +81,10 @@ struct Accuracy {
   double magnitude_coeff = 0;       // condition-aware: K
   DType work = DType::f64;          // condition-aware: the format whose u scales S
   bool check_bias = false;          // statistical check: mean normalized error is zero within 6 s.e.
+  // Per-case statistics over the outputs of one case (sums with many
+  // output cells): mean signed normalized error near 0, mean square under
+  // its expectation bound (docs/accuracy-bounds.md, "Statistics of a case").
+  bool check_case_statistics = false;
   std::string_view derivation;
   // A bound that depends on an integer parameter (powi's n): when set, the
   // per-case fractional bound is param_bound(dtype, params[bound_param]).
@@ -132,6 +136,9 @@ struct ValueProfile {
   std::vector<double> (*points)(DType) = nullptr; // thresholds, probed at +-few ulps
   bool ties = false;                              // exact .5 ties (round)
   bool integers = false;                          // integers (floor/ceil)
+  // Casts to a narrower float: values at that format's midpoints, offset in
+  // the source's low significand bits (where truncating roundings go wrong).
+  std::optional<DType> near_ties_of = {};
 };
 
 using OracleFn = void (*)(oracle::OracleIO&);

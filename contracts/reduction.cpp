@@ -65,6 +65,11 @@ KernelSpec reduction(KernelSpec k) {
 
 void append_reduction(std::vector<KernelSpec>& out) {
   const auto sum = each(models::recursive_sum), mean = each(models::mean);
+  const auto sum_stats = each([](DType t) {
+    Accuracy a = models::recursive_sum(t);
+    a.check_case_statistics = true;  // many output cells per case
+    return a;
+  });
   const char* kSumNotes = "Fold from +0 in flat index order in T: no pairwise, Kahan or f32 accumulation for halves. "
                           "A partial sum that overflows makes the result that of the fold (inf or NaN) although the "
                           "exact sum may be finite; there it is graded against the replayed fold.";
@@ -94,7 +99,7 @@ void append_reduction(std::vector<KernelSpec>& out) {
     const bool is_mean = std::string_view(name) == "mean_dim";
     out.push_back(reduction({.name = name, .summary = summary, .source = source, .params = {dim_param()},
                              .output = OutputRule::dim_removed, .preconditions = dim_rules(false),
-                             .accuracy = summing ? (is_mean ? mean : sum) : exact(),
+                             .accuracy = summing ? (is_mean ? mean : sum_stats) : exact(),
                              .values = summing ? kSumValues : kSelectValues, .oracle = fn,
                              .oracle_text = summing ? "per output cell, as sum_all / mean_all over the reduced axis"
                                                     : "per output cell, as max_all / min_all over the reduced axis",
@@ -117,7 +122,7 @@ void append_reduction(std::vector<KernelSpec>& out) {
   out.push_back(reduction({.name = "reduce_sum_to", .family = Family::reduce_to,
                            .summary = "sum-reduce x to a broadcast-compatible target (broadcast_to's adjoint)",
                            .source = "ops.rs:854", .params = {target_param("broadcast-compatible into x")},
-                           .output = OutputRule::target_shape, .preconditions = target_rules(true), .accuracy = sum,
+                           .output = OutputRule::target_shape, .preconditions = target_rules(true), .accuracy = sum_stats,
                            .properties = {{"adjoint of broadcast_to: <x, broadcast(g)> = <reduce_sum_to(x), g>",
                                            PK::adjoint, nullptr, {}, "broadcast_to"}},
                            .values = kSumValues, .oracle = oracle::sum,

@@ -373,9 +373,37 @@ void family_properties(const Context& c, Acc& acc, std::int64_t case_id, const s
   }
 }
 
+// Statistics over the outputs of one case (TOSA-style, for sums with many
+// output cells), on the dedicated statistics case (gen::statistics_case):
+// the mean of the signed normalized errors must be zero within 6 standard
+// errors, and their mean square must not exceed the mean of its expectation
+// bounds.
+void case_statistics(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
+                     const gen::Case& cs, const std::vector<double>& e, const std::vector<double>& bound) {
+  const contract::Accuracy* model = c.k.accuracy_for(c.t);
+  if (!model || !model->check_case_statistics) return;
+  auto& tally = acc.tally("statistics: mean and mean square of normalized errors per case", "statistics");
+  const double n = static_cast<double>(e.size());
+  double sum = 0, sq = 0, b = 0, q = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) sum += e[i], sq += e[i] * e[i], b += bound[i], q += std::pow(e[i], 4);
+  const double mean = sum / n, ms = sq / n;
+  const double se = std::sqrt(std::max(0.0, ms - mean * mean) / n);
+  // One-sided test of E[e^2] <= mean bound: the sample mean square may
+  // exceed it by 6 of its own standard errors.
+  const double se_ms = std::sqrt(std::max(0.0, q / n - ms * ms) / n);
+  const double ms_bound = b / n + 6 * se_ms;
+  const bool ok = std::fabs(mean) <= 6 * se + 1e-300 && ms <= ms_bound;
+  tally.detail = fmt::format("last case {}: mean {:.3g} (s.e. {:.3g}), mean square {:.3g} <= {:.3g}", case_id, mean, se, ms,
+                             ms_bound);
+  ElementReport r = case_report(c, tally.name, case_id, path, cs,
+                                fmt::format("over {} outputs: mean {:.4g} (limit 6 s.e. = {:.4g}), mean square {:.4g} "
+                                            "(limit {:.4g})", e.size(), mean, 6 * se, ms, ms_bound));
+  record(acc, c, tally, ok, &r);
+}
+
 // All checks of one case. Returns the number of failures it found.
 std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const std::vector<int>& path,
-                        const gen::Case& cs, bool full_stats) {
+                        const gen::Case& cs, bool full_stats, bool stats_case = false) {
   const std::int64_t failed_before = acc.failed;
   const Tensor& x = cs.inputs.front();
   std::vector<Tensor> out;
@@ -423,6 +451,7 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
   }
   const bool float_in = is_float(c.t);
   const int fmt_p = float_in ? float_format(c.t).precision : 32;
+  std::vector<double> case_e, case_b;  // per-output signed normalized errors and their mean-square bounds
   engine::for_each_job(c.k, cs, [&](const engine::Job& job) {
     const std::uint64_t yb = y.bits_at(job.out);
     const double yv = y.value_at(job.out);
@@ -490,12 +519,26 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
       acc.sum_norm += *g.normalized;
       ++acc.n_norm;
     }
+    if (stats_case && g.signed_ratio && std::isfinite(*g.signed_ratio) && !g.replayed && job.args.size() >= 2) {
+      // Each addition's rounding error is (model) uniform on +-ulp(s_k)/2,
+      // ulp(s_k) <= 2u|s_k|, so its variance is <= u^2 s_k^2 / 3; the errors
+      // add, so E[err^2] <= u^2/3 sum_{k>=2} s_k^2 over the partial sums s_k.
+      const double u = std::ldexp(1.0, -fmt_p);
+      double s_k = 0, sum_sq = 0;
+      for (std::size_t a = 0; a < job.args.size(); ++a) {
+        s_k += job.args[a];
+        if (a > 0) sum_sq += s_k * s_k;
+      }
+      case_e.push_back(*g.signed_ratio);
+      case_b.push_back((u * u / 3) * sum_sq / (g.bound_abs * g.bound_abs));
+    }
     if (g.bias_sample && std::isfinite(g.signed_normalized)) {
       acc.bias_sum += g.signed_normalized;
       acc.bias_sq += g.signed_normalized * g.signed_normalized;
       ++acc.bias_n;
     }
   });
+  if (stats_case) case_statistics(c, acc, case_id, path, cs, case_e, case_b);
   if (c.k.family == contract::Family::unary) unary_properties(c, acc, case_id, path, cs, y);
   else family_properties(c, acc, case_id, path, cs, y);
   return acc.failed - failed_before;
@@ -754,6 +797,11 @@ KernelDTypeResult run_kernel_dtype(const KernelSpec& k, DType t, const Backend& 
     }
   }
   res.cases = opts.only_case ? 1 : total;
+  if (const auto* m = k.accuracy_for(t); m && m->check_case_statistics && !opts.only_case) {
+    const gen::Case sc = gen::statistics_case(k, t, gen::derive_seed(opts.seed, k.name, dtype_name(t), "statistics", 0));
+    grade_case(c, acc, -2, {}, sc, true, true);  // case -2: the statistics case (replayed by a plain run)
+    ++res.cases;
+  }
   if (first_valid) {
     determinism_check(c, acc, *first_valid, opts.only_case.value_or(0));
     bad_input_checks(c, acc, *first_valid);

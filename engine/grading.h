@@ -26,6 +26,8 @@ struct Grade {
   std::optional<double> normalized;  // condition-aware: |y - z| / bound
   double signed_normalized = 0;      // signed ulp error for the bias statistic (when bias_sample)
   bool bias_sample = false;
+  std::optional<double> signed_ratio;  // condition-aware: (y - z) / bound
+  double bound_abs = 0;                // condition-aware: the bound itself
   double bound = 0;         // fractional ulp bound (or 1 for normalized)
   double rn = 0;            // RN_T(z)
   std::string exact;        // z in decimal

@@ -163,6 +163,17 @@ int sweep_count(const contract::KernelSpec& k, DType t, int param_sweeps) {
   return 0;
 }
 
+Case statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) {
+  const bool along_dim = !k.params.empty() && k.params[0].name == "dim";
+  const Dims d = along_dim ? Dims{128, 48} : Dims{48, 128};
+  auto u = rc::gen::container<std::vector<std::uint64_t>>(128 * 48, rc::gen::inRange<std::uint64_t>(0, 1ull << 53));
+  const auto r = u(rc::Random(seed), kMaxSize).value();
+  std::vector<std::uint64_t> bits;
+  for (auto v : r) bits.push_back(double_to_bits(t, round_to_format(std::ldexp(static_cast<double>(v), -52) - 1.0, t)));
+  Params p = along_dim ? Params().set("dim", std::int64_t{1}) : Params().set("target", Dims{128});
+  return Case{{tensor_of(t, d, bits)}, p, false};
+}
+
 Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) {
   Params p;
   if (!k.params.empty()) p = params(k.params)(rc::Random(seed), kMaxSize).value();

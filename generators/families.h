@@ -17,6 +17,12 @@ rc::Gen<Case> family_case(const contract::KernelSpec& k, DType t);
 int sweep_count(const contract::KernelSpec& k, DType t, int param_sweeps);
 Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index);
 
+// The dedicated case of the per-case statistics (sums with many output
+// cells): 128 outputs of 48 terms each, values i.i.d. uniform on [-1, 1]
+// rounded to T, as TOSA's statistical tests use random data (structured
+// data makes rounding errors correlated and the statistic meaningless).
+Case statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed);
+
 // Shapes whose dims, right-aligned into `big`, are each equal or 1 (and
 // possibly fewer leading dims): broadcast sources / reduce targets.
 rc::Gen<Dims> compatible_sub_shape(const Dims& big);

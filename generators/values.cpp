@@ -91,7 +91,27 @@ rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profi
       [t](std::int64_t k, int s) { return step_bits(t, to_bits(t, static_cast<double>(k)), s); },
       rc::gen::inRange<std::int64_t>(-int_limit, int_limit + 1), rc::gen::element(0, 0, 0, -1, 1));
 
+  // Midpoints of a narrower format, offset by a random amount below the
+  // source's last 32 significand bits (or a few source ulps for f32).
+  rc::Gen<std::uint64_t> near_ties = rc::gen::just<std::uint64_t>(0);
+  if (profile.near_ties_of) {
+    const DType n = *profile.near_ties_of;
+    const std::uint64_t n_mask = (1ull << float_format(n).total_bits) - 1;
+    near_ties = rc::gen::apply(
+        [t, n, n_mask](std::uint64_t pick, std::uint64_t offset, bool up) {
+          const std::uint64_t b = pick & n_mask & ~(1ull << (float_format(n).total_bits - 1));
+          const double a = bits_to_double(n, b), next = bits_to_double(n, b + 1);
+          if (!std::isfinite(a) || !std::isfinite(next)) return std::uint64_t{to_bits(t, 1.5)};
+          const std::uint64_t mid = double_to_bits(t, (a + next) / 2);  // exact in the source
+          const std::uint64_t span = t == DType::f64 ? (1ull << 32) : 4;
+          const std::uint64_t off = offset % span;
+          return std::uint64_t{((pick >> 40) & 1 ? 1ull << (float_format(t).total_bits - 1) : 0ull) | (up ? mid + off : mid - off)};
+        },
+        rc::gen::arbitrary<std::uint64_t>(), rc::gen::arbitrary<std::uint64_t>(), rc::gen::arbitrary<bool>());
+  }
+
   return rc::gen::weightedOneOf<std::uint64_t>({
+      {profile.near_ties_of ? 25u : 0u, near_ties},
       {10, specials},
       {15, near_points},
       {45, ordinary},

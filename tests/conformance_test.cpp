@@ -1,6 +1,6 @@
 // One conformance test per kernel and dtype of the contract table, run on
 // the reference backend with the default run's settings (every bf16/f16
-// input; 100 random cases for f32/f64). A run that graded nothing fails.
+// input of one-input kernels; 100 random cases). A run that graded nothing fails.
 #include <gtest/gtest.h>
 
 #include "core/backend.h"
@@ -21,6 +21,8 @@ std::vector<Item> items() {
   return v;
 }
 
+void PrintTo(const Item& i, std::ostream* os) { *os << i.kernel->name << " " << dtype_name(i.dtype); }
+
 class Conformance : public ::testing::TestWithParam<Item> {};
 
 TEST_P(Conformance, ReferencePassesItsContract) {
@@ -29,7 +31,8 @@ TEST_P(Conformance, ReferencePassesItsContract) {
   const auto r = engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{});
   EXPECT_GT(r.elements, 0) << "graded nothing";
   EXPECT_GT(r.accuracy.graded + r.accuracy.special, 0);
-  if (t == DType::bf16 || t == DType::f16) EXPECT_TRUE(r.exhaustive);
+  const bool one_input = k->family == contract::Family::unary || k->family == contract::Family::cast;
+  if ((t == DType::bf16 || t == DType::f16) && one_input) EXPECT_TRUE(r.exhaustive) << "every 16-bit input";
   for (const auto& c : r.checks) EXPECT_GT(c.passed + c.failed, 0) << c.name << " checked nothing";
   EXPECT_EQ(r.verdict, "pass");
   for (const auto& f : r.failures) ADD_FAILURE() << f.message;

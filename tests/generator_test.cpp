@@ -8,7 +8,7 @@
 #include "backends/reference/executor.h"
 #include "core/error.h"
 #include "generators/invalid.h"
-#include "generators/values.h"
+#include "generators/families.h"
 
 namespace kc {
 namespace {
@@ -65,10 +65,42 @@ TEST(Generators, SeedsAreDerivedPerKernelDtypeAndStable) {
   EXPECT_TRUE(std::equal(c1.inputs[0].bytes(), c1.inputs[0].bytes() + c1.inputs[0].byte_size(), c2.inputs[0].bytes()));
 }
 
+TEST(Generators, FamilyCasesAreValidCalls) {
+  for (const auto& k : contract::all_kernels()) {
+    for (DType t : k.dtypes().list()) {
+      for (std::uint64_t i = 0; i < 20; ++i) {
+        gen::Case cs = gen::family_case(k, t)(rc::Random(i), gen::kMaxSize).value();
+        EXPECT_NO_THROW(ref::execute(k.name, cs.inputs, cs.params)) << k.name << " " << dtype_name(t) << " case " << i;
+      }
+    }
+  }
+}
+
+TEST(Generators, BroadcastPairsAreCompatibleAndReduceTargetsFit) {
+  const auto* k = contract::find_kernel("broadcast_mul");
+  int expanded = 0;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    auto cs = gen::family_case(*k, DType::f32)(rc::Random(i), gen::kMaxSize).value();
+    expanded += cs.inputs[0].dims() != cs.inputs[1].dims();
+  }
+  EXPECT_GT(expanded, 100);  // most pairs really broadcast
+  const auto* b = contract::find_kernel("broadcast_to");
+  int pure = 0, copies = 0;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    auto cs = gen::family_case(*b, DType::f32)(rc::Random(i), gen::kMaxSize).value();
+    const bool p = is_pure_padding(cs.inputs[0].dims(), std::get<Dims>(*cs.params.find("target")));
+    pure += p;
+    copies += !p;
+  }
+  EXPECT_GT(pure, 30);
+  EXPECT_GT(copies, 30);
+}
+
 TEST(Generators, EveryPreconditionHasAnInvalidInputTheReferenceRejects) {
   int checked = 0;
   for (const auto& k : contract::all_kernels()) {
-    gen::Case valid = gen::elementwise_case(k, DType::f32)(rc::Random(3), gen::kMaxSize).value();
+    const DType t = k.dtypes().list().front();
+    gen::Case valid = gen::family_case(k, t)(rc::Random(3), gen::kMaxSize).value();
     for (const auto& rule : k.preconditions) {
       for (std::uint64_t i = 0; i < 4; ++i) {
         auto bad = gen::violate(k, rule, valid, i);
@@ -84,7 +116,7 @@ TEST(Generators, EveryPreconditionHasAnInvalidInputTheReferenceRejects) {
       }
     }
   }
-  EXPECT_GT(checked, 26 * 4 * 4);
+  EXPECT_GT(checked, 68 * 4 * 4);
 }
 
 }  // namespace

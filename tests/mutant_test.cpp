@@ -45,7 +45,8 @@ TEST(MutantTable, HasAtLeastTenDefectsOverEveryCheckKind) {
   std::set<std::string> kinds;
   for (const auto& m : mutants::all()) kinds.insert(std::string(m.expected_check));
   EXPECT_GE(mutants::all().size(), 10u);
-  for (const char* kind : {"accuracy", "special", "bias", "bad-input"}) EXPECT_TRUE(kinds.count(kind)) << kind;
+  for (const char* kind : {"accuracy", "special", "bias", "bad-input", "semantics", "statistics", "layout"})
+    EXPECT_TRUE(kinds.count(kind)) << kind;
 }
 
 }  // namespace

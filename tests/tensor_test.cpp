@@ -1,6 +1,9 @@
 // The tensor model's zero-copy views and the exec bridge's typed errors.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+
 #include "backends/reference/executor.h"
 #include "core/error.h"
 #include "core/tensor.h"
@@ -71,7 +74,44 @@ TEST(ExecBridge, DtypeSupportTableCoversTheUnaryFamily) {
   ASSERT_NE(arm, nullptr);
   for (DType t : kFloatDTypes) EXPECT_TRUE(arm->dtypes.contains(t));
   EXPECT_FALSE(arm->dtypes.contains(DType::u32));
-  EXPECT_EQ(ref::exec_table().size(), 26u);
+  EXPECT_EQ(ref::exec_table().size(), 68u);  // 26 unary, 12 binary, 14 reductions, 16 casts
+}
+
+TEST(ExecBridge, FamilyRulesAreTyped) {
+  Tensor a(DType::f32, {2, 3}), b(DType::f32, {3, 2}), h(DType::bf16, {2, 3});
+  expect_rule("add", {a, b}, {}, "b", "shape.mismatch");
+  expect_rule("add", {a, h}, {}, "b", "dtype.mismatch");
+  expect_rule("broadcast_add", {a, Tensor(DType::f32, {4})}, {}, "b", "broadcast.incompatible");
+  expect_rule("sum_dim", {a}, Params().set("dim", std::int64_t{2}), "dim", "dim.out_of_range");
+  expect_rule("argmax_dim", {Tensor(DType::f32, {2, 0})}, Params().set("dim", std::int64_t{1}), "x", "dim.empty");
+  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{1, 2, 3}), "target", "target.rank");
+  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{2}), "target", "target.incompatible");
+  expect_rule("broadcast_to", {a}, Params().set("target", Dims{3}), "target", "target.rank");
+  expect_rule("broadcast_to", {a}, Params().set("target", Dims{4, 3}), "target", "target.incompatible");
+  expect_rule("cast_f32_to_bf16", {h}, {}, "x", "dtype.unsupported");
+  expect_rule("broadcast_to", {Tensor(DType::u32, {2})}, Params().set("target", Dims{2}), "x", "dtype.unsupported");
+}
+
+TEST(ExecBridge, BroadcastToSharesStorageOnlyOnPurePadding) {
+  Tensor x(DType::f32, {2, 3});
+  auto pure = ref::execute("broadcast_to", std::vector<Tensor>{x}, Params().set("target", Dims{1, 1, 2, 3}));
+  EXPECT_TRUE(pure[0].shares_storage(x));
+  auto copy = ref::execute("broadcast_to", std::vector<Tensor>{x}, Params().set("target", Dims{4, 2, 3}));
+  EXPECT_FALSE(copy[0].shares_storage(x));
+}
+
+TEST(ExecBridge, TruncatingF64ToBf16CastMatchesTheReferenceVector) {
+  // reference-semantics.md §17: 1 + 2^-8 + 2^-22 casts to 0x3F80 (RN would give 0x3F81).
+  Tensor x(DType::f64, {1});
+  x.set_bits(0, double_to_bits(DType::f64, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -22)));
+  EXPECT_EQ(ref::execute("cast_f64_to_bf16", std::vector<Tensor>{x}, {})[0].bits_at(0), 0x3F80u);
+  Tensor f(DType::f32, {4});
+  for (int i = 0; i < 4; ++i) f.set_bits(i, double_to_bits(DType::f32, std::array<double, 4>{3.99, -0.5, 5e9, -INFINITY}[i]));
+  auto u = ref::execute("cast_f32_to_u32", std::vector<Tensor>{f}, {})[0];
+  EXPECT_EQ(u.bits_at(0), 3u);
+  EXPECT_EQ(u.bits_at(1), 0u);
+  EXPECT_EQ(u.bits_at(2), 4294967295u);
+  EXPECT_EQ(u.bits_at(3), 0u);
 }
 
 TEST(ExecBridge, OutputIsAFreshBufferOfTheSameShape) {

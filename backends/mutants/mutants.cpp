@@ -196,7 +196,8 @@ Outputs powi_wraps_exponent(std::span<const Tensor> in, const Params& p) {
 
 const std::vector<Mutant>& all() {
   const DTypeSet floats{DType::f32, DType::f64, DType::bf16, DType::f16};
-  static const std::vector<Mutant> table{
+  static const std::vector<Mutant> table = [&] {
+    std::vector<Mutant> v{
       {"exp_f32_2ulp", "exp", {DType::f32}, "accuracy", "f32 exp two ulps high on [1, 2)", exp_f32_2ulp},
       {"round_half_away", "round", floats, "accuracy", "round half away from zero instead of to even", round_half_away},
       {"sign_neg_zero", "sign", floats, "special", "sign(-0.0) = -1", sign_neg_zero},
@@ -227,7 +228,10 @@ const std::vector<Mutant>& all() {
        abs_skips_buffer_check},
       {"powi_wraps_exponent", "powi", floats, "bad-input", "truncates an out-of-range n to i32 instead of rejecting",
        powi_wraps_exponent},
-  };
+    };
+    for (auto& m : family_mutants()) v.push_back(m);
+    return v;
+  }();
   return table;
 }
 
