@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "core/error.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -19,7 +20,13 @@ int report(const ReportOptions& o) {
   nlohmann::json baseline;
   if (!o.baseline.empty()) baseline = site::load_document(o.baseline);
   site::Diff diff;
-  const auto files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
+  site::Files files;
+  try {
+    files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the wrong type deep in a document: still the input's fault, so exit 2.
+    throw UsageError(fmt::format("invalid results document: {}", e.what()));
+  }
   site::write_folder_atomically(o.out, files);
   std::size_t bytes = 0;
   for (const auto& [_, content] : files) bytes += content.size();

@@ -52,7 +52,10 @@ void write_site(const json& results, const fs::path& dir) {
 
 namespace site {
 
-Files render_site(const json& doc, const json* baseline, Diff* diff_out) {
+Files render_site(const json& in, const json* baseline_in, Diff* diff_out) {
+  const json doc = normalize(in);
+  const json baseline_doc = baseline_in ? normalize(*baseline_in) : json();
+  const json* baseline = baseline_in ? &baseline_doc : nullptr;
   Files files;
   files.emplace_back("index.html", index_page(doc, baseline != nullptr));
   for (const auto& k : doc["kernels"]) {

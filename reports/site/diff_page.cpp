@@ -51,7 +51,8 @@ void compare_classes(const json& before, const json& after, const char* what, st
 
 }  // namespace
 
-Diff compare(const json& old_doc, const json& new_doc) {
+Diff compare(const json& old_in, const json& new_in) {
+  const json old_doc = normalize(old_in), new_doc = normalize(new_in);
   Diff d;
   const auto before = index_results(old_doc), after = index_results(new_doc);
   for (const auto& [key, o] : before) {

@@ -50,6 +50,41 @@ void validate_document(const json& doc, const std::string& where) {
   }
 }
 
+namespace {
+
+// nlohmann's const operator[] on a missing key is undefined behaviour, so
+// every field a page reads is made present (null, 0 or empty) up front.
+void fill(json& obj, std::initializer_list<std::pair<const char*, json>> defaults) {
+  if (!obj.is_object()) obj = json::object();
+  for (const auto& [k, v] : defaults)
+    if (!obj.contains(k)) obj[k] = v;
+}
+
+}  // namespace
+
+json normalize(const json& in) {
+  json doc = in;
+  const json arr = json::array(), obj = json::object();
+  fill(doc, {{"run", obj}, {"totals", obj}, {"kernels", arr}});
+  fill(doc["totals"], {{"kernel_dtypes", 0}, {"pass", 0}, {"fail", 0}, {"not_graded", 0}, {"elements", 0}});
+  for (auto& k : doc["kernels"]) {
+    fill(k, {{"family", nullptr}, {"contract", nullptr}, {"results", arr}});
+    for (auto& r : k["results"]) {
+      fill(r, {{"cases", nullptr}, {"elements", nullptr}, {"exhaustive", false}, {"accuracy", obj}, {"worst", arr},
+               {"checks", arr}, {"failures", arr}, {"coverage", obj}, {"error_profile", obj}});
+      fill(r["accuracy"], {{"graded", nullptr}, {"special", nullptr}, {"replayed", 0}, {"oracle_escalations", nullptr},
+                           {"max_frac_ulp", nullptr}, {"mean_frac_ulp", nullptr}, {"p99_frac_ulp", nullptr},
+                           {"max_distance", nullptr}, {"correctly_rounded_share", nullptr}, {"max_normalized", nullptr},
+                           {"mean_normalized", nullptr}, {"bias_mean", nullptr}, {"bias_stderr", nullptr},
+                           {"histogram", obj}});
+      fill(r["coverage"], {{"value_classes", obj}, {"shape_classes", obj}, {"outputs", 0}, {"outputs_zero", 0}, {"outputs_nan", 0}});
+      fill(r["error_profile"], {{"x_lo", arr}, {"x_hi", arr}, {"max_frac_ulp", arr}});
+      for (auto& c : r["checks"]) fill(c, {{"name", ""}, {"kind", ""}, {"passed", 0}, {"failed", 0}, {"detail", ""}});
+    }
+  }
+  return doc;
+}
+
 json merge_documents(const std::vector<json>& docs) {
   if (docs.empty()) throw UsageError("no results document given");
   if (docs.size() == 1) return docs[0];

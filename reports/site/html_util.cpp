@@ -25,7 +25,14 @@ std::string show(const json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_integer()) return fmt::format("{}", v.get<std::int64_t>());
   if (v.is_number_unsigned()) return fmt::format("{}", v.get<std::uint64_t>());
-  if (v.is_number_float()) return escape_html(fmt::format("{:.6g}", v.get<double>()));
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    std::string s = fmt::format("{:.6g}", d);
+    // 0.9999999999999989 must not read as 1 next to a bound of 1: a
+    // non-integer that rounds to an integer is shown in full.
+    if (d != std::floor(d) && s.find_first_of(".e") == std::string::npos) s = fmt::format("{}", d);
+    return escape_html(s);
+  }
   if (v.is_string()) return escape_html(v.get_ref<const std::string&>());
   return escape_html(v.dump());
 }
@@ -70,12 +77,12 @@ std::string verdict_badge(const std::string& v) {
 }
 
 const json& contract_accuracy(const json& kernel, const std::string& dtype) {
-  static const json none;
+  static const json none = json::object();
   if (!kernel.contains("contract") || !kernel["contract"].is_object()) return none;
   const auto& c = kernel["contract"];
   if (!c.contains("accuracy") || !c["accuracy"].is_array()) return none;
   for (const auto& a : c["accuracy"])
-    if (a.value("dtype", "") == dtype) return a;
+    if (a.is_object() && a.value("dtype", "") == dtype) return a;
   return none;
 }
 

@@ -35,7 +35,7 @@ std::string verdict_badge(const std::string& verdict);
 // The page frame: inline style and script, no external resources.
 std::string page(std::string_view title, std::string_view body);
 
-// The accuracy entry of a contract for a dtype, or null.
+// The accuracy entry of a contract for a dtype, or an empty object.
 const json& contract_accuracy(const json& kernel, const std::string& dtype);
 
 // The trivial-case rule, with the reason when it applies ("" otherwise).

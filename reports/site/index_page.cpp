@@ -49,8 +49,11 @@ std::string index_page(const json& doc, bool has_diff) {
           "<tr class=\"v-{0}\" data-verdict=\"{0}\" data-kernel=\"{1}\" data-dtype=\"{2}\">"
           "<td><a href=\"{3}#dtype-{4}\">{1}</a></td><td>{5}</td><td>{2}</td><td data-v=\"{0}\">{6}</td><td>{7}</td>",
           slug(v), escape_html(name), escape_html(dt), escape_html(page_name(name)), slug(dt), str(k, "family"),
-          verdict_badge(v), model.is_null() ? "n/a" : str(model, "kind"));
-      rows += num_td(a["max_frac_ulp"]) + num_td(model.is_null() ? json() : model.value("max_frac_ulp", json()));
+          verdict_badge(v), model.empty() ? "n/a" : str(model, "kind"));
+      rows += num_td(a["max_frac_ulp"]);
+      // A condition-aware model's max_frac_ulp is its coefficient A, not a bound on the column beside it.
+      rows += model.value("kind", "") == "condition-aware bound" ? "<td data-v=\"\">normalized &le; 1</td>"
+                                                                 : num_td(model.empty() ? json() : model.value("max_frac_ulp", json()));
       rows += num_td(a["max_distance"]);
       if (norm) rows += num_td(a["max_normalized"]);
       rows += num_td(r["cases"]) + num_td(r["elements"]) + num_td(a["graded"]);

@@ -103,7 +103,10 @@ std::string stats_table(const json& r, const json& model) {
   if (a.value("replayed", 0) != 0) row("graded against the replayed reference loop", a["replayed"]);
   row("oracle escalations (higher precision)", a["oracle_escalations"]);
   const std::string fb = model.is_object() && model.contains("max_frac_ulp") ? "&le; " + show(model["max_frac_ulp"]) : "";
-  const std::string db = model.is_object() && model.contains("max_distance") ? "&le; " + show(model["max_distance"]) : "";
+  // A negative max_distance is the contract's "no distance bound".
+  const std::string db = model.is_object() && model.contains("max_distance")
+                             ? (as_double(model["max_distance"]).value_or(-1) < 0 ? "no distance bound" : "&le; " + show(model["max_distance"]))
+                             : "";
   row("max fractional ulp error", a["max_frac_ulp"], model.value("kind", "") == "condition-aware bound" ? "" : fb);
   row("mean fractional ulp error", a["mean_frac_ulp"]);
   row("p99 fractional ulp error", a["p99_frac_ulp"]);
@@ -112,7 +115,11 @@ std::string stats_table(const json& r, const json& model) {
   s += fmt::format("<tr><td>share correctly rounded (distance 0)</td>{}<td>{}</td></tr>", num_td(a["correctly_rounded_share"]),
                    share ? fmt::format("{:.4f}%", 100 * *share) : "");
   if (!a["max_normalized"].is_null()) {
-    row("max normalized error", a["max_normalized"], "&le; 1");
+    std::string cb = "&le; 1";
+    if (model.is_object() && model.contains("magnitude_coeff"))
+      cb += fmt::format(", normalized by A ulp(z) + K u S with A = {}, K = {}{}", show(model.value("max_frac_ulp", json())),
+                        show(model["magnitude_coeff"]), model.contains("work_dtype") ? ", work dtype " + show(model["work_dtype"]) : "");
+    row("max normalized error", a["max_normalized"], cb);
     row("mean normalized error", a["mean_normalized"]);
   }
   if (!a["bias_mean"].is_null()) {
@@ -234,9 +241,11 @@ std::string failures_section(const json& failures) {
 }
 
 std::optional<double> plot_bound(const json& model) {
-  // Only an ulp-bound model states its bound in fractional ulps; for the
-  // condition-aware model the bound varies per element and is not drawn.
-  if (!model.is_object() || model.value("kind", "") != "ulp bound" || !model.contains("max_frac_ulp")) return std::nullopt;
+  // Only ulp-bound and correctly-rounded models state one bound in fractional
+  // ulps; a condition-aware bound varies per element, an exact one is 0.
+  if (!model.is_object() || !model.contains("max_frac_ulp")) return std::nullopt;
+  const std::string kind = model.value("kind", "");
+  if (kind != "ulp bound" && kind != "correctly rounded") return std::nullopt;
   return as_double(model["max_frac_ulp"]);
 }
 
@@ -248,7 +257,7 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   if (r.contains("run_index") && doc.contains("runs"))
     s += fmt::format("<p class=\"small\">From run {} of the merged documents (<a href=\"index.html#run-{}\">metadata</a>).</p>",
                      show(r["run_index"]), show(r["run_index"]));
-  if (model.is_object())
+  if (!model.empty())
     s += fmt::format("<p>Accuracy model: <strong>{}</strong>. {}</p>", str(model, "kind"), str(model, "derivation"));
   const std::string why = untrustworthy_reason(r);
   if (!why.empty()) s += fmt::format("<p class=\"warn\">&#9888; <strong>Untrustworthy grade:</strong> {}. {}</p>", escape_html(why), kTrustRule);
@@ -258,10 +267,14 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   if (!hist.empty())
     s += "<h3>Error histogram</h3><figure>" + hist +
          "<figcaption>Elements graded against the oracle, by fractional ulp error |y&minus;z|/ulp(z). Bin [a, b) counts errors "
-         "a &le; e &lt; b; the count is printed over each bar. Hatched: within the contract's bound; cross-hatched: bins at or "
-         "beyond it.</figcaption></figure>";
+         "a &le; e &lt; b; the count is printed over each bar. Hatched: within the contract's bound; cross-hatched: bins that "
+         "reach past it (a bin may straddle the bound; the exact maximum is in the statistics).</figcaption></figure>";
   if (r.contains("error_profile")) {
-    const std::string prof = error_profile_plot(r["error_profile"], bound, dt);
+    const std::string prof = error_profile_plot(
+        r["error_profile"], bound,
+        model.contains("bound_depends_on") ? "largest contract bound (depends on " + model["bound_depends_on"].dump() + ")"
+                                           : "contract bound",
+        dt);
     if (!prof.empty())
       s += "<h3>Error versus input</h3><figure>" + prof +
            fmt::format("<figcaption>The input domain cut into slices ordered by bit pattern (negative inputs left, from "

@@ -31,6 +31,11 @@ void validate_document(const json& doc, const std::string& where);
 // recounted. The same kernel x dtype twice is a UsageError naming it.
 json merge_documents(const std::vector<json>& docs);
 
+// A copy with every field the pages read present (null where absent). The
+// page functions below expect a normalized document; render_site and
+// compare normalize for you.
+json normalize(const json& doc);
+
 // Files of a site: (file name, content). Pages are rendered into memory first
 // so a rendering error never reaches the disk.
 using Files = std::vector<std::pair<std::string, std::string>>;

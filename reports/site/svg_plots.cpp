@@ -21,6 +21,9 @@ std::string short_num(double v) {
   return fmt::format("{:.3g}", v);
 }
 
+// Bin edges in full (0.5 and 0.5001 must not both read "0.5").
+std::string edge_label(double v) { return std::isfinite(v) ? fmt::format("{}", v) : short_num(v); }
+
 // Ticks at 1, 2 or 5 times a power of ten, so labels stay short and round.
 double nice_step(double range, int want) {
   const double raw = range / want;
@@ -74,7 +77,7 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
     const auto c = counts[i].get<std::int64_t>();
     const auto e0 = as_double(edges[i]).value_or(0), e1 = as_double(edges[i + 1]).value_or(0);
     const double x = L + bw * static_cast<double>(i);
-    const bool beyond = bound && e0 >= *bound;
+    const bool beyond = bound && e1 > *bound;
     if (c > 0) {
       s += fmt::format(
           "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"url(#{})\" stroke=\"#000\">"
@@ -88,7 +91,7 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
     const double x = L + bw * static_cast<double>(i);
     s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\"/>"
                      "<text transform=\"translate({0:.1f},{3}) rotate(-40)\" font-size=\"11\" text-anchor=\"end\">{4}</text>",
-                     x, T + ph, T + ph + 4, T + ph + 14, escape_html(short_num(as_double(edges[i]).value_or(0))));
+                     x, T + ph, T + ph + 4, T + ph + 14, escape_html(edge_label(as_double(edges[i]).value_or(0))));
   }
   s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/><line x1=\"{0}\" x2=\"{0}\" y1=\"{3}\" y2=\"{2}\" stroke=\"#000\"/>",
                    L, W - R, T + ph, T);
@@ -99,8 +102,9 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
   return s + "</svg>";
 }
 
-std::string error_profile_plot(const json& prof, std::optional<double> bound, const std::string& dtype) {
-  if (!has_profile_data(prof)) return "";
+std::string error_profile_plot(const json& prof, std::optional<double> bound, const std::string& bound_label,
+                               const std::string& dtype) {
+  if (!has_profile_data(prof) || !prof.contains("x_lo") || !prof.contains("x_hi")) return "";
   const auto& m = prof["max_frac_ulp"];
   const std::size_t n = m.size();
   std::vector<std::optional<double>> v(n);
@@ -141,8 +145,8 @@ std::string error_profile_plot(const json& prof, std::optional<double> bound, co
   }
   if (bound && std::isfinite(*bound))
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"8,5\"/>"
-                     "<text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"end\">contract bound {4} ulp</text>",
-                     L, W - R, ys(*bound), ys(*bound) - 4, escape_html(fmt::format("{:.6g}", *bound)));
+                     "<text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"end\">{4} {5} ulp</text>",
+                     L, W - R, ys(*bound), ys(*bound) - 4, escape_html(bound_label), escape_html(fmt::format("{:.6g}", *bound)));
   for (std::size_t i = 0; i < n; ++i) {
     if (!v[i]) continue;
     const double x = xs(static_cast<double>(i));

@@ -11,14 +11,15 @@
 namespace kc::reports::site {
 
 // Histogram of fractional ulp errors: accuracy.histogram {edges, counts}.
-// Bins whose lower edge is at or above `bound` are cross-hatched (beyond
-// the contract). "" when there is nothing to draw.
+// Bins that reach past `bound` are cross-hatched (a coarse bin may mix
+// elements on both sides; the exact max is in the statistics). "" when there is nothing to draw.
 std::string error_histogram(const nlohmann::json& histogram, std::optional<double> bound);
 
 // Error versus input from error_profile {x_lo, x_hi, max_frac_ulp}: one marker
 // per slice that graded something, slices in bit-pattern order. A dashed
 // line marks `bound` when given. "" when no slice has a value.
-std::string error_profile_plot(const nlohmann::json& profile, std::optional<double> bound, const std::string& dtype);
+std::string error_profile_plot(const nlohmann::json& profile, std::optional<double> bound, const std::string& bound_label,
+                               const std::string& dtype);
 
 bool has_profile_data(const nlohmann::json& profile);
 
