@@ -49,6 +49,34 @@ void compare_classes(const json& before, const json& after, const char* what, st
   }
 }
 
+// Every kernel x dtype side by side, so a move too small to be a regression
+// (a coverage dip under 10%) is still visible.
+std::string all_results(const json& old_in, const json& new_in) {
+  const json old_doc = normalize(old_in), new_doc = normalize(new_in);
+  const auto before = index_results(old_doc), after = index_results(new_doc);
+  std::map<Key, std::pair<const json*, const json*>> both;
+  for (const auto& [k, r] : before) both[k].first = r;
+  for (const auto& [k, r] : after) both[k].second = r;
+  auto pair_td = [](const json* a, const json* b, auto get) {
+    const json x = a ? get(*a) : json(), y = b ? get(*b) : json();
+    const bool moved = a && b && x != y;
+    return fmt::format("<td class=\"num{}\" data-v=\"{}\">{} &rarr; {}</td>", moved ? " zero" : "", exact(y), a ? show(x) : "&ndash;",
+                       b ? show(y) : "&ndash;");
+  };
+  std::string s = "<h2 id=\"all\">All results, baseline &rarr; new</h2><p class=\"small\">Underlined: the figure moved.</p>"
+                  "<table class=\"sortable\"><thead><tr><th>kernel</th><th>dtype</th><th>verdict</th><th>max frac ulp</th>"
+                  "<th>max distance</th><th>max normalized</th><th>elements</th></tr></thead><tbody>";
+  for (const auto& [k, p] : both) {
+    const auto [a, b] = p;
+    s += fmt::format("<tr><td>{}</td><td>{}</td>", escape_html(k.first), escape_html(k.second));
+    s += pair_td(a, b, [](const json& r) { return r["verdict"]; });
+    for (const char* f : {"max_frac_ulp", "max_distance", "max_normalized"})
+      s += pair_td(a, b, [f](const json& r) { return r["accuracy"][f]; });
+    s += pair_td(a, b, [](const json& r) { return r["elements"]; }) + "</tr>";
+  }
+  return s + "</tbody></table>";
+}
+
 }  // namespace
 
 Diff compare(const json& old_in, const json& new_in) {
@@ -118,6 +146,7 @@ std::string diff_page(const json& old_doc, const json& new_doc, const Diff& d) {
   body += section("error-down", "Max error decreased", d.error_down, false);
   body += section("added", "New kernel&times;dtype results", d.added, false);
   body += section("removed", "No longer graded (did not pass before)", d.removed, false);
+  body += all_results(old_doc, new_doc);
   return page("kconform: changes against the baseline", body);
 }
 

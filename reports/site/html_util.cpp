@@ -115,7 +115,7 @@ h1{font-size:1.6em;margin:.4em 0}h2{font-size:1.3em;margin-top:1.6em;border-bott
 h3{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.4em 0 .8em;font-size:.92em}
 td,th{border:1px solid #aaa;padding:.2em .45em;text-align:left;vertical-align:top}
-th{background:#eee}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eee}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 th.sort{cursor:pointer;user-select:none}th.sort::after{content:" \21C5";color:#777}
 th.asc::after{content:" \25B2"}th.desc::after{content:" \25BC"}
 tr.v-fail td{background:#fbe3e3}tr.v-not_graded td{background:#f0f0f0}
