@@ -29,8 +29,9 @@ std::string show(const json& v) {
     const double d = v.get<double>();
     std::string s = fmt::format("{:.6g}", d);
     // 0.9999999999999989 must not read as 1 next to a bound of 1: a
-    // non-integer that rounds to an integer is shown in full.
-    if (d != std::floor(d) && s.find_first_of(".e") == std::string::npos) s = fmt::format("{}", d);
+    // non-integer gets the digits it needs not to look like an integer.
+    for (int digits = 7; digits <= 17 && d != std::floor(d) && s.find_first_of(".e") == std::string::npos; ++digits)
+      s = fmt::format("{:.{}g}", d, digits);
     return escape_html(s);
   }
   if (v.is_string()) return escape_html(v.get_ref<const std::string&>());
@@ -110,7 +111,8 @@ namespace {
 
 const char* kStyle = R"CSS(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#111;background:#fff;line-height:1.4}
-main{max-width:1200px;margin:0 auto;padding:1em 1.5em 3em}
+main{max-width:1500px;margin:0 auto;padding:1em 1.5em 3em}
+#results{font-size:.84em}#results td{padding:.15em .35em}
 h1{font-size:1.6em;margin:.4em 0}h2{font-size:1.3em;margin-top:1.6em;border-bottom:2px solid #333;padding-bottom:.1em}
 h3{font-size:1.05em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.4em 0 .8em;font-size:.92em}
