@@ -44,4 +44,15 @@ struct SelftestOptions {
 };
 int selftest(const SelftestOptions& o);
 
+// `kconform report FILES... --out DIR [--baseline OLD]`: renders the site
+// from results documents only (several are merged). Exit 0, or 1 when
+// --baseline is given and something regressed (rule: README, diff page).
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  std::string baseline;
+  std::string out;
+  bool quiet = false;
+};
+int report(const ReportOptions& o);
+
 }  // namespace kc::cli

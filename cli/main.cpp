@@ -40,6 +40,13 @@ int main(int argc, char** argv) {
   self->add_option("--seed,-s", so.seed, "Run seed");
   self->add_option("--cases,-n", so.cases, "Random cases per kernel and dtype");
 
+  kc::cli::ReportOptions rep;
+  auto* report = app.add_subcommand("report", "Render results JSON into a static HTML site (or a diff against a baseline)");
+  report->add_option("results", rep.inputs, "Results document(s); several are merged")->required();
+  report->add_option("--out,-o", rep.out, "Folder for the site (replaced atomically)")->required();
+  report->add_option("--baseline", rep.baseline, "Baseline results document: also write diff.html; exit 1 on regression");
+  report->add_flag("--quiet,-q", rep.quiet, "Print only regressions");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -53,6 +60,7 @@ int main(int argc, char** argv) {
       return kc::cli::run(ro);
     }
     if (*self) return kc::cli::selftest(so);
+    if (*report) return kc::cli::report(rep);
   } catch (const kc::UsageError& e) {
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;

@@ -1,0 +1,99 @@
+// The index: every kernel x dtype of the document with its verdict and
+// headline figures, sortable and filterable in the browser, plus totals and
+// the metadata of the run(s) the figures come from.
+#include <fmt/format.h>
+
+#include "reports/html.h"
+#include "reports/site/html_util.h"
+#include "reports/site/site.h"
+
+namespace kc::reports::site {
+
+namespace {
+
+std::string run_metadata(const json& run) {
+  static const std::pair<const char*, const char*> fields[] = {
+      {"commit", "project commit"}, {"kconform", "kconform version"}, {"backend", "backend"},
+      {"compiler", "compiler"},     {"flags", "flags"},               {"mpfr", "MPFR"},
+      {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
+      {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},
+      {"started_at", "started"},    {"duration_s", "duration (s)"},   {"machine", "machine"},
+      {"command", "command"}};
+  std::string s = "<dl class=\"meta\">";
+  for (const auto& [key, label] : fields)
+    if (run.contains(key)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label, show(run[key]));
+  return s + "</dl>";
+}
+
+bool any_normalized(const json& doc) {
+  for (const auto& k : doc["kernels"])
+    for (const auto& r : k["results"])
+      if (!r["accuracy"]["max_normalized"].is_null()) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string index_page(const json& doc, bool has_diff) {
+  const bool norm = any_normalized(doc);
+  std::string rows;
+  for (const auto& k : doc["kernels"]) {
+    const std::string name = k["name"].get<std::string>();
+    for (const auto& r : k["results"]) {
+      const auto& a = r["accuracy"];
+      const std::string v = r["verdict"].get<std::string>();
+      const std::string dt = r["dtype"].get<std::string>();
+      const auto& model = contract_accuracy(k, dt);
+      const std::string why = untrustworthy_reason(r);
+      rows += fmt::format(
+          "<tr class=\"v-{0}\" data-verdict=\"{0}\" data-kernel=\"{1}\" data-dtype=\"{2}\">"
+          "<td><a href=\"{3}#dtype-{4}\">{1}</a></td><td>{5}</td><td>{2}</td><td data-v=\"{0}\">{6}</td><td>{7}</td>",
+          slug(v), escape_html(name), escape_html(dt), escape_html(page_name(name)), slug(dt), str(k, "family"),
+          verdict_badge(v), model.empty() ? "n/a" : str(model, "kind"));
+      rows += num_td(a["max_frac_ulp"]);
+      // A condition-aware model's max_frac_ulp is its coefficient A, not a bound on the column beside it.
+      rows += model.value("kind", "") == "condition-aware bound" ? "<td data-v=\"\">normalized &le; 1</td>"
+                                                                 : num_td(model.empty() ? json() : model.value("max_frac_ulp", json()));
+      rows += num_td(a["max_distance"]);
+      if (norm) rows += num_td(a["max_normalized"]);
+      rows += num_td(r["cases"]) + num_td(r["elements"]) + num_td(a["graded"]);
+      rows += fmt::format("<td data-v=\"{0}\">{0}</td><td>{1}</td></tr>\n", r["exhaustive"].get<bool>() ? "yes" : "no",
+                          why.empty() ? "" : "<span class=\"badge\">&#9888; untrustworthy</span> " + escape_html(why));
+    }
+  }
+  const auto& t = doc["totals"];
+  std::string body = "<h1>kconform conformance results</h1>\n";
+  body += fmt::format(
+      "<div class=\"totals\"><div><b>{}</b>kernel&times;dtype</div><div><b>{}</b>{}</div><div><b>{}</b>{}</div>"
+      "<div><b>{}</b>{}</div><div><b>{}</b>elements checked</div></div>\n",
+      show(t["kernel_dtypes"]), show(t["pass"]), verdict_badge("pass"), show(t["fail"]), verdict_badge("fail"),
+      show(t["not_graded"]), verdict_badge("not_graded"), show(t["elements"]));
+  if (has_diff) body += "<p><a href=\"diff.html\">Changes against the baseline run &rarr;</a></p>\n";
+  body +=
+      "<p class=\"small\">Figures are rounded to 6 significant digits; hover a number for the exact value of "
+      "<code>results.json</code>. <em>max frac ulp</em> is the largest fractional ulp error "
+      "|y&minus;z|/ulp(z); <em>max distance</em> the largest integer ulp distance to the correctly rounded value";
+  if (norm) body += "; <em>max normalized</em> the condition-aware error |y&minus;z|/(A ulp(z) + K u S), passing at &le; 1";
+  body += ". Definitions: <code>docs/accuracy-bounds.md</code> and the README. " + std::string(kTrustRule) + "</p>\n";
+  body +=
+      "<div id=\"controls\" hidden><label>Filter <input id=\"filter\" type=\"search\" placeholder=\"kernel, dtype, "
+      "family...\"></label><label>Verdict <select id=\"verdict\"><option value=\"\">all</option><option "
+      "value=\"pass\">pass</option><option value=\"fail\">fail</option><option value=\"not_graded\">not "
+      "graded</option></select></label> <span id=\"shown\" class=\"muted\"></span> <span class=\"muted small\">Click a "
+      "column heading to sort.</span></div>\n";
+  body += "<table id=\"results\" class=\"sortable\"><thead><tr><th>kernel</th><th>family</th><th>dtype</th><th>verdict</th>"
+          "<th>accuracy model</th><th>max frac ulp</th><th>bound (frac ulp)</th><th>max distance</th>";
+  if (norm) body += "<th>max normalized</th>";
+  body += "<th>cases</th><th>elements</th><th>graded by oracle</th><th>exhaustive</th><th>trust</th></tr></thead><tbody>\n" +
+          rows + "</tbody></table>\n";
+  if (doc.contains("runs") && doc["runs"].size() > 1) {
+    body += fmt::format("<h2>Runs ({} documents merged)</h2>", doc["runs"].size());
+    for (std::size_t i = 0; i < doc["runs"].size(); ++i)
+      body += fmt::format("<h3 id=\"run-{}\">Run {}</h3>{}", i + 1, i + 1, run_metadata(doc["runs"][i]));
+  } else {
+    body += "<h2>Run</h2>" + run_metadata(doc["run"]);
+  }
+  return page("kconform conformance results", body);
+}
+
+}  // namespace kc::reports::site

@@ -1,0 +1,313 @@
+// One page per kernel: its contract as the checks saw it, then per dtype the
+// statistics, figures, worst cases, coverage, checks and failures. Sections
+// appear when the document has data for them, never by kernel family.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/html.h"
+#include "reports/site/html_util.h"
+#include "reports/site/site.h"
+#include "reports/site/svg_plots.h"
+
+namespace kc::reports::site {
+
+namespace {
+
+std::string label(std::string key) {
+  std::replace(key.begin(), key.end(), '_', ' ');
+  return escape_html(key);
+}
+
+// A list of objects as a table whose columns are the union of their keys,
+// so a field a later family adds to an operand or a rule shows up unasked.
+std::string object_table(const json& list) {
+  if (!list.is_array() || list.empty()) return "<p class=\"muted\">none</p>";
+  // Identifying columns first; JSON objects come back with sorted keys.
+  std::vector<std::string> cols = {"name", "dtype", "operand", "rule", "input", "output", "kind", "dtypes", "min_rank", "max_rank",
+                                   "max_frac_ulp", "max_distance"};
+  std::vector<std::string> extra;
+  for (const auto& o : list)
+    if (o.is_object())
+      for (const auto& [k, v] : o.items())
+        if (std::find(cols.begin(), cols.end(), k) == cols.end() && std::find(extra.begin(), extra.end(), k) == extra.end())
+          extra.push_back(k);
+  std::erase_if(cols, [&](const std::string& c) {
+    return std::none_of(list.begin(), list.end(), [&](const json& o) { return o.is_object() && o.contains(c); });
+  });
+  cols.insert(cols.end(), extra.begin(), extra.end());
+  std::string s = "<table><thead><tr>";
+  for (const auto& c : cols) s += "<th>" + label(c) + "</th>";
+  s += "</tr></thead><tbody>";
+  for (const auto& o : list) {
+    s += "<tr>";
+    for (const auto& c : cols) s += "<td>" + (o.is_object() && o.contains(c) ? show(o[c]) : std::string()) + "</td>";
+    s += "</tr>";
+  }
+  return s + "</tbody></table>";
+}
+
+std::string contract_section(const json& c) {
+  if (!c.is_object()) return "<h2 id=\"contract\">Contract</h2><p class=\"warn\">The document carries no contract for this kernel.</p>";
+  std::string s = "<h2 id=\"contract\">Contract</h2><p class=\"small muted\">Rendered from the contract data the checks ran on "
+                  "(<code>kconform list --json</code> prints the same object).</p>";
+  s += "<dl class=\"meta\">";
+  for (const char* k : {"summary", "family", "source", "oracle", "output", "layout", "zero_sign_checked", "reference_exec_dtypes", "notes"})
+    if (c.contains(k)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label(k), show(c[k]));
+  s += "</dl>";
+  s += "<h3>Operands</h3>" + object_table(c.value("inputs", json::array()));
+  if (c.contains("params") && !c["params"].empty()) s += "<h3>Parameters</h3>" + object_table(c["params"]);
+  s += "<h3>Preconditions (each broken on purpose by the bad-input checks)</h3>" + object_table(c.value("preconditions", json::array()));
+  s += "<h3>Accuracy model per dtype</h3>" + object_table(c.value("accuracy", json::array()));
+  s += "<h3>Special-value rules</h3>" + object_table(c.value("specials", json::array()));
+  s += "<h3>Properties</h3>" + object_table(c.value("properties", json::array()));
+  if (c.contains("generator") && c["generator"].is_object()) {
+    const auto& g = c["generator"];
+    s += "<h3>Input generator</h3><dl class=\"meta\">";
+    for (const auto& [k, v] : g.items())
+      if (k != "thresholds") s += fmt::format("<dt>{}</dt><dd>{}</dd>", label(k), show(v));
+    s += "</dl>";
+    if (g.contains("thresholds") && g["thresholds"].is_object() && !g["thresholds"].empty()) {
+      s += "<table><thead><tr><th>dtype</th><th>thresholds probed at &plusmn;3 ulps</th></tr></thead><tbody>";
+      for (const auto& [dt, pts] : g["thresholds"].items()) {
+        std::string list;
+        for (const auto& p : pts) list += (list.empty() ? "" : ", ") + show(p);
+        s += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape_html(dt), list);
+      }
+      s += "</tbody></table>";
+    }
+  }
+  static const std::set<std::string> shown = {"name", "summary", "family", "source", "oracle", "output", "layout",
+                                              "zero_sign_checked", "reference_exec_dtypes", "notes", "inputs", "params",
+                                              "preconditions", "accuracy", "specials", "properties", "generator"};
+  std::string other;
+  for (const auto& [k, v] : c.items())
+    if (!shown.count(k)) other += fmt::format("<dt>{}</dt><dd><code>{}</code></dd>", label(k), escape_html(v.dump()));
+  if (!other.empty()) s += "<h3>Other contract fields</h3><dl class=\"meta\">" + other + "</dl>";
+  return s;
+}
+
+std::string stats_table(const json& r, const json& model) {
+  const auto& a = r["accuracy"];
+  std::string s = "<table><thead><tr><th>figure</th><th>value</th><th>contract</th></tr></thead><tbody>";
+  auto row = [&](const std::string& name, const json& v, const std::string& bound = "") {
+    s += fmt::format("<tr><td>{}</td>{}<td>{}</td></tr>", name, num_td(v), bound);
+  };
+  row("cases", r["cases"]);
+  row("elements checked", r["elements"]);
+  s += fmt::format("<tr><td>exhaustive</td><td>{}</td><td></td></tr>",
+                   r.value("exhaustive", false) ? "yes: every bit pattern of the dtype" : "no: random cases");
+  row("graded against the oracle", a["graded"]);
+  row("decided by a special-value rule", a["special"]);
+  if (a.value("replayed", 0) != 0) row("graded against the replayed reference loop", a["replayed"]);
+  row("oracle escalations (higher precision)", a["oracle_escalations"]);
+  const std::string fb = model.is_object() && model.contains("max_frac_ulp") ? "&le; " + show(model["max_frac_ulp"]) : "";
+  // A negative max_distance is the contract's "no distance bound".
+  const std::string db = model.is_object() && model.contains("max_distance")
+                             ? (as_double(model["max_distance"]).value_or(-1) < 0 ? "no distance bound" : "&le; " + show(model["max_distance"]))
+                             : "";
+  row("max fractional ulp error", a["max_frac_ulp"], model.value("kind", "") == "condition-aware bound" ? "" : fb);
+  row("mean fractional ulp error", a["mean_frac_ulp"]);
+  row("p99 fractional ulp error", a["p99_frac_ulp"]);
+  row("max integer ulp distance", a["max_distance"], model.value("kind", "") == "condition-aware bound" ? "" : db);
+  const auto share = as_double(a["correctly_rounded_share"]);
+  s += fmt::format("<tr><td>share correctly rounded (distance 0)</td>{}<td>{}</td></tr>", num_td(a["correctly_rounded_share"]),
+                   share ? fmt::format("{:.4f}%", 100 * *share) : "");
+  if (!a["max_normalized"].is_null()) {
+    std::string cb = "&le; 1";
+    if (model.is_object() && model.contains("magnitude_coeff"))
+      cb += fmt::format(", normalized by A ulp(z) + K u S with A = {}, K = {}{}", show(model.value("max_frac_ulp", json())),
+                        show(model["magnitude_coeff"]), model.contains("work_dtype") ? ", work dtype " + show(model["work_dtype"]) : "");
+    row("max normalized error", a["max_normalized"], cb);
+    row("mean normalized error", a["mean_normalized"]);
+  }
+  if (!a["bias_mean"].is_null()) {
+    row("bias: mean signed ulp error", a["bias_mean"], "consistent with 0");
+    row("bias: standard error", a["bias_stderr"]);
+  }
+  static const std::set<std::string> known = {"graded", "special", "replayed", "oracle_escalations", "max_frac_ulp",
+                                              "mean_frac_ulp", "p99_frac_ulp", "max_distance", "correctly_rounded_share",
+                                              "max_normalized", "mean_normalized", "bias_mean", "bias_stderr", "histogram"};
+  for (const auto& [k, v] : a.items())
+    if (!known.count(k)) row(label(k), v);
+  if (r.contains("seconds")) row("seconds", r["seconds"]);
+  return s + "</tbody></table>";
+}
+
+std::string value_with_hex(const json& e, const char* v, const char* hex) {
+  std::string s = e.contains(v) ? show(e[v]) : "";
+  const std::string h = str(e, hex);
+  if (!h.empty()) s += " <code>" + h + "</code>";
+  return s;
+}
+
+std::string where(const json& e) {
+  std::string s = fmt::format("case {}", show(e.value("case", json())));
+  if (e.value("element", -1) >= 0) s += fmt::format(", element {}", show(e["element"]));
+  if (!str(e, "shape").empty()) s += ", shape " + str(e, "shape");
+  if (!str(e, "params").empty()) s += ", params " + str(e, "params");
+  return s;
+}
+
+std::string elements_table(const json& list, bool normalized) {
+  std::string s = "<table><thead><tr><th>#</th><th>input (decimal, hex bits)</th><th>result</th><th>exact value</th>"
+                  "<th>correctly rounded</th><th>frac ulp</th><th>distance</th>";
+  if (normalized) s += "<th>normalized</th>";
+  s += "<th>bound</th><th>where</th></tr></thead><tbody>";
+  int i = 0;
+  const int cols = normalized ? 10 : 9;
+  for (const auto& e : list) {
+    s += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>{}{}", ++i,
+                     value_with_hex(e, "input", "input_hex"), value_with_hex(e, "result", "result_hex"), str(e, "exact"),
+                     value_with_hex(e, "correctly_rounded", "correctly_rounded_hex"), num_td(e.value("frac_ulp", json())),
+                     num_td(e.value("distance", json())));
+    if (normalized) s += num_td(e.value("normalized", json()));
+    s += fmt::format("{}<td>{}</td></tr><tr><td></td><td colspan=\"{}\">reproduce: <code>{}</code></td></tr>",
+                     num_td(e.value("bound", json())), where(e), cols - 1, str(e, "repro"));
+  }
+  return s + "</tbody></table>";
+}
+
+std::string count_table(const json& counts, std::initializer_list<const char*> expected, const char* what, const char* unit) {
+  std::vector<std::string> keys(expected.begin(), expected.end());
+  if (counts.is_object())
+    for (const auto& [k, v] : counts.items())
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  std::string s = fmt::format("<table><thead><tr><th>{}</th><th>{}</th></tr></thead><tbody>", what, unit);
+  for (const auto& k : keys) {
+    const json v = counts.is_object() && counts.contains(k) ? counts[k] : json(0);
+    const bool zero = as_double(v).value_or(0) == 0;
+    s += fmt::format("<tr><td>{}</td>{}</tr>", label(k),
+                     zero ? fmt::format("<td class=\"num zero\" data-v=\"0\">0 (not exercised)</td>") : num_td(v));
+  }
+  return s + "</tbody></table>";
+}
+
+std::string coverage_section(const json& r) {
+  const auto& c = r["coverage"];
+  std::string s = "<h3>Coverage: what the grade rests on</h3><div style=\"display:flex;gap:2em;flex-wrap:wrap\"><div>";
+  s += count_table(c["value_classes"], {"zero", "subnormal", "normal", "tie", "integer", "inf", "nan", "overflow"},
+                   "input value class", "inputs");
+  s += "</div><div>";
+  s += count_table(c["shape_classes"], {"empty", "size1_dim", "rank0", "rank1", "rank2", "rank3", "rank4", "rank5", "rank6"},
+                   "shape class", "cases");
+  s += "</div><div>";
+  const double outs = as_double(c["outputs"]).value_or(0);
+  auto pct = [&](const json& v) { return outs > 0 ? fmt::format(" ({:.1f}%)", 100 * as_double(v).value_or(0) / outs) : std::string(); };
+  s += fmt::format("<table><thead><tr><th>outputs</th><th>elements</th></tr></thead><tbody><tr><td>all</td>{}</tr>"
+                   "<tr><td>zero</td><td class=\"num\">{}{}</td></tr><tr><td>NaN</td><td class=\"num\">{}{}</td></tr></tbody></table>",
+                   num_td(c["outputs"]), show(c["outputs_zero"]), pct(c["outputs_zero"]), show(c["outputs_nan"]),
+                   pct(c["outputs_nan"]));
+  return s + "</div></div>";
+}
+
+int kind_rank(const std::string& k) {
+  static const char* order[] = {"accuracy", "special", "property", "bad-input", "output", "layout", "determinism", "bias", "run"};
+  for (int i = 0; i < 9; ++i)
+    if (k == order[i]) return i;
+  return 9;
+}
+
+std::string checks_table(const json& checks) {
+  std::vector<const json*> v;
+  for (const auto& c : checks) v.push_back(&c);
+  std::stable_sort(v.begin(), v.end(), [](const json* a, const json* b) {
+    return kind_rank(a->value("kind", "")) < kind_rank(b->value("kind", ""));
+  });
+  std::string s = "<table class=\"sortable\"><thead><tr><th>kind</th><th>check</th><th>passed</th><th>failed</th><th>result</th>"
+                  "<th>detail</th></tr></thead><tbody>";
+  for (const json* c : v) {
+    const bool failed = as_double((*c)["failed"]).value_or(0) > 0;
+    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td></tr>", failed ? "v-fail" : "", str(*c, "kind"),
+                     str(*c, "name"), num_td((*c)["passed"]), num_td((*c)["failed"]),
+                     verdict_badge(failed ? "fail" : "pass"), str(*c, "detail"));
+  }
+  return s + "</tbody></table>";
+}
+
+std::string failures_section(const json& failures) {
+  std::string s = fmt::format("<h3>Failures ({} kept)</h3>", failures.size());
+  if (failures.empty()) return s + "<p>None.</p>";
+  s += "<p class=\"small\">Up to 5 per check are kept (the checks table has the counts). A check named "
+       "<code>shrunk: ...</code> is the first failing random case after shrinking.</p>";
+  for (const auto& f : failures) {
+    const std::string check = str(f, "check");
+    s += fmt::format("<div><p><strong>{}</strong>{} &mdash; {}</p><pre>{}</pre><p>reproduce: <code>{}</code></p></div>", check,
+                     check.rfind("shrunk: ", 0) == 0 ? " <span class=\"badge\">shrunk</span>" : "", where(f),
+                     str(f, "message"), str(f, "repro"));
+  }
+  return s;
+}
+
+std::optional<double> plot_bound(const json& model) {
+  // Only ulp-bound and correctly-rounded models state one bound in fractional
+  // ulps; a condition-aware bound varies per element, an exact one is 0.
+  if (!model.is_object() || !model.contains("max_frac_ulp")) return std::nullopt;
+  const std::string kind = model.value("kind", "");
+  if (kind != "ulp bound" && kind != "correctly rounded") return std::nullopt;
+  return as_double(model["max_frac_ulp"]);
+}
+
+std::string dtype_section(const json& doc, const json& k, const json& r) {
+  const std::string dt = r["dtype"].get<std::string>();
+  const std::string v = r["verdict"].get<std::string>();
+  const auto& model = contract_accuracy(k, dt);
+  std::string s = fmt::format("<h2 id=\"dtype-{}\">{} {} {}</h2>", slug(dt), show(k["name"]), escape_html(dt), verdict_badge(v));
+  if (r.contains("run_index") && doc.contains("runs"))
+    s += fmt::format("<p class=\"small\">From run {} of the merged documents (<a href=\"index.html#run-{}\">metadata</a>).</p>",
+                     show(r["run_index"]), show(r["run_index"]));
+  if (!model.empty())
+    s += fmt::format("<p>Accuracy model: <strong>{}</strong>. {}</p>", str(model, "kind"), str(model, "derivation"));
+  const std::string why = untrustworthy_reason(r);
+  if (!why.empty()) s += fmt::format("<p class=\"warn\">&#9888; <strong>Untrustworthy grade:</strong> {}. {}</p>", escape_html(why), kTrustRule);
+  s += "<h3>Statistics</h3>" + stats_table(r, model);
+  const auto bound = plot_bound(model);
+  const std::string hist = error_histogram(r["accuracy"]["histogram"], bound);
+  if (!hist.empty())
+    s += "<h3>Error histogram</h3><figure>" + hist +
+         "<figcaption>Elements graded against the oracle, by fractional ulp error |y&minus;z|/ulp(z). Bin [a, b) counts errors "
+         "a &le; e &lt; b; the count is printed over each bar. Hatched: within the contract's bound; cross-hatched: bins that "
+         "reach past it (a bin may straddle the bound; the exact maximum is in the statistics).</figcaption></figure>";
+  if (r.contains("error_profile")) {
+    const std::string prof = error_profile_plot(
+        r["error_profile"], bound,
+        model.contains("bound_depends_on") ? "largest contract bound (depends on " + model["bound_depends_on"].dump() + ")"
+                                           : "contract bound",
+        dt);
+    if (!prof.empty())
+      s += "<h3>Error versus input</h3><figure>" + prof +
+           fmt::format("<figcaption>The input domain cut into slices ordered by bit pattern (negative inputs left, from "
+                       "&minus;NaN to &minus;0, then +0 to +NaN); a marker is the largest fractional ulp error graded in the "
+                       "slice. {} Open circle: within the bound; triangle: above it.{}</figcaption></figure>",
+                       r.value("exhaustive", false) ? "Every input of the dtype was graded."
+                                                    : "Random cases: a slice without a marker had no graded input.",
+                       bound ? " Dashed line: the contract's bound." : "");
+  }
+  const bool norm = !r["accuracy"]["max_normalized"].is_null();
+  s += fmt::format("<h3>Worst cases ({})</h3>", norm ? "largest normalized error first" : "largest error first");
+  s += r["worst"].empty() ? "<p class=\"muted\">No element was graded against the oracle.</p>" : elements_table(r["worst"], norm);
+  s += coverage_section(r);
+  s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
+  s += failures_section(r["failures"]);
+  return s;
+}
+
+}  // namespace
+
+std::string kernel_page(const json& doc, const json& k) {
+  const std::string name = k["name"].get<std::string>();
+  std::string body = "<p><a href=\"index.html\">&larr; all kernels</a></p>";
+  body += fmt::format("<h1>{}</h1><p>{}{}</p>", escape_html(name), str(k, "family"),
+                      k.contains("contract") && k["contract"].is_object() ? " &mdash; " + str(k["contract"], "summary") : "");
+  body += "<nav class=\"toc\"><a href=\"#contract\">contract</a>";
+  for (const auto& r : k["results"])
+    body += fmt::format("<a href=\"#dtype-{}\">{}</a> {} ", slug(r["dtype"].get<std::string>()), show(r["dtype"]),
+                        verdict_badge(r["verdict"].get<std::string>()));
+  body += "</nav>";
+  body += contract_section(k.contains("contract") ? k["contract"] : json());
+  for (const auto& r : k["results"]) body += dtype_section(doc, k, r);
+  return page("kconform: " + name, body);
+}
+
+}  // namespace kc::reports::site

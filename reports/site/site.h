@@ -1,0 +1,63 @@
+// The static conformance site: pages rendered from results documents
+// (docs/results-schema.md) only, never from engine state, so a page says
+// exactly what the JSON says and a document from another machine or a later
+// family renders the same way. Nothing here knows a kernel family: features
+// appear when the data for them is present (an error profile with points, a
+// non-null normalized error).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kc::reports::site {
+
+using nlohmann::json;
+
+// Reads and checks one results document; throws UsageError naming the file
+// and what is wrong, so `kconform report` can exit 2 with a clear message.
+json load_document(const std::filesystem::path& p);
+
+// Checks the fields the renderer relies on (schema tag, run, kernels with
+// results); throws UsageError with `where` in the message.
+void validate_document(const json& doc, const std::string& where);
+
+// Concatenates the kernels x dtypes of several documents. The merged
+// document keeps "run" (the first run) and adds "runs" (all of them); each
+// result gets "run_index" so its page names the run it came from. Totals are
+// recounted. The same kernel x dtype twice is a UsageError naming it.
+json merge_documents(const std::vector<json>& docs);
+
+// A copy with every field the pages read present (null where absent). The
+// page functions below expect a normalized document; render_site and
+// compare normalize for you.
+json normalize(const json& doc);
+
+// Files of a site: (file name, content). Pages are rendered into memory first
+// so a rendering error never reaches the disk.
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+std::string index_page(const json& doc, bool has_diff);
+std::string kernel_page(const json& doc, const json& kernel);
+
+// One kernel x dtype compared across two runs.
+struct Change {
+  std::string kernel, dtype, what;  // what: a readable reason, e.g. "max_frac_ulp 0.5 -> 2.1"
+};
+struct Diff {
+  std::vector<Change> new_failures, fixed, error_up, error_down, coverage_dropped, added, removed;
+  bool regressed() const { return !new_failures.empty() || !error_up.empty() || !coverage_dropped.empty(); }
+};
+Diff compare(const json& old_doc, const json& new_doc);
+std::string diff_page(const json& old_doc, const json& new_doc, const Diff& d);
+
+Files render_site(const json& doc, const json* baseline, Diff* diff_out);
+
+// Writes `files` into `dir` atomically: into a sibling temporary folder,
+// which then replaces `dir`; on any failure `dir` is left as it was.
+void write_folder_atomically(const std::filesystem::path& dir, const Files& files);
+
+}  // namespace kc::reports::site

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The site as a reader sees it: renders a small run, loads the index and a
+# kernel page in headless Chromium, and fails on a script error (the pages
+# write window.onerror into the DOM), on a console error, when the page's
+# script did not run, or on any href that does not resolve to a file of the
+# site. Keeps screenshots in ARTIFACTS. Usage: browser_test.sh KCONFORM ARTIFACTS
+set -u
+kc="$1"
+artifacts="$2"
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "FAIL: chromium is not installed; install Debian's 'chromium' package (scripts/install-deps.sh does)"
+  exit 1
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$artifacts"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+"$kc" run --kernel exp --kernel gelu --cases 10 --out "$work/run" --quiet >"$work/run.log" 2>&1
+rc=$?
+[ "$rc" -le 1 ] || { cat "$work/run.log"; fail "kconform run exited $rc"; exit 1; }
+site="$work/site"
+# A planted regression, so the diff page shows what a nightly would: exp's
+# first dtype fails with a larger error.
+python3 - "$work/run/results.json" "$work/new.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["kernels"][0]["results"][0]
+r["verdict"] = "fail"
+r["accuracy"]["max_frac_ulp"] = 3 * r["accuracy"]["max_frac_ulp"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$kc" report "$work/new.json" --baseline "$work/run/results.json" --out "$site" >"$work/report.log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$work/report.log"; fail "kconform report --baseline on a planted regression exited $rc, expected 1"; }
+
+chrome() {  # chrome LOG ARGS... : headless, offline, a fresh profile each time
+  local log=$1
+  shift
+  timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$(mktemp -d -p "$work")" \
+    --enable-logging=stderr --v=0 "$@" 2>>"$log"
+}
+
+check_page() {  # check_page FILE SHOT
+  local page="$site/$1" shot="$artifacts/$2" log="$work/$2.log"
+  [ -f "$page" ] || { fail "$1 missing"; return; }
+  chrome "$log" --dump-dom "file://$page" >"$work/$2.dom"
+  grep -q 'data-js-ready="1"' "$work/$2.dom" || fail "$1: the page's script did not run"
+  if grep -q 'data-js-error=' "$work/$2.dom"; then fail "$1: script error: $(grep -o 'data-js-error="[^"]*"' "$work/$2.dom")"; fi
+  # The pages never log, so any console line (Chromium prints them as CONSOLE) is an error.
+  if grep -E 'Uncaught|CONSOLE|Refused to' "$log"; then fail "$1: console messages (above)"; fi
+  chrome "$log" --screenshot="$shot" --window-size=1280,2000 "file://$page" >/dev/null
+  [ -s "$shot" ] || fail "$1: no screenshot"
+  echo "screenshot: $shot"
+}
+
+check_page index.html report-index.png
+kernel_page=$(basename "$(ls "$site"/kernel-exp.html)")
+check_page "$kernel_page" report-kernel-exp.png
+check_page diff.html report-diff.png
+
+grep -q 'REGRESSED' "$work/report-diff.png.dom" || fail "diff page does not flag the planted regression"
+
+# The filter works in the rendered DOM: the script fills in the row count.
+grep -q 'id="shown"[^>]*>[0-9]* of [0-9]* shown' "$work/report-index.png.dom" || fail "index: filter did not initialise"
+
+# No broken links: every href (fragment dropped) names a file of the site,
+# and every fragment names an id on its target page.
+python3 - "$site" <<'PY' || fails=$((fails + 1))
+import html, os, re, sys
+site = sys.argv[1]
+bad = 0
+pages = {f: open(os.path.join(site, f), encoding="utf-8").read() for f in os.listdir(site)}
+for name, text in pages.items():
+    for href in re.findall(r'href="([^"]*)"', text):
+        href = html.unescape(href)
+        target, _, frag = href.partition("#")
+        target = target or name
+        if re.match(r"^[a-z]+:", target) or target not in pages:
+            print(f"FAIL: {name}: broken or external link {href!r}"); bad += 1; continue
+        if frag and f'id="{frag}"' not in pages[target]:
+            print(f"FAIL: {name}: link {href!r}: no id {frag!r} in {target}"); bad += 1
+    if re.search(r'(src|href)="(https?:)?//', text):
+        print(f"FAIL: {name}: refers to a resource elsewhere"); bad += 1
+print(f"checked links in {len(pages)} pages")
+sys.exit(1 if bad else 0)
+PY
+
+[ "$fails" -eq 0 ] && echo "browser test passed" || echo "$fails browser checks failed"
+[ "$fails" -eq 0 ]
