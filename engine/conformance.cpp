@@ -67,7 +67,7 @@ std::string element_repro(const Context& c, const std::string& hex, const Params
 struct Acc {
   std::vector<CheckTally> tallies;
   std::vector<double> fracs;
-  std::int64_t elements = 0, special = 0, replayed = 0, escalations = 0, cr = 0, max_dist = 0;
+  std::int64_t elements = 0, special = 0, replayed = 0, escalations = 0, cr = 0, n_dist = 0, max_dist = 0;
   double sum_norm = 0, max_norm = -1;
   std::int64_t n_norm = 0;
   double bias_sum = 0, bias_sq = 0;
@@ -503,6 +503,7 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
       if (g.distance >= 0) {
         acc.max_dist = std::max(acc.max_dist, g.distance);
         acc.cr += g.distance == 0;
+        ++acc.n_dist;
       }
       // Error profile over the input domain, for one-input elementwise
       // kernels: slice by the ordered bit pattern of the input.
@@ -701,6 +702,7 @@ void finish(const Context& c, Acc& acc, KernelDTypeResult& res) {
     std::nth_element(acc.fracs.begin(), acc.fracs.begin() + static_cast<std::ptrdiff_t>(k), acc.fracs.end());
     s.p99_frac_ulp = acc.fracs[k];
     s.correctly_rounded_share = static_cast<double>(acc.cr) / static_cast<double>(acc.fracs.size());
+    s.not_correctly_rounded = acc.n_dist - acc.cr;
   }
   s.max_distance = acc.max_dist;
   if (acc.n_norm > 0) {

@@ -62,6 +62,7 @@ struct AccuracyStats {
   double max_frac_ulp = 0, mean_frac_ulp = 0, p99_frac_ulp = 0;
   std::int64_t max_distance = 0;
   double correctly_rounded_share = 0;   // share of graded elements at distance 0
+  std::int64_t not_correctly_rounded = 0;  // graded elements at distance >= 1 (the misses)
   std::optional<double> max_normalized, mean_normalized;  // condition-aware
   std::optional<double> bias_mean, bias_stderr;           // mean signed ulp error (bias samples) and its s.e.
   Histogram histogram;

@@ -53,9 +53,10 @@ json contract_json(const contract::KernelSpec& k) {
     json aj{{"dtype", dtype_name(a.dtype)},
             {"kind", contract::accuracy_kind_name(m.kind)},
             {"max_frac_ulp", number(m.max_frac_ulp)},
-            {"max_distance", m.max_distance},
+            {"max_distance", m.max_distance < 0 ? nlohmann::json(nullptr) : nlohmann::json(m.max_distance)},
             {"derivation", m.derivation},
-            {"check_bias", m.check_bias}};
+            {"check_bias", m.check_bias},
+            {"check_case_statistics", m.check_case_statistics}};
     if (m.kind == contract::AccuracyKind::condition_aware) {
       aj["magnitude_coeff"] = m.magnitude_coeff;
       aj["work_dtype"] = dtype_name(m.work);

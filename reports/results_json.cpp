@@ -56,6 +56,7 @@ json result_json(const engine::KernelDTypeResult& r) {
            {"p99_frac_ulp", number(a.p99_frac_ulp)},
            {"max_distance", a.max_distance},
            {"correctly_rounded_share", number(a.correctly_rounded_share)},
+           {"not_correctly_rounded", a.not_correctly_rounded},
            {"max_normalized", opt(a.max_normalized)},
            {"mean_normalized", opt(a.mean_normalized)},
            {"bias_mean", opt(a.bias_mean)},

@@ -114,6 +114,7 @@ std::string stats_table(const json& r, const json& model) {
   const auto share = as_double(a["correctly_rounded_share"]);
   s += fmt::format("<tr><td>share correctly rounded (distance 0)</td>{}<td>{}</td></tr>", num_td(a["correctly_rounded_share"]),
                    share ? fmt::format("{:.4f}%", 100 * *share) : "");
+  if (a.contains("not_correctly_rounded")) row("not correctly rounded (distance >= 1)", a["not_correctly_rounded"]);
   if (!a["max_normalized"].is_null()) {
     std::string cb = "&le; 1";
     if (model.is_object() && model.contains("magnitude_coeff"))
@@ -127,7 +128,7 @@ std::string stats_table(const json& r, const json& model) {
     row("bias: standard error", a["bias_stderr"]);
   }
   static const std::set<std::string> known = {"graded", "special", "replayed", "oracle_escalations", "max_frac_ulp",
-                                              "mean_frac_ulp", "p99_frac_ulp", "max_distance", "correctly_rounded_share",
+                                              "mean_frac_ulp", "p99_frac_ulp", "max_distance", "correctly_rounded_share", "not_correctly_rounded",
                                               "max_normalized", "mean_normalized", "bias_mean", "bias_stderr", "histogram"};
   for (const auto& [k, v] : a.items())
     if (!known.count(k)) row(label(k), v);
