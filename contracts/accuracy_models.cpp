@@ -17,6 +17,16 @@ double frac_of_distance(int L) { return 2.0 * L + 0.5; }
 double narrowed(double e, int pw, int pt) { return 0.5 + e * std::ldexp(1.0, pt - pw); }
 }  // namespace
 
+std::vector<DTypeAccuracy> per_float_dtype(const std::function<Accuracy(DType)>& model) {
+  std::vector<DTypeAccuracy> v;
+  for (DType t : kFloats.list()) v.push_back({t, model(t)});
+  return v;
+}
+std::vector<DTypeAccuracy> exact_everywhere() { return per_float_dtype([](DType) { return exact(); }); }
+std::vector<DTypeAccuracy> correctly_rounded_everywhere() {
+  return per_float_dtype([](DType) { return correctly_rounded(); });
+}
+
 Accuracy exact() {
   return {.kind = AccuracyKind::exact,
           .max_frac_ulp = 0,

@@ -15,13 +15,8 @@ namespace {
 
 namespace pts = gen::points;
 using PK = PropertyKind;
-const DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
-
-std::vector<DTypeAccuracy> each(const std::function<Accuracy(DType)>& m) {
-  std::vector<DTypeAccuracy> v;
-  for (DType t : kFloats.list()) v.push_back({t, m(t)});
-  return v;
-}
+using models::kFloats;
+using models::per_float_dtype;
 
 std::vector<Precondition> binary_rules(bool broadcast) {
   return {{"arity", "inputs", "exactly two input tensors a, b"},
@@ -52,8 +47,8 @@ KernelSpec binary(KernelSpec k, bool broadcast) {
 }  // namespace
 
 void append_binary(std::vector<KernelSpec>& out) {
-  const auto cr = each([](DType) { return models::correctly_rounded(); });
-  const auto exact = each([](DType) { return models::exact(); });
+  const auto cr = models::correctly_rounded_everywhere();
+  const auto exact = models::exact_everywhere();
   out.push_back(binary({.name = "add", .summary = "a + b, one IEEE operation in T", .source = "ops.rs:291",
                         .accuracy = cr,
                         .properties = {{"add is commutative", PK::commutative, always}},
@@ -98,7 +93,7 @@ void append_binary(std::vector<KernelSpec>& out) {
                                  "rem(x, +-inf) are NaN; rem(-1, 3) = 2."},
                        false));
   out.push_back(binary({.name = "pow", .summary = "a^b (libm powf / pow; halves via powf)", .source = "ops.rs:1788",
-                        .accuracy = each([](DType t) { return models::libm(t, models::kGlibcUlpsPow); }),
+                        .accuracy = per_float_dtype([](DType t) { return models::libm(t, models::kGlibcUlpsPow); }),
                         .values = {.lo = -4, .hi = 4, .points = pts::powers},
                         .oracle = oracle::pow, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
                        false));

@@ -13,14 +13,9 @@ namespace {
 
 namespace pts = gen::points;
 using PK = PropertyKind;
-const DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
-
-std::vector<DTypeAccuracy> each(const std::function<Accuracy(DType)>& m) {
-  std::vector<DTypeAccuracy> v;
-  for (DType t : kFloats.list()) v.push_back({t, m(t)});
-  return v;
-}
-std::vector<DTypeAccuracy> exact() { return each([](DType) { return models::exact(); }); }
+using models::kFloats;
+using models::per_float_dtype;
+std::vector<DTypeAccuracy> exact() { return models::exact_everywhere(); }
 
 std::vector<Precondition> x_rules(std::vector<Precondition> extra) {
   std::vector<Precondition> v{{"arity", "inputs", "exactly one input tensor"},
@@ -64,8 +59,8 @@ KernelSpec reduction(KernelSpec k) {
 }  // namespace
 
 void append_reduction(std::vector<KernelSpec>& out) {
-  const auto sum = each(models::recursive_sum), mean = each(models::mean);
-  const auto sum_stats = each([](DType t) {
+  const auto sum = per_float_dtype(models::recursive_sum), mean = per_float_dtype(models::mean);
+  const auto sum_stats = per_float_dtype([](DType t) {
     Accuracy a = models::recursive_sum(t);
     a.check_case_statistics = true;  // many output cells per case
     return a;

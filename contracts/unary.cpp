@@ -18,15 +18,10 @@ using PK = PropertyKind;
 using VC = ValueClass;
 using OC = Outcome;
 
-const DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
-
-std::vector<DTypeAccuracy> each_dtype(const std::function<Accuracy(DType)>& model) {
-  std::vector<DTypeAccuracy> v;
-  for (DType t : kFloats.list()) v.push_back({t, model(t)});
-  return v;
-}
-std::vector<DTypeAccuracy> all_exact() { return each_dtype([](DType) { return models::exact(); }); }
-std::vector<DTypeAccuracy> all_cr() { return each_dtype([](DType) { return models::correctly_rounded(); }); }
+using models::kFloats;
+const auto each_dtype = models::per_float_dtype;
+std::vector<DTypeAccuracy> all_exact() { return models::exact_everywhere(); }
+std::vector<DTypeAccuracy> all_cr() { return models::correctly_rounded_everywhere(); }
 std::vector<DTypeAccuracy> libm(int L) { return each_dtype([L](DType t) { return models::libm(t, L); }); }
 
 // Preconditions every unary kernel shares (checked by the bad-input rule

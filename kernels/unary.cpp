@@ -126,8 +126,6 @@ Tensor map_unary(UnaryOp op, const Tensor& x, const UnaryArgs& a) {
   return y;
 }
 
-template <class T> double as_double(T v) { return to_f64(v); }
-
 }  // namespace
 
 std::string_view unary_op_name(UnaryOp op) { return kNames[static_cast<std::size_t>(op)]; }
@@ -148,23 +146,21 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args) {
   }
 }
 
-double gelu_constant_c(DType t) {
+namespace {
+// One value per float dtype, as a double.
+template <class F>
+double by_float_dtype(DType t, F f) {
   switch (t) {
-    case DType::f32: return as_double(gelu_c<float>());
-    case DType::f64: return as_double(gelu_c<double>());
-    case DType::bf16: return as_double(gelu_c<bf16>());
-    case DType::f16: return as_double(gelu_c<f16>());
+    case DType::f32: return to_f64(f.template operator()<float>());
+    case DType::f64: return to_f64(f.template operator()<double>());
+    case DType::bf16: return to_f64(f.template operator()<bf16>());
+    case DType::f16: return to_f64(f.template operator()<f16>());
     default: return 0;
   }
 }
-double gelu_constant_k(DType t) {
-  switch (t) {
-    case DType::f32: return as_double(gelu_k<float>());
-    case DType::f64: return as_double(gelu_k<double>());
-    case DType::bf16: return as_double(gelu_k<bf16>());
-    case DType::f16: return as_double(gelu_k<f16>());
-    default: return 0;
-  }
-}
+}  // namespace
+
+double gelu_constant_c(DType t) { return by_float_dtype(t, []<class T>() { return gelu_c<T>(); }); }
+double gelu_constant_k(DType t) { return by_float_dtype(t, []<class T>() { return gelu_k<T>(); }); }
 
 }  // namespace kc::kern

@@ -8,17 +8,7 @@ independent="$2"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
-expect() {  # expect CODE DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$work/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"; sed 's/^/    /' "$work/out" | head -20; fails=$((fails + 1))
-  else
-    echo "ok:   $what"
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 
 expect 0 "help"                      -- "$kc" --help
 expect 0 "run --help"                -- "$kc" run --help

@@ -7,17 +7,7 @@ kc="$1"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
-expect() {  # expect CODE DESCRIPTION -- command...
-  local want=$1 what=$2
-  shift 3
-  "$@" >"$work/out" 2>&1
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"; sed 's/^/    /' "$work/out" | head -20; fails=$((fails + 1))
-  else
-    echo "ok:   $what"
-  fi
-}
+. "$(dirname "$0")/expect.sh"
 "$kc" run --kernel relu --dtype f32 --cases 5 --no-exhaustive --out "$work/a" >/dev/null
 "$kc" run --kernel sqrt --dtype f32 --cases 5 --no-exhaustive --out "$work/b" >/dev/null
 [ -f "$work/a/site/index.html" ] && [ -f "$work/a/site/kernel-relu.html" ] || { echo "FAIL: run --out did not render site/"; fails=$((fails + 1)); }

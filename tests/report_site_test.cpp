@@ -3,6 +3,8 @@
 // regression, merging, and atomic replacement of a good site.
 #include <gtest/gtest.h>
 
+#include "tests/test_support.h"
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -28,16 +30,7 @@ using nlohmann::json;
 // One condition-aware kernel among them, so the normalized column is exercised.
 const json& small_doc() {
   static const json doc = [] {
-    auto backend = make_backend("reference");
-    engine::RunOptions opts;
-    opts.cases = 5;
-    opts.exhaustive_halves = false;
-    engine::RunResults r;
-    r.run = reports::collect_metadata(1, "reference", "test");
-    for (const char* name : {"exp", "relu", "gelu_erf"})
-      for (DType t : {DType::f32, DType::f64})
-        r.results.push_back(engine::run_kernel_dtype(*contract::find_kernel(name), t, *backend, opts));
-    return reports::results_json(r);
+    return reports::results_json(testing_support::small_run({"exp", "relu", "gelu_erf"}, {DType::f32, DType::f64}));
   }();
   return doc;
 }

@@ -10,23 +10,14 @@
 #include "engine/conformance.h"
 #include "reports/html.h"
 #include "reports/results_json.h"
+#include "tests/test_support.h"
 
 namespace kc {
 namespace {
 
 namespace fs = std::filesystem;
 
-engine::RunResults small_run() {
-  auto backend = make_backend("reference");
-  engine::RunOptions opts;
-  opts.cases = 5;
-  opts.exhaustive_halves = false;
-  engine::RunResults r;
-  r.run = reports::collect_metadata(1, "reference", "test");
-  for (const char* name : {"exp", "relu"})
-    r.results.push_back(engine::run_kernel_dtype(*contract::find_kernel(name), DType::f32, *backend, opts));
-  return r;
-}
+engine::RunResults small_run() { return testing_support::small_run({"exp", "relu"}, {DType::f32}); }
 
 TEST(ResultsJson, HasTheDocumentedFields) {
   const auto doc = reports::results_json(small_run());

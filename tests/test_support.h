@@ -1,0 +1,25 @@
+// Shared by the report tests: a small real run of the reference backend.
+#pragma once
+
+#include <initializer_list>
+
+#include "core/backend.h"
+#include "engine/conformance.h"
+#include "reports/results_json.h"
+
+namespace kc::testing_support {
+
+// `kernels` x `dtypes`, 5 random cases each, no exhaustive sweeps.
+inline engine::RunResults small_run(std::initializer_list<const char*> kernels, std::initializer_list<DType> dtypes) {
+  auto backend = make_backend("reference");
+  engine::RunOptions opts;
+  opts.cases = 5;
+  opts.exhaustive_halves = false;
+  engine::RunResults r;
+  r.run = reports::collect_metadata(1, "reference", "test");
+  for (const char* name : kernels)
+    for (DType t : dtypes) r.results.push_back(engine::run_kernel_dtype(*contract::find_kernel(name), t, *backend, opts));
+  return r;
+}
+
+}  // namespace kc::testing_support
