@@ -178,10 +178,11 @@ ElementReport case_report(const Context& c, const std::string& check, std::int64
   return r;
 }
 
+double worst_key(const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; }
+
 void keep_worst(std::vector<ElementReport>& worst, const ElementReport& r) {
-  auto key = [](const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; };
   worst.push_back(r);
-  std::stable_sort(worst.begin(), worst.end(), [&](const auto& a, const auto& b) { return key(a) > key(b); });
+  std::stable_sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return worst_key(a) > worst_key(b); });
   if (worst.size() > 5) worst.pop_back();
 }
 
@@ -476,8 +477,12 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
     const std::string check = g.special ? "special:" + g.rule : "accuracy";
     auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
     ElementReport rep;
-    const bool need_report = !g.pass || (g.semantics_ok && !*g.semantics_ok) ||
-                             (full_stats && !g.special && std::isfinite(g.frac));
+    // Reports are built only where one is kept: failures, and elements that
+    // enter the current top 5 (formatting every element would dominate a sweep).
+    const double key = g.normalized ? *g.normalized : g.frac;
+    const bool could_be_worst = full_stats && !g.special && std::isfinite(g.frac) &&
+                                (acc.worst.size() < 5 || key > worst_key(acc.worst.back()));
+    const bool need_report = !g.pass || (g.semantics_ok && !*g.semantics_ok) || could_be_worst;
     if (need_report) rep = element_report(c, check, case_id, path, cs, job, yv, yb, g);
     record(acc, c, tally, g.pass, &rep);
     if (g.semantics_ok) {
@@ -513,7 +518,7 @@ std::int64_t grade_case(const Context& c, Acc& acc, std::int64_t case_id, const 
         auto slice = static_cast<std::size_t>(std::clamp((static_cast<double>(ord) / span + 0.5) * 256.0, 0.0, 255.0));
         if (std::isnan(acc.prof_max[slice]) || g.frac > acc.prof_max[slice]) acc.prof_max[slice] = g.frac;
       }
-      keep_worst(acc.worst, rep);
+      if (could_be_worst) keep_worst(acc.worst, rep);
     }
     if (g.normalized) {
       acc.max_norm = std::max(acc.max_norm, *g.normalized);
