@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <vector>
 #include <fmt/format.h>
 
 namespace kc {
@@ -149,8 +150,23 @@ double round_to_format(double x, DType t) {
   }
 }
 
-float bf16_to_f32(bf16 h) { return static_cast<float>(decode16(float_format(DType::bf16), h.bits)); }
-float f16_to_f32(f16 h) { return static_cast<float>(decode16(float_format(DType::f16), h.bits)); }
+// bf16 is the top half of an f32: widening is a shift (NaNs get the quiet
+// bit, as in decode16). f16 widening reads a table of all 65536 values built
+// once from decode16. Both are checked exhaustively against MPFR.
+float bf16_to_f32(bf16 h) {
+  std::uint32_t b = static_cast<std::uint32_t>(h.bits) << 16;
+  if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0) b |= 0x00400000u;
+  return std::bit_cast<float>(b);
+}
+float f16_to_f32(f16 h) {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (std::uint32_t b = 0; b < 65536; ++b)
+      t[b] = static_cast<float>(decode16(float_format(DType::f16), static_cast<std::uint16_t>(b)));
+    return t;
+  }();
+  return table[h.bits];
+}
 
 bf16 f64_to_bf16(double x) {
   const FloatFormat f = float_format(DType::bf16);
@@ -160,8 +176,36 @@ f16 f64_to_f16(double x) {
   const FloatFormat f = float_format(DType::f16);
   return f16{encode16(f, round_generic(f, x))};
 }
-bf16 f32_to_bf16(float x) { return f64_to_bf16(static_cast<double>(x)); }
-f16 f32_to_f16(float x) { return f64_to_f16(static_cast<double>(x)); }
+// RNE on the top 16 bits of an f32 (the usual bit trick; equal to the generic
+// rounding, which the exhaustive tests compare against MPFR).
+bf16 f32_to_bf16(float x) {
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
+  if ((b & 0x7F800000u) == 0x7F800000u && (b & 0x007FFFFFu) != 0)
+    return bf16{static_cast<std::uint16_t>((b >> 16) | 0x0040u)};  // quiet NaN, top payload kept
+  const std::uint32_t rounded = b + 0x7FFFu + ((b >> 16) & 1u);
+  return bf16{static_cast<std::uint16_t>(rounded >> 16)};
+}
+// RNE to f16 on the f32 bits (after F. Giesen's float_to_half_fast3_rtne):
+// normals add the rounding increment to the bits; subnormals let the FPU's
+// own RNE addition to a magic constant do the rounding. Checked against MPFR.
+f16 f32_to_f16(float x) {
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t sign = (b >> 16) & 0x8000u;
+  std::uint32_t u = b & 0x7FFFFFFFu;
+  if (u >= 0x7F800000u) {  // inf, NaN (quiet, top payload kept)
+    const std::uint32_t nan = u > 0x7F800000u ? (0x0200u | ((u >> 13) & 0x3FFu)) : 0;
+    return f16{static_cast<std::uint16_t>(sign | 0x7C00u | nan)};
+  }
+  if (u >= 0x47800000u) return f16{static_cast<std::uint16_t>(sign | 0x7C00u)};  // >= 65536: overflow
+  if (u < 0x38800000u) {  // below 2^-14: subnormal or zero in f16
+    const std::uint32_t magic = 126u << 23;  // 0.5: its ulp is 2^-24, the f16 subnormal step
+    const float sum = std::bit_cast<float>(u) + std::bit_cast<float>(magic);
+    return f16{static_cast<std::uint16_t>(sign | (std::bit_cast<std::uint32_t>(sum) - magic))};
+  }
+  const std::uint32_t odd = (u >> 13) & 1u;
+  u += (static_cast<std::uint32_t>(15 - 127) << 23) + 0xFFFu + odd;  // rebias, round to nearest even
+  return f16{static_cast<std::uint16_t>(sign | (u >> 13))};  // a carry into the exponent is correct (and gives inf)
+}
 float f64_to_f32(double x) { return static_cast<float>(x); }
 bf16 f16_to_bf16(f16 h) { return f32_to_bf16(f16_to_f32(h)); }
 f16 bf16_to_f16(bf16 h) { return f32_to_f16(bf16_to_f32(h)); }

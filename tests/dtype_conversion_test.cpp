@@ -91,6 +91,25 @@ TEST_P(Exhaustive16, NarrowingRoundsLikeMpfrAtEveryMidpoint) {
   EXPECT_GT(checked, 6 * 30000);
 }
 
+// The f32 -> T routines (bit tricks) at every f32 value next to each
+// rounding boundary of T.
+TEST_P(Exhaustive16, F32NarrowingRoundsLikeMpfrAtEveryMidpoint) {
+  const DType t = GetParam();
+  int checked = 0;
+  for (std::uint32_t b = 0; b < 0x7fff; ++b) {
+    const double a = bits_to_double(t, b), next = bits_to_double(t, b + 1);
+    if (!std::isfinite(a) || std::isnan(next)) continue;
+    const double mid = std::isinf(next) ? a + (a - bits_to_double(t, b - 1)) / 2 : (a + next) / 2;
+    const float m = static_cast<float>(mid);  // exact: every T midpoint is an f32
+    for (float x : {m, std::nextafter(m, 0.0f), std::nextafter(m, INFINITY), static_cast<float>(a), -m}) {
+      const std::uint64_t got = t == DType::bf16 ? f32_to_bf16(x).bits : f32_to_f16(x).bits;
+      ASSERT_TRUE(same(bits_to_double(t, got), rn_by_mpfr(x, float_format(t)))) << "x = " << x;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5 * 30000);
+}
+
 TEST_P(Exhaustive16, CrossHalfConversionMatchesMpfr) {
   const DType t = GetParam();
   const DType other = t == DType::bf16 ? DType::f16 : DType::bf16;
