@@ -3,5 +3,7 @@
 # scripts/build.sh [ninja targets...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# ccache needs a cache folder even where HOME is unset (CI environments).
+export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.cache/ccache}"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -- "$@"
