@@ -92,12 +92,10 @@ std::optional<Case> violate_family(const std::string& r, const std::string& oper
       c.inputs.front() = zeros(t, {2});
       bad = Dims{4};
     }
-    if (!backward && !into_target) {
-      // broadcast_to: a source dim that is neither 1 nor the target's.
-      set_target(*bad);
-    } else {
-      set_target(*bad);
-    }
+    // The same shape breaks both directions: for reduce_*_to a target dim
+    // that is neither x's nor 1; for broadcast_to an x dim that is neither
+    // the target's nor 1 (the dim raised by 2 is never 1).
+    set_target(*bad);
     return c;
   }
   return std::nullopt;

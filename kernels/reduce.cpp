@@ -182,9 +182,7 @@ Tensor broadcast_to(const Tensor& x, const Dims& target) {
   if (is_pure_padding(x.dims(), target)) return x.broadcast_padded(target);  // shares the input's storage
   Tensor y(x.dtype(), target);
   const BroadcastIndex src(x.dims(), target);
-  const std::size_t w = dtype_size(x.dtype());
   for (std::int64_t o = 0; o < y.numel(); ++o) y.set_bits(o, x.bits_at(src(o)));
-  (void)w;
   return y;
 }
 

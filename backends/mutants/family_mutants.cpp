@@ -44,13 +44,16 @@ Outputs sum_drops_last(std::span<const Tensor> in, const Params& p) {
   return {y};
 }
 
-Outputs sum_f32_in_bf16(std::span<const Tensor> in, const Params& p) {
-  // f32 sum_dim whose accumulator is a bf16 (a half-precision register reused).
+// sum_dim whose accumulator is a bf16 register (each f32 partial sum
+// rounded to bf16), for dtype `t`.
+Outputs sum_dim_in_bf16(DType t, std::span<const Tensor> in, const Params& p) {
   Outputs ref_out = ref::execute("sum_dim", in, p);
-  if (in[0].dtype() != DType::f32) return ref_out;
+  if (in[0].dtype() != t) return ref_out;
   const auto dim = static_cast<std::size_t>(ref::int_param(p, "dim"));
-  return {fold_dim(in[0], dim, DType::f32, [](double acc, double v) { return rn(DType::bf16, rn(DType::f32, acc + v)); })};
+  return {fold_dim(in[0], dim, t, [](double acc, double v) { return rn(DType::bf16, rn(DType::f32, acc + v)); })};
 }
+
+Outputs sum_f32_in_bf16(std::span<const Tensor> in, const Params& p) { return sum_dim_in_bf16(DType::f32, in, p); }
 
 Outputs sum_bf16_in_f32(std::span<const Tensor> in, const Params& p) {
   // bf16 sum_all accumulated in f32 and rounded once: more accurate, but not the reference's bits.
@@ -62,14 +65,9 @@ Outputs sum_bf16_in_f32(std::span<const Tensor> in, const Params& p) {
   return ref_out;
 }
 
-Outputs sum_f16_in_bf16(std::span<const Tensor> in, const Params& p) {
-  // f16 sum_dim accumulated in bf16 (3 fewer bits): within the worst-case
-  // bound, but the errors are 8 times larger than f16 rounding allows.
-  Outputs ref_out = ref::execute("sum_dim", in, p);
-  if (in[0].dtype() != DType::f16) return ref_out;
-  const auto dim = static_cast<std::size_t>(ref::int_param(p, "dim"));
-  return {fold_dim(in[0], dim, DType::f16, [](double acc, double v) { return rn(DType::bf16, rn(DType::f32, acc + v)); })};
-}
+// f16 sum_dim accumulated in bf16 (3 fewer bits): within the worst-case
+// bound, but the errors are 8 times larger than f16 rounding allows.
+Outputs sum_f16_in_bf16(std::span<const Tensor> in, const Params& p) { return sum_dim_in_bf16(DType::f16, in, p); }
 
 Outputs sum_bf16_truncating(std::span<const Tensor> in, const Params& p) {
   // bf16 sum_dim narrowing each f32 sum by truncation (dropping the low 16 bits).
@@ -77,7 +75,7 @@ Outputs sum_bf16_truncating(std::span<const Tensor> in, const Params& p) {
   if (in[0].dtype() != DType::bf16) return ref_out;
   const auto dim = static_cast<std::size_t>(ref::int_param(p, "dim"));
   return {fold_dim(in[0], dim, DType::bf16, [](double acc, double v) {
-    const float s = static_cast<float>(acc + v);  // exact in f32 for two bf16 values? close enough: one f32 rounding
+    const float s = static_cast<float>(acc + v);  // acc + v is exact in double; one f32 rounding, as the reference adds
     std::uint32_t b;
     std::memcpy(&b, &s, 4);
     if (std::isnan(s)) return static_cast<double>(s);
