@@ -10,6 +10,11 @@ namespace kc {
 
 namespace {
 
+std::optional<DTypeSet> reference_supports(std::string_view kernel) {
+  if (const kern::Arm* arm = ref::find_arm(kernel)) return arm->dtypes;
+  return std::nullopt;
+}
+
 class ReferenceBackend final : public Backend {
  public:
   std::string name() const override { return "reference"; }
@@ -17,6 +22,7 @@ class ReferenceBackend final : public Backend {
                           const Params& params) const override {
     return ref::execute(kernel, inputs, params);
   }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return reference_supports(kernel); }
 };
 
 class MutantBackend final : public Backend {
@@ -25,9 +31,10 @@ class MutantBackend final : public Backend {
   std::string name() const override { return fmt::format("mutant:{}", m_.name); }
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> inputs,
                           const Params& params) const override {
-    if (kernel == m_.kernel) return m_.run(inputs, params);
+    if (m_.breaks(kernel)) return m_.run(kernel, inputs, params);
     return ref::execute(kernel, inputs, params);
   }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return reference_supports(kernel); }
 
  private:
   const mutants::Mutant& m_;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "backends/mutants/mutants.h"
 #include "contracts/contract.h"
@@ -21,20 +22,21 @@ namespace {
 
 std::string kernel_names() {
   std::string s;
-  for (const auto& k : contract::all_kernels()) s += (s.empty() ? "" : ", ") + std::string(k.name);
+  for (const auto& k : engine::checked_kernels()) s += (s.empty() ? "" : ", ") + std::string(k.name);
   return s;
 }
 
 std::vector<const contract::KernelSpec*> select_kernels(const std::vector<std::string>& names, const std::string& family) {
   std::vector<const contract::KernelSpec*> out;
+  const auto& table = engine::checked_kernels();
   if (!family.empty()) {
     bool known = false;
-    for (const auto& k : contract::all_kernels()) known |= contract::family_name(k.family) == family;
+    for (const auto& k : table) known |= k.family == family;
     if (!known) throw UsageError(fmt::format("unknown family '{}'", family));
   }
   if (names.empty()) {
-    for (const auto& k : contract::all_kernels())
-      if (family.empty() || contract::family_name(k.family) == family) out.push_back(&k);
+    for (const auto& k : table)
+      if (family.empty() || k.family == family) out.push_back(&k);
     return out;
   }
   for (const auto& n : names) {
@@ -85,13 +87,15 @@ int list(const ListOptions& o) {
   if (o.backends) {
     fmt::print("reference  the C++ port of the reference backend\n");
     for (const auto& m : mutants::all())
-      fmt::print("mutant:{:<24} {} [{}; flagged by: {}]\n", m.name, m.defect, m.kernel, m.expected_check);
+      fmt::print("mutant:{:<24} {} [{}; flagged by: {}]\n", m.name, m.defect, fmt::join(m.kernels, ", "),
+                 m.expected_check);
     return 0;
   }
   auto kernels = select_kernels({}, o.family);
   if (o.json) {
+    const auto reference = make_backend("reference");
     nlohmann::json j = nlohmann::json::array();
-    for (const auto* k : kernels) j.push_back(reports::contract_json(*k));
+    for (const auto* k : kernels) j.push_back(reports::contract_json(*k, reference.get()));
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -99,7 +103,7 @@ int list(const ListOptions& o) {
     std::string acc;
     for (const auto& a : k->accuracy)
       acc += fmt::format("{}{}: {}", acc.empty() ? "" : "; ", dtype_name(a.dtype), contract::accuracy_kind_name(a.accuracy.kind));
-    fmt::print("{:<11} {:<6} {}\n            dtypes {}; {}\n", k->name, contract::family_name(k->family), k->summary,
+    fmt::print("{:<11} {:<6} {}\n            dtypes {}; {}\n", k->name, k->family, k->summary,
                k->dtypes().to_string(), acc);
   }
   return 0;
@@ -180,7 +184,7 @@ int run(const RunCommand& o) {
     namespace fs = std::filesystem;
     const fs::path dir(o.out);
     fs::create_directories(dir);
-    const auto doc = reports::results_json(results);
+    const auto doc = reports::results_json(results, backend.get());
     {
       const fs::path tmp = dir / "results.json.tmp";
       std::ofstream f(tmp);
@@ -207,21 +211,23 @@ int selftest(const SelftestOptions& o) {
     }
   }
   int missed = 0;
+  engine::checked_kernels();
   for (const auto* m : chosen) {
-    const auto* k = contract::find_kernel(m->kernel);
     auto backend = make_backend(fmt::format("mutant:{}", m->name));
     engine::RunOptions opts;
     opts.seed = o.seed;
     opts.cases = o.cases;
     opts.backend = fmt::format("mutant:{}", m->name);
+    for (std::string_view kernel : m->kernels)
     for (DType t : m->dtypes.list()) {
+      const auto* k = contract::find_kernel(kernel);
       auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
       std::string flagged_by;
       for (const auto& c : r.checks)
         if (c.failed > 0 && c.kind == m->expected_check) flagged_by += (flagged_by.empty() ? "" : ", ") + c.name;
       const bool caught = !flagged_by.empty();
       missed += !caught;
-      fmt::print("{} mutant:{} on {} {}: {}\n", caught ? "CAUGHT" : "MISSED", m->name, m->kernel, dtype_name(t),
+      fmt::print("{} mutant:{} on {} {}: {}\n", caught ? "CAUGHT" : "MISSED", m->name, kernel, dtype_name(t),
                  caught ? "flagged by " + flagged_by : fmt::format("no '{}' check failed", m->expected_check));
       if (caught)
         for (const auto& f : r.failures)

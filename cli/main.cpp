@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   } catch (const kc::KernelError& e) {
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;
+  } catch (const std::logic_error& e) {  // an inconsistent contract table (engine::check_table)
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
   }
   return 2;
 }

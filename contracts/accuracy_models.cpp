@@ -8,7 +8,6 @@ namespace kc::contract::models {
 namespace {
 int prec(DType t) { return float_format(t).precision; }
 double unit_roundoff(DType t) { return std::ldexp(1.0, -prec(t)); }
-bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
 // A result within L integer steps of RN(z) is within 2L + 1/2 ulp_T(z) of z
 // (L + 1/2 inside a binade; steps above a power of two are twice as wide).
 double frac_of_distance(int L) { return 2.0 * L + 0.5; }
@@ -19,7 +18,7 @@ double narrowed(double e, int pw, int pt) { return 0.5 + e * std::ldexp(1.0, pt 
 
 std::vector<DTypeAccuracy> per_float_dtype(const std::function<Accuracy(DType)>& model) {
   std::vector<DTypeAccuracy> v;
-  for (DType t : kFloats.list()) v.push_back({t, model(t)});
+  for (DType t : kFloatSet.list()) v.push_back({t, model(t)});
   return v;
 }
 std::vector<DTypeAccuracy> exact_everywhere() { return per_float_dtype([](DType) { return exact(); }); }

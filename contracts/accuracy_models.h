@@ -11,8 +11,6 @@
 
 namespace kc::contract::models {
 
-// The four float dtypes of the numeric kernels (inventory: f32/f64/bf16/f16).
-inline constexpr DTypeSet kFloats{DType::f32, DType::f64, DType::bf16, DType::f16};
 // One model per float dtype, from a function of the dtype.
 std::vector<DTypeAccuracy> per_float_dtype(const std::function<Accuracy(DType)>& model);
 std::vector<DTypeAccuracy> exact_everywhere();

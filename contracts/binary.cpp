@@ -6,27 +6,23 @@
 
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
-#include "generators/points.h"
-#include "oracles/families.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
+#include "oracles/binary.h"
 
 namespace kc::contract {
 
 namespace {
 
-namespace pts = gen::points;
-using PK = PropertyKind;
-using models::kFloats;
+namespace pts = thresholds;
 using models::per_float_dtype;
 
 std::vector<Precondition> binary_rules(bool broadcast) {
-  return {{"arity", "inputs", "exactly two input tensors a, b"},
-          {"shape.negative_dim", "a", "every dimension is >= 0"},
-          {"buffer.size", "a", "the buffer holds exactly numel x dtype-size bytes"},
-          {"dtype.unsupported", "a", "a is f32, f64, bf16 or f16"},
-          {"dtype.mismatch", "b", "b has a's dtype (binary! needs equal dtypes)"},
-          broadcast ? Precondition{"broadcast.incompatible", "b",
-                                   "right-aligned, every pair of dims is equal or one of them is 1"}
-                    : Precondition{"shape.mismatch", "b", "b's dims equal a's exactly (no broadcasting)"}};
+  return tensor_rules("exactly two input tensors a, b", "a", "a is f32, f64, bf16 or f16",
+                      {{"dtype.mismatch", "b", "b has a's dtype (binary! needs equal dtypes)"},
+                       broadcast ? Precondition{"broadcast.incompatible", "b",
+                                                "right-aligned, every pair of dims is equal or one of them is 1"}
+                                 : Precondition{"shape.mismatch", "b", "b's dims equal a's exactly (no broadcasting)"}});
 }
 
 // Commutativity holds bit for bit for add and mul; maximum/minimum return b
@@ -36,22 +32,24 @@ bool not_nan_not_zero_pair(double a, double b) {
 }
 bool always(double, double) { return true; }
 
+// Same-shape kernels run on the "binary" driver (one pair of equal-index
+// elements per output), broadcasting ones on "broadcast" (NumPy rules).
 KernelSpec binary(KernelSpec k, bool broadcast) {
-  k.family = broadcast ? Family::broadcast : Family::binary;
-  k.inputs = {{.name = "a", .dtypes = kFloats}, {.name = "b", .dtypes = kFloats}};
-  k.output = broadcast ? OutputRule::broadcast_shape : OutputRule::same_shape_same_dtype;
+  k.family = broadcast ? "broadcast" : "binary";
+  k.driver = broadcast ? "broadcast" : "binary";
+  k.inputs = {{.name = "a", .dtypes = kFloatSet}, {.name = "b", .dtypes = kFloatSet}};
   k.preconditions = binary_rules(broadcast);
   return k;
 }
 
 }  // namespace
 
-void append_binary(std::vector<KernelSpec>& out) {
+void register_binary(std::vector<KernelSpec>& out) {
   const auto cr = models::correctly_rounded_everywhere();
   const auto exact = models::exact_everywhere();
   out.push_back(binary({.name = "add", .summary = "a + b, one IEEE operation in T", .source = "ops.rs:291",
                         .accuracy = cr,
-                        .properties = {{"add is commutative", PK::commutative, always}},
+                        .properties = {{"add is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
                         .oracle = oracle::add, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
                        false));
@@ -60,7 +58,7 @@ void append_binary(std::vector<KernelSpec>& out) {
                         .oracle = oracle::sub, .oracle_text = "a - b"},
                        false));
   out.push_back(binary({.name = "mul", .summary = "a * b", .source = "ops.rs:315", .accuracy = cr,
-                        .properties = {{"mul is commutative", PK::commutative, always}},
+                        .properties = {{"mul is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
                         .oracle = oracle::mul, .oracle_text = "a * b (0 * inf = NaN)"},
                        false));
@@ -69,7 +67,7 @@ void append_binary(std::vector<KernelSpec>& out) {
                         .oracle = oracle::div, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
                        false));
   out.push_back(binary({.name = "maximum", .summary = "a > b ? a : b", .source = "ops.rs:1822", .accuracy = exact,
-                        .properties = {{"maximum is commutative away from NaN and +-0 pairs", PK::commutative,
+                        .properties = {{"maximum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
                         .oracle = oracle::maximum, .oracle_text = "a if a > b, else b",
@@ -77,7 +75,7 @@ void append_binary(std::vector<KernelSpec>& out) {
                                  "PyTorch's maximum propagates NaN from either side."},
                        false));
   out.push_back(binary({.name = "minimum", .summary = "a < b ? a : b", .source = "ops.rs:1834", .accuracy = exact,
-                        .properties = {{"minimum is commutative away from NaN and +-0 pairs", PK::commutative,
+                        .properties = {{"minimum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
                         .oracle = oracle::minimum, .oracle_text = "a if a < b, else b",
@@ -97,13 +95,13 @@ void append_binary(std::vector<KernelSpec>& out) {
                         .values = {.lo = -4, .hi = 4, .points = pts::powers},
                         .oracle = oracle::pow, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
                        false));
-  const std::tuple<const char*, const char*, const char*, OracleFn> bc[] = {
+  const std::tuple<const char*, const char*, const char*, void (*)(const oracle::Pair&, oracle::Exact&)> bc[] = {
       {"broadcast_add", "add", "ops.rs:2179", oracle::add}, {"broadcast_sub", "sub", "ops.rs:2184", oracle::sub},
       {"broadcast_mul", "mul", "ops.rs:2189", oracle::mul}, {"broadcast_div", "div", "ops.rs:2194", oracle::div}};
   for (const auto& [name, op, source, fn] : bc)
     out.push_back(binary({.name = name, .summary = "a op b with NumPy broadcasting; one operation per output element",
                           .source = source, .accuracy = cr,
-                          .properties = {{"equals the same-shape op on broadcast_to'd operands", PK::broadcast_consistent,
+                          .properties = {{"equals the same-shape op on broadcast_to'd operands", "broadcast_consistent",
                                           nullptr, {}, op}},
                           .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
                           .oracle = fn, .oracle_text = "a op b at the broadcast source elements"},

@@ -1,12 +1,16 @@
 // The declarative contract of one kernel: a C++20 aggregate written with
 // designated initializers, one entry per kernel, families in their own file
 // (contracts/unary.cpp, ...). Everything the framework does with a kernel
-// follows from its entry: which backend op to call, which dtypes and ranks
-// it accepts, its parameters and their domains, the output rule, the layout
-// guarantee, the preconditions and the error rule each raises, the accuracy
-// model per dtype, the special-value rules, the algebraic properties, the
-// value generator profile and the exact (MPFR) oracle. The report prints the
-// contract from this same data, so text and check cannot drift.
+// follows from its entry: which backend op to call, the driver that shapes
+// its cases (drivers/: case generation, the expected output and which input
+// elements each output element depends on), the dtypes and ranks it
+// accepts, its parameters and their domains, the layout guarantee, the
+// preconditions and the error rule each raises, the accuracy model per
+// dtype, the special-value rules, the properties (each run by the check it
+// names, checks/), the value generator profile and the exact (MPFR) oracle.
+// The report prints the contract from this same data, so text and check
+// cannot drift. This is the spec side of the wall: nothing here includes or
+// links kernels/ or backends/.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +22,9 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
-
-namespace kc::oracle {
-struct OracleIO;  // oracles/mp.h
-}
+#include "oracles/oracle.h"
 
 namespace kc::contract {
-
-enum class Family : std::uint8_t { unary, binary, broadcast, reduction, reduce_to, cast };
-std::string_view family_name(Family f);
 
 struct Operand {
   std::string_view name;
@@ -35,6 +33,7 @@ struct Operand {
 };
 
 enum class ParamKind : std::uint8_t { integer, real, shape };
+std::string_view param_kind_name(ParamKind k);
 struct Param {
   std::string_view name;
   ParamKind kind;
@@ -44,15 +43,6 @@ struct Param {
   double lo = 0, hi = 0;                // range of uniform draws besides the samples
 };
 
-enum class OutputRule : std::uint8_t {
-  same_shape_same_dtype,  // unary, same-shape binary
-  broadcast_shape,        // NumPy broadcast of a and b
-  scalar,                 // rank 0
-  dim_removed,            // the reduced dim removed (no keepdim)
-  target_shape,           // params.target (reduce_*_to, broadcast_to)
-  input_shape,            // x's shape (reduce_max_to_backward)
-  same_shape_cast,        // x's shape, the cast's destination dtype
-};
 enum class Layout : std::uint8_t {
   fresh_buffer,
   zero_copy_when_pure_padding,  // broadcast_to: shares the input's storage exactly when only leading 1s are added
@@ -61,7 +51,7 @@ enum class Layout : std::uint8_t {
 struct Precondition {
   std::string_view rule;     // the KernelError rule the backend must raise
   std::string_view operand;  // the operand or parameter it must name
-  std::string_view text;
+  std::string text;
 };
 
 // Accuracy model of one dtype. See docs/accuracy-bounds.md for every
@@ -109,21 +99,16 @@ struct SpecialRule {
   Outcome output;
 };
 
-// Algebraic properties, checked exactly on the kernel's own outputs.
-enum class PropertyKind : std::uint8_t {
-  pointwise,   // holds(x, y) for every element
-  monotone,    // x1 <= x2 => y1 <= y2 over the finite inputs of a case
-  odd,         // f(-x) == -f(x): the check runs the kernel on -x
-  even,        // f(-x) == f(x)
-  commutative,           // f(a, b) == f(b, a) bit for bit (where `holds(a, b)` says it applies)
-  broadcast_consistent,  // broadcast_op(a, b) == op(broadcast_to(a), broadcast_to(b)); `related` names op
-  adjoint,               // sum(x * broadcast_to(g)) == sum(reduce_sum_to(x) * g) within the sums' bound
-  argmax_value,          // x at argmax/argmin's index equals max_dim/min_dim; `related` names it
-};
+// Algebraic and relational properties. Each names the check that runs it
+// (checks/: "pointwise", "monotone", "odd", "even", "commutative",
+// "broadcast_consistent", "adjoint", "argmax_value"); the engine checks at
+// start-up that the check exists and accepts the entry.
 struct Property {
   std::string_view name;
-  PropertyKind kind;
-  bool (*holds)(double x, double y) = nullptr;  // pointwise only; NaN inputs skipped
+  std::string_view check;
+  // pointwise: holds(x, y) for every element (NaN inputs skipped);
+  // commutative: the pairs (a, b) it is claimed for.
+  bool (*holds)(double, double) = nullptr;
   // The dtypes the property holds on (all the kernel's dtypes when empty).
   DTypeSet dtypes = {};
   std::string_view related = {};  // the other kernel a relational property calls
@@ -133,7 +118,10 @@ struct Property {
 // What the value generator favours besides the shared special values.
 struct ValueProfile {
   double lo, hi;                                  // ordinary range of uniform draws
-  std::vector<double> (*points)(DType) = nullptr; // thresholds, probed at +-few ulps
+  // Thresholds of the kernel's function in T (where it overflows, underflows,
+  // saturates, switches algorithm inside libm, changes binade), probed at a
+  // few ulps either side: contracts/thresholds.h.
+  std::vector<double> (*points)(DType) = nullptr;
   bool ties = false;                              // exact .5 ties (round)
   bool integers = false;                          // integers (floor/ceil)
   // Casts to a narrower float: values at that format's midpoints, offset in
@@ -141,17 +129,15 @@ struct ValueProfile {
   std::optional<DType> near_ties_of = {};
 };
 
-using OracleFn = void (*)(oracle::OracleIO&);
-
 struct KernelSpec {
   std::string_view name;      // backend op name
-  Family family;
+  std::string_view family;    // a label for reports and --family
+  std::string_view driver;    // the computation shape (drivers/<driver>.cpp)
   std::string_view summary;   // formula, in words
   std::string_view source;    // where the reference defines it
   std::vector<Operand> inputs;
   std::vector<Param> params;
   std::optional<DType> output_dtype = {};  // when it is not the input's (casts, argmax/argmin)
-  OutputRule output = OutputRule::same_shape_same_dtype;
   Layout layout = Layout::fresh_buffer;
   std::vector<Precondition> preconditions;
   std::vector<DTypeAccuracy> accuracy;  // one per supported dtype
@@ -159,25 +145,27 @@ struct KernelSpec {
   std::vector<SpecialRule> specials;
   std::vector<Property> properties;
   ValueProfile values;
-  OracleFn oracle;
+  oracle::OracleRef oracle;
   std::string_view oracle_text;         // the exact function the oracle evaluates
   std::string_view notes;               // semantic choices and known deviations
 
   DTypeSet dtypes() const;              // the first operand's dtypes
   const Accuracy* accuracy_for(DType t) const;
   DType out_dtype(DType in) const { return output_dtype.value_or(in); }
+  const Param* param(std::string_view name) const;
+  bool has_rule(std::string_view rule) const;  // a precondition with this rule
+  // Index of the operand called `name` in `inputs`, or -1.
+  int operand_index(std::string_view name) const;
 };
 
+// The whole table, in family order. The families' files each define
+// `void register_<file stem>(std::vector<KernelSpec>&)`; the build
+// generates `register_all` calling them in the order CMakeLists.txt lists
+// the files (cmake/Registry.cmake).
 const std::vector<KernelSpec>& all_kernels();
 const KernelSpec* find_kernel(std::string_view name);
+void register_all(std::vector<KernelSpec>& table);
 
-// Family tables (one file each).
-void append_unary(std::vector<KernelSpec>& out);
-void append_binary(std::vector<KernelSpec>& out);     // binary and broadcast
-void append_reduction(std::vector<KernelSpec>& out);  // reduction and reduce_to (with broadcast_to)
-void append_cast(std::vector<KernelSpec>& out);
-
-std::string_view output_rule_text(OutputRule r);
 std::string_view layout_text(Layout l);
 
 }  // namespace kc::contract

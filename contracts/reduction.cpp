@@ -4,43 +4,37 @@
 
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
-#include "generators/points.h"
-#include "oracles/families.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
+#include "oracles/cast.h"
+#include "oracles/reduction.h"
 
 namespace kc::contract {
 
 namespace {
 
-namespace pts = gen::points;
-using PK = PropertyKind;
-using models::kFloats;
+namespace pts = thresholds;
 using models::per_float_dtype;
 std::vector<DTypeAccuracy> exact() { return models::exact_everywhere(); }
 
 std::vector<Precondition> x_rules(std::vector<Precondition> extra) {
-  std::vector<Precondition> v{{"arity", "inputs", "exactly one input tensor"},
-                              {"shape.negative_dim", "x", "every dimension is >= 0"},
-                              {"buffer.size", "x", "the buffer holds exactly numel x dtype-size bytes"},
-                              {"dtype.unsupported", "x", "x is f32, f64, bf16 or f16 (U32 is rejected)"}};
-  v.insert(v.end(), extra.begin(), extra.end());
-  return v;
+  return tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16 or f16 (U32 is rejected)",
+                      std::move(extra));
 }
 std::vector<Precondition> dim_rules(bool arg) {
-  std::vector<Precondition> v{{"param.missing", "dim", "dim is given"},
-                              {"param.type", "dim", "dim is an integer"},
-                              {"param.domain", "dim", "dim >= 0"},
-                              {"dim.out_of_range", "dim", "dim < rank(x) (the reference panics: `dim D out of bounds`)"}};
+  std::vector<Precondition> v = param_rules("dim", "an integer");
+  v.push_back({"param.domain", "dim", "dim >= 0"});
+  v.push_back({"dim.out_of_range", "dim", "dim < rank(x) (the reference panics: `dim D out of bounds`)"});
   if (arg) v.push_back({"dim.empty", "x", "the reduced axis is non-empty when the output is (the reference panics)"});
   return x_rules(v);
 }
 std::vector<Precondition> target_rules(bool source_is_bigger) {
-  return x_rules({{"param.missing", "target", "target is given"},
-                  {"param.type", "target", "target is a shape"},
-                  {"target.rank", "target",
-                   source_is_bigger ? "rank(target) <= rank(x)" : "rank(x) <= rank(target)"},
-                  {"target.incompatible", "target",
-                   source_is_bigger ? "right-aligned, each target dim equals x's or is 1"
-                                    : "right-aligned, each x dim equals the target's or is 1"}});
+  std::vector<Precondition> v = param_rules("target", "a shape");
+  v.push_back({"target.rank", "target", source_is_bigger ? "rank(target) <= rank(x)" : "rank(x) <= rank(target)"});
+  v.push_back({"target.incompatible", "target",
+               source_is_bigger ? "right-aligned, each target dim equals x's or is 1"
+                                : "right-aligned, each x dim equals the target's or is 1"});
+  return x_rules(v);
 }
 Param dim_param() {
   return {.name = "dim", .kind = ParamKind::integer, .domain = "0 <= dim < rank(x)", .min = 0, .max = INT32_MAX};
@@ -50,15 +44,18 @@ Param target_param(std::string_view domain) { return {.name = "target", .kind = 
 const ValueProfile kSumValues{.lo = -1e3, .hi = 1e3, .points = pts::scalar};
 const ValueProfile kSelectValues{.lo = -10, .hi = 10, .points = pts::zero};
 
+// Reductions to a scalar run on the "reduce_all" driver, along one dim on
+// "reduce_dim"; the reduce-to-shape kernels name their own driver.
 KernelSpec reduction(KernelSpec k) {
-  if (k.family == Family::unary) k.family = Family::reduction;
-  k.inputs = {{.name = "x", .dtypes = kFloats, .min_rank = k.params.empty() ? 0 : 1, .max_rank = 6}};
+  if (k.family.empty()) k.family = "reduction";
+  if (k.driver.empty()) k.driver = k.params.empty() ? "reduce_all" : "reduce_dim";
+  k.inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = k.params.empty() ? 0 : 1, .max_rank = 6}};
   return k;
 }
 
 }  // namespace
 
-void append_reduction(std::vector<KernelSpec>& out) {
+void register_reduction(std::vector<KernelSpec>& out) {
   const auto sum = per_float_dtype(models::recursive_sum), mean = per_float_dtype(models::mean);
   const auto sum_stats = per_float_dtype([](DType t) {
     Accuracy a = models::recursive_sum(t);
@@ -69,23 +66,23 @@ void append_reduction(std::vector<KernelSpec>& out) {
                           "A partial sum that overflows makes the result that of the fold (inf or NaN) although the "
                           "exact sum may be finite; there it is graded against the replayed fold.";
   out.push_back(reduction({.name = "sum_all", .summary = "fold-add of every element from +0", .source = "ops.rs:341",
-                           .output = OutputRule::scalar, .preconditions = x_rules({}), .accuracy = sum,
+                           .preconditions = x_rules({}), .accuracy = sum,
                            .values = kSumValues, .oracle = oracle::sum,
                            .oracle_text = "sum a_i (exact), S = gamma_{n-1}/u sum |a_i|; empty: 0", .notes = kSumNotes}));
   out.push_back(reduction({.name = "max_all", .summary = "start -inf, replace on strict >", .source = "ops.rs:352",
-                           .output = OutputRule::scalar, .preconditions = x_rules({}), .accuracy = exact(),
+                           .preconditions = x_rules({}), .accuracy = exact(),
                            .zero_sign_checked = true, .values = kSelectValues, .oracle = oracle::max_fold,
                            .oracle_text = "max ignoring NaN, first of equals; empty or all NaN: -inf"}));
   out.push_back(reduction({.name = "min_all", .summary = "start +inf, replace on strict <", .source = "ops.rs:364",
-                           .output = OutputRule::scalar, .preconditions = x_rules({}), .accuracy = exact(),
+                           .preconditions = x_rules({}), .accuracy = exact(),
                            .values = kSelectValues, .oracle = oracle::min_fold,
                            .oracle_text = "min ignoring NaN, first of equals; empty or all NaN: +inf"}));
   out.push_back(reduction({.name = "mean_all", .summary = "sum_all / T(n); empty: NaN", .source = "ops.rs:376",
-                           .output = OutputRule::scalar, .preconditions = x_rules({}), .accuracy = mean,
+                           .preconditions = x_rules({}), .accuracy = mean,
                            .values = kSumValues, .oracle = oracle::mean,
                            .oracle_text = "sum a_i / T(n), the count rounded into T (bf16: 257 -> 256)",
                            .notes = kSumNotes}));
-  const std::tuple<const char*, const char*, const char*, OracleFn, bool> dims[] = {
+  const std::tuple<const char*, const char*, const char*, void (*)(const oracle::Terms&, oracle::Exact&), bool> dims[] = {
       {"sum_dim", "fold-add along dim from +0", "ops.rs:467", oracle::sum, true},
       {"max_dim", "max along dim (start -inf, strict >)", "ops.rs:473", oracle::max_fold, false},
       {"min_dim", "min along dim (start +inf, strict <)", "ops.rs:479", oracle::min_fold, false},
@@ -93,7 +90,7 @@ void append_reduction(std::vector<KernelSpec>& out) {
   for (const auto& [name, summary, source, fn, summing] : dims) {
     const bool is_mean = std::string_view(name) == "mean_dim";
     out.push_back(reduction({.name = name, .summary = summary, .source = source, .params = {dim_param()},
-                             .output = OutputRule::dim_removed, .preconditions = dim_rules(false),
+                             .preconditions = dim_rules(false),
                              .accuracy = summing ? (is_mean ? mean : sum_stats) : exact(),
                              .values = summing ? kSumValues : kSelectValues, .oracle = fn,
                              .oracle_text = summing ? "per output cell, as sum_all / mean_all over the reduced axis"
@@ -105,49 +102,45 @@ void append_reduction(std::vector<KernelSpec>& out) {
         {.name = is_max ? "argmax_dim" : "argmin_dim",
          .summary = is_max ? "index of the first maximum along dim (u32)" : "index of the first minimum along dim (u32)",
          .source = is_max ? "ops.rs:495" : "ops.rs:501", .params = {dim_param()},
-         .output_dtype = DType::u32, .output = OutputRule::dim_removed, .preconditions = dim_rules(true),
+         .output_dtype = DType::u32, .preconditions = dim_rules(true),
          .accuracy = exact(),
-         .properties = {{is_max ? "x at the index equals max_dim" : "x at the index equals min_dim", PK::argmax_value,
+         .properties = {{is_max ? "x at the index equals max_dim" : "x at the index equals min_dim", "argmax_value",
                          nullptr, {}, is_max ? "max_dim" : "min_dim"}},
          .values = kSelectValues, .oracle = is_max ? oracle::argmax : oracle::argmin,
          .oracle_text = "the best starts as element 0 and is replaced on strict > (<): ties give the smallest index",
          .notes = "A NaN at index 0 wins (nothing compares greater); a NaN elsewhere is ignored: "
                   "argmax([NaN, 5]) = 0, argmax([1, NaN, 5]) = 2 (PyTorch returns the NaN's index)."}));
   }
-  out.push_back(reduction({.name = "reduce_sum_to", .family = Family::reduce_to,
+  out.push_back(reduction({.name = "reduce_sum_to", .family = "reduce_to", .driver = "reduce_to",
                            .summary = "sum-reduce x to a broadcast-compatible target (broadcast_to's adjoint)",
                            .source = "ops.rs:854", .params = {target_param("broadcast-compatible into x")},
-                           .output = OutputRule::target_shape, .preconditions = target_rules(true), .accuracy = sum_stats,
+                           .preconditions = target_rules(true), .accuracy = sum_stats,
                            .properties = {{"adjoint of broadcast_to: <x, broadcast(g)> = <reduce_sum_to(x), g>",
-                                           PK::adjoint, nullptr, {}, "broadcast_to"}},
+                                           "adjoint", nullptr, {}, "broadcast_to"}},
                            .values = kSumValues, .oracle = oracle::sum,
                            .oracle_text = "per target cell, the sum of its source elements in flat order",
                            .notes = kSumNotes}));
-  out.push_back(reduction({.name = "reduce_max_to", .family = Family::reduce_to,
+  out.push_back(reduction({.name = "reduce_max_to", .family = "reduce_to", .driver = "reduce_to",
                            .summary = "max-reduce x to a broadcast-compatible target", .source = "ops.rs:911",
-                           .params = {target_param("broadcast-compatible into x")}, .output = OutputRule::target_shape,
+                           .params = {target_param("broadcast-compatible into x")},
                            .preconditions = target_rules(true), .accuracy = exact(), .values = kSelectValues,
                            .oracle = oracle::max_fold, .oracle_text = "per target cell, max ignoring NaN"}));
   out.push_back(reduction(
-      {.name = "reduce_max_to_backward", .family = Family::reduce_to,
+      {.name = "reduce_max_to_backward", .family = "reduce_to", .driver = "reduce_backward",
        .summary = "route up to the maxima of each cell, split fairly on ties", .source = "ops.rs:979",
-       .output = OutputRule::input_shape,
-       .preconditions = {{"arity", "inputs", "exactly two input tensors x, up"},
-                         {"shape.negative_dim", "x", "every dimension is >= 0"},
-                         {"buffer.size", "x", "the buffer holds exactly numel x dtype-size bytes"},
-                         {"dtype.unsupported", "x", "x is f32, f64, bf16 or f16"},
-                         {"dtype.mismatch", "up", "up has x's dtype"},
-                         {"target.rank", "up", "rank(up) <= rank(x) (the target is up's shape)"},
-                         {"target.incompatible", "up", "right-aligned, each dim of up equals x's or is 1"}},
+       .preconditions = tensor_rules("exactly two input tensors x, up", "x", "x is f32, f64, bf16 or f16",
+                                     {{"dtype.mismatch", "up", "up has x's dtype"},
+                                      {"target.rank", "up", "rank(up) <= rank(x) (the target is up's shape)"},
+                                      {"target.incompatible", "up", "right-aligned, each dim of up equals x's or is 1"}}),
        .accuracy = exact(), .values = kSelectValues, .oracle = oracle::max_backward,
        .oracle_text = "s * mask with s = RN(up / max(count_T, 1)), mask = (x == cell max), replayed exactly",
        .notes = "The count is accumulated in T (bf16 counts stop at 256). Non-selected positions are s * 0, "
                 "which is NaN when s is inf or NaN. The target is up's shape (exec.rs:1700)."}));
-  out.back().inputs = {{.name = "x", .dtypes = kFloats}, {.name = "up", .dtypes = kFloats}};
-  out.push_back(reduction({.name = "broadcast_to", .family = Family::reduce_to,
+  out.back().inputs = {{.name = "x", .dtypes = kFloatSet}, {.name = "up", .dtypes = kFloatSet}};
+  out.push_back(reduction({.name = "broadcast_to", .family = "reduce_to", .driver = "broadcast_to",
                            .summary = "NumPy broadcast to target; zero-copy when only leading 1s are added",
                            .source = "ops.rs:1045", .params = {target_param("x broadcast-compatible into it")},
-                           .output = OutputRule::target_shape, .layout = Layout::zero_copy_when_pure_padding,
+                           .layout = Layout::zero_copy_when_pure_padding,
                            .preconditions = target_rules(false), .accuracy = exact(), .values = kSelectValues,
                            .oracle = oracle::identity, .oracle_text = "the source element (bit for bit)",
                            .notes = "The exec arm rejects U32."}));

@@ -1,15 +1,13 @@
+// The contract table and the names of its enumerations.
 #include "contracts/contract.h"
 
 namespace kc::contract {
 
-std::string_view family_name(Family f) {
-  switch (f) {
-    case Family::unary: return "unary";
-    case Family::binary: return "binary";
-    case Family::broadcast: return "broadcast";
-    case Family::reduction: return "reduction";
-    case Family::reduce_to: return "reduce_to";
-    case Family::cast: return "cast";
+std::string_view param_kind_name(ParamKind k) {
+  switch (k) {
+    case ParamKind::integer: return "integer";
+    case ParamKind::real: return "real";
+    case ParamKind::shape: return "shape";
   }
   return "?";
 }
@@ -49,19 +47,6 @@ std::string_view outcome_name(Outcome o) {
   return "?";
 }
 
-std::string_view output_rule_text(OutputRule r) {
-  switch (r) {
-    case OutputRule::same_shape_same_dtype: return "one output, same shape and dtype as the input(s)";
-    case OutputRule::broadcast_shape: return "one output of the NumPy broadcast shape of a and b, same dtype";
-    case OutputRule::scalar: return "one rank-0 output (shape [], one element), same dtype";
-    case OutputRule::dim_removed: return "one output: x's shape with dim removed (no keepdim)";
-    case OutputRule::target_shape: return "one output of shape `target`, same dtype";
-    case OutputRule::input_shape: return "one output of x's shape, same dtype";
-    case OutputRule::same_shape_cast: return "one output of x's shape in the destination dtype";
-  }
-  return "?";
-}
-
 std::string_view layout_text(Layout l) {
   switch (l) {
     case Layout::fresh_buffer:
@@ -81,13 +66,28 @@ const Accuracy* KernelSpec::accuracy_for(DType t) const {
   return nullptr;
 }
 
+const Param* KernelSpec::param(std::string_view n) const {
+  for (const auto& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+bool KernelSpec::has_rule(std::string_view rule) const {
+  for (const auto& p : preconditions)
+    if (p.rule == rule) return true;
+  return false;
+}
+
+int KernelSpec::operand_index(std::string_view n) const {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
 const std::vector<KernelSpec>& all_kernels() {
   static const std::vector<KernelSpec> table = [] {
     std::vector<KernelSpec> t;
-    append_unary(t);
-    append_binary(t);
-    append_reduction(t);
-    append_cast(t);
+    register_all(t);
     return t;
   }();
   return table;

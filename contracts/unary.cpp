@@ -6,19 +6,18 @@
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
 #include "contracts/properties.h"
-#include "generators/points.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
 #include "oracles/unary.h"
 
 namespace kc::contract {
 
 namespace {
 
-namespace pts = gen::points;
-using PK = PropertyKind;
+namespace pts = thresholds;
 using VC = ValueClass;
 using OC = Outcome;
 
-using models::kFloats;
 const auto each_dtype = models::per_float_dtype;
 std::vector<DTypeAccuracy> all_exact() { return models::exact_everywhere(); }
 std::vector<DTypeAccuracy> all_cr() { return models::correctly_rounded_everywhere(); }
@@ -27,21 +26,12 @@ std::vector<DTypeAccuracy> libm(int L) { return each_dtype([L](DType t) { return
 // Preconditions every unary kernel shares (checked by the bad-input rule
 // generators, generators/invalid.cpp).
 std::vector<Precondition> unary_preconditions(std::vector<Precondition> extra = {}) {
-  std::vector<Precondition> v{
-      {"arity", "inputs", "exactly one input tensor"},
-      {"shape.negative_dim", "x", "every dimension is >= 0"},
-      {"buffer.size", "x", "the buffer holds exactly numel x dtype-size bytes"},
-      {"dtype.unsupported", "x", "x is f32, f64, bf16 or f16; u32 and u8 are rejected (exec.rs unary!)"},
-  };
-  v.insert(v.end(), extra.begin(), extra.end());
-  return v;
+  return tensor_rules("exactly one input tensor", "x",
+                      "x is f32, f64, bf16 or f16; u32 and u8 are rejected (exec.rs unary!)", std::move(extra));
 }
-std::vector<Precondition> real_param_rules(std::string_view name) {
-  return {{"param.missing", name, "the parameter is given"},
-          {"param.type", name, "the parameter is a real (f64)"}};
-}
+std::vector<Precondition> real_param_rules(std::string_view name) { return param_rules(name, "a real (f64)"); }
 
-Operand x_operand() { return {.name = "x", .dtypes = kFloats, .min_rank = 0, .max_rank = 6}; }
+Operand x_operand() { return {.name = "x", .dtypes = kFloatSet, .min_rank = 0, .max_rank = 6}; }
 
 // NaN in, NaN out: the rule most kernels share.
 const std::vector<SpecialRule> kNanPropagates{{VC::nan, OC::nan}};
@@ -56,7 +46,8 @@ Param real_param(std::string_view name, std::string_view domain) {
 }
 
 KernelSpec unary(KernelSpec k) {
-  k.family = Family::unary;
+  k.family = "unary";
+  k.driver = "elementwise";
   if (k.inputs.empty()) k.inputs = {x_operand()};
   if (k.preconditions.empty()) k.preconditions = unary_preconditions();
   return k;
@@ -64,13 +55,13 @@ KernelSpec unary(KernelSpec k) {
 
 }  // namespace
 
-void append_unary(std::vector<KernelSpec>& out) {
+void register_unary(std::vector<KernelSpec>& out) {
   out.push_back(unary({
       .name = "neg", .summary = "-x (sign bit flipped, NaN included)", .source = "ops.rs:30",
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::neg_zero}, {VC::neg_zero, OC::pos_zero},
                    {VC::pos_inf, OC::neg_inf}, {VC::neg_inf, OC::pos_inf}},
-      .properties = {{"neg(-x) == -neg(x)", PK::odd}},
+      .properties = {{"neg(-x) == -neg(x)", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
       .oracle = oracle::neg, .oracle_text = "-x",
   }));
@@ -79,9 +70,9 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::pos_zero}},
-      .properties = {{"relu(x) >= 0", PK::pointwise, props::nonneg},
-                     {"relu(x) is x or +0", PK::pointwise, props::relu_values},
-                     {"relu is monotone", PK::monotone}},
+      .properties = {{"relu(x) >= 0", "pointwise", props::nonneg},
+                     {"relu(x) is x or +0", "pointwise", props::relu_values},
+                     {"relu is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero},
       .oracle = oracle::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0 (the reference's `x > 0` test), where PyTorch returns NaN.",
@@ -91,7 +82,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_cr(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_inf, OC::pos_inf}, {VC::pos_inf, OC::pos_inf},
                    {VC::neg_zero, OC::pos_zero}},
-      .properties = {{"sqr(x) >= 0", PK::pointwise, props::nonneg}, {"sqr is even", PK::even}},
+      .properties = {{"sqr(x) >= 0", "pointwise", props::nonneg}, {"sqr is even", "even"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
       .oracle = oracle::sqr, .oracle_text = "x^2",
   }));
@@ -100,8 +91,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_cr(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_inf, OC::nan}, {VC::pos_inf, OC::pos_inf},
                    {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero}},
-      .properties = {{"sqrt(x) >= 0 or NaN", PK::pointwise, props::nonneg_or_nan},
-                     {"sqrt is monotone", PK::monotone}},
+      .properties = {{"sqrt(x) >= 0 or NaN", "pointwise", props::nonneg_or_nan},
+                     {"sqrt is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
       .oracle = oracle::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
   }));
@@ -110,7 +101,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = libm(models::kGlibcUlpsExp),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::pos_zero},
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
-      .properties = {{"exp(x) >= 0", PK::pointwise, props::nonneg}, {"exp is monotone", PK::monotone}},
+      .properties = {{"exp(x) >= 0", "pointwise", props::nonneg}, {"exp is monotone", "monotone"}},
       .values = {.lo = -20, .hi = 20, .points = pts::exp},
       .oracle = oracle::exp, .oracle_text = "e^x",
       .notes = "Bit equality with the Rust reference needs the same libm (glibc 2.36 here).",
@@ -120,8 +111,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one}},
-      .properties = {{"sign(x) is -1, 0 or 1", PK::pointwise, props::sign_values},
-                     {"sign is monotone", PK::monotone}},
+      .properties = {{"sign(x) is -1, 0 or 1", "pointwise", props::sign_values},
+                     {"sign is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero},
       .oracle = oracle::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0, where PyTorch's sign returns NaN; sign(-0) is +0.",
@@ -131,7 +122,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = libm(models::kGlibcUlpsLog),
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::neg_inf}, {VC::neg_zero, OC::neg_inf},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
-      .properties = {{"log is monotone", PK::monotone}},
+      .properties = {{"log is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 100, .points = pts::log},
       .oracle = oracle::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
   }));
@@ -140,7 +131,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = libm(models::kGlibcUlpsSin),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"|sin(x)| <= 1", PK::pointwise, props::in_pm_one}, {"sin is odd", PK::odd}},
+      .properties = {{"|sin(x)| <= 1", "pointwise", props::in_pm_one}, {"sin is odd", "odd"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig},
       .oracle = oracle::sin, .oracle_text = "sin(x)",
   }));
@@ -149,7 +140,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = libm(models::kGlibcUlpsCos),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
-      .properties = {{"|cos(x)| <= 1", PK::pointwise, props::in_pm_one}, {"cos is even", PK::even}},
+      .properties = {{"|cos(x)| <= 1", "pointwise", props::in_pm_one}, {"cos is even", "even"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig},
       .oracle = oracle::cos, .oracle_text = "cos(x)",
   }));
@@ -158,7 +149,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::pos_zero}, {VC::neg_inf, OC::pos_inf},
                    {VC::pos_inf, OC::pos_inf}},
-      .properties = {{"abs(x) >= 0", PK::pointwise, props::nonneg}, {"abs is even", PK::even}},
+      .properties = {{"abs(x) >= 0", "pointwise", props::nonneg}, {"abs is even", "even"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
       .oracle = oracle::abs, .oracle_text = "|x|",
   }));
@@ -167,7 +158,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_cr(),
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::pos_inf}, {VC::neg_zero, OC::neg_inf},
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::neg_zero}},
-      .properties = {{"recip keeps the sign of x", PK::pointwise, props::sign_of_input}, {"recip is odd", PK::odd}},
+      .properties = {{"recip keeps the sign of x", "pointwise", props::sign_of_input}, {"recip is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::reciprocal},
       .oracle = oracle::recip, .oracle_text = "1/x",
   }));
@@ -176,8 +167,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = libm(models::kGlibcUlpsTanh),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"|tanh(x)| <= 1", PK::pointwise, props::in_pm_one}, {"tanh is odd", PK::odd},
-                     {"tanh is monotone", PK::monotone}},
+      .properties = {{"|tanh(x)| <= 1", "pointwise", props::in_pm_one}, {"tanh is odd", "odd"},
+                     {"tanh is monotone", "monotone"}},
       .values = {.lo = -12, .hi = 12, .points = pts::tanh},
       .oracle = oracle::tanh, .oracle_text = "tanh(x)",
   }));
@@ -186,9 +177,9 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
-      .properties = {{"floor(x) <= x", PK::pointwise, props::le_input},
-                     {"floor(x) is an integer", PK::pointwise, props::integer_valued},
-                     {"floor is monotone", PK::monotone}},
+      .properties = {{"floor(x) <= x", "pointwise", props::le_input},
+                     {"floor(x) is an integer", "pointwise", props::integer_valued},
+                     {"floor is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
       .oracle = oracle::floor, .oracle_text = "floor(x)",
   }));
@@ -197,9 +188,9 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
-      .properties = {{"ceil(x) >= x", PK::pointwise, props::ge_input},
-                     {"ceil(x) is an integer", PK::pointwise, props::integer_valued},
-                     {"ceil is monotone", PK::monotone}},
+      .properties = {{"ceil(x) >= x", "pointwise", props::ge_input},
+                     {"ceil(x) is an integer", "pointwise", props::integer_valued},
+                     {"ceil is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
       .oracle = oracle::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
   }));
@@ -208,8 +199,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = each_dtype([](DType t) { return models::libm_f64_narrowed(t, models::kGlibcUlpsErf); }),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"|erf(x)| <= 1", PK::pointwise, props::in_pm_one}, {"erf is odd", PK::odd},
-                     {"erf is monotone", PK::monotone}},
+      .properties = {{"|erf(x)| <= 1", "pointwise", props::in_pm_one}, {"erf is odd", "odd"},
+                     {"erf is monotone", "monotone"}},
       .values = {.lo = -6, .hi = 6, .points = pts::erf},
       .oracle = oracle::erf, .oracle_text = "erf(x)",
       .notes = "The reference uses the Rust libm crate's erf (FreeBSD msun); the port uses the system libm's "
@@ -221,8 +212,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = each_dtype(models::gelu_erf),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"gelu_erf(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
-                     {"gelu_erf(x) >= -0.25", PK::pointwise, props::gelu_floor}},
+      .properties = {{"gelu_erf(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
+                     {"gelu_erf(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
       .oracle = oracle::gelu_erf, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
       .notes = "PyTorch approximate='none'. -inf gives NaN: (0.5 * -inf) * (1 + -1). The multiplier is the f64 "
@@ -233,9 +224,9 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::neg_inf}},
-      .properties = {{"|round(x) - x| <= 1/2", PK::pointwise, props::within_half},
-                     {"round(x) is an integer", PK::pointwise, props::integer_valued},
-                     {"round is monotone", PK::monotone}, {"round is odd", PK::odd}},
+      .properties = {{"|round(x) - x| <= 1/2", "pointwise", props::within_half},
+                     {"round(x) is an integer", "pointwise", props::integer_valued},
+                     {"round is monotone", "monotone"}, {"round is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true},
       .oracle = oracle::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
   }));
@@ -246,8 +237,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       // Monotone only where T has the precision for it: in bf16 and f16 the
       // three roundings of e/(1+e) break monotonicity (measured exhaustively:
       // bf16 sigmoid(-0.9140625) = 0.287109375 > sigmoid(-0.91015625) = 0.28515625).
-      .properties = {{"0 <= sigmoid(x) <= 1", PK::pointwise, props::in_unit_interval},
-                     {"sigmoid is monotone", PK::monotone, nullptr, {DType::f32, DType::f64}}},
+      .properties = {{"0 <= sigmoid(x) <= 1", "pointwise", props::in_unit_interval},
+                     {"sigmoid is monotone", "monotone", nullptr, {DType::f32, DType::f64}}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic},
       .oracle = oracle::sigmoid, .oracle_text = "1 / (1 + e^-x)",
       .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
@@ -258,8 +249,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = each_dtype(models::silu),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"silu(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
-                     {"silu(x) >= -0.3", PK::pointwise, props::silu_floor}},
+      .properties = {{"silu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
+                     {"silu(x) >= -0.3", "pointwise", props::silu_floor}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic},
       .oracle = oracle::silu, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
       .notes = "-inf gives NaN: sigmoid(-inf) = 0, then -inf * 0.",
@@ -274,8 +265,8 @@ void append_unary(std::vector<KernelSpec>& out) {
       }),
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"gelu(x) <= max(x, 0)", PK::pointwise, props::below_max_x_0},
-                     {"gelu(x) >= -0.25", PK::pointwise, props::gelu_floor}},
+      .properties = {{"gelu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
+                     {"gelu(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
       .oracle = oracle::gelu_tanh, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
       .notes = "The f32 c is 0x3F4C4229, one ulp below the correctly rounded sqrt(2/pi) (0x3F4C422A): the "
@@ -287,7 +278,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::pos_zero}, {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
-      .properties = {{"step(x) is 0 or 1", PK::pointwise, props::step_values}, {"step is monotone", PK::monotone}},
+      .properties = {{"step(x) is 0 or 1", "pointwise", props::step_values}, {"step is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero},
       .oracle = oracle::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
   }));
@@ -296,7 +287,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .accuracy = each_dtype(models::two_roundings),
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::pos_inf}, {VC::neg_zero, OC::neg_inf},
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::nan}},
-      .properties = {{"rsqrt(x) > 0 for x > 0", PK::pointwise, props::positive_for_positive}},
+      .properties = {{"rsqrt(x) > 0 for x > 0", "pointwise", props::positive_for_positive}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
       .oracle = oracle::rsqrt, .oracle_text = "1/sqrt(x)",
   }));
@@ -305,9 +296,11 @@ void append_unary(std::vector<KernelSpec>& out) {
       .params = {{.name = "n", .kind = ParamKind::integer, .domain = "any i32",
                   .min = INT32_MIN, .max = INT32_MAX,
                   .samples = {0, 1, 2, 3, -1, -2, -3, 4, 5, 7, 8, -8, 16, 31, -31}, .lo = -12, .hi = 12}},
-      .preconditions = unary_preconditions({{"param.missing", "n", "n is given"},
-                                            {"param.type", "n", "n is an integer"},
-                                            {"param.domain", "n", "n fits in i32"}}),
+      .preconditions = unary_preconditions([] {
+        auto v = param_rules("n", "an integer");
+        v.push_back({"param.domain", "n", "n fits in i32"});
+        return v;
+      }()),
       .accuracy = each_dtype(models::powi),
       .specials = {},
       .properties = {},
@@ -323,7 +316,7 @@ void append_unary(std::vector<KernelSpec>& out) {
       .preconditions = unary_preconditions(real_param_rules("c")),
       .accuracy = all_cr(),
       .specials = kNanPropagates,
-      .properties = {{"add_scalar is monotone", PK::monotone}},
+      .properties = {{"add_scalar is monotone", "monotone"}},
       .values = {.lo = -100, .hi = 100, .points = pts::scalar},
       .oracle = oracle::add_scalar, .oracle_text = "x + T(c)",
   }));

@@ -76,6 +76,17 @@ double max_finite(const FloatFormat& f) {
   return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
 }
 
+}  // namespace
+
+double min_subnormal(DType t) {
+  const FloatFormat f = float_format(t);
+  return std::ldexp(1.0, f.emin - f.precision + 1);
+}
+double min_normal(DType t) { return std::ldexp(1.0, float_format(t).emin); }
+double max_finite(DType t) { return max_finite(float_format(t)); }
+
+namespace {
+
 // Encode a double that is exactly representable in the 16-bit format `f`.
 std::uint16_t encode16(const FloatFormat& f, double v) {
   const std::uint16_t sign = std::signbit(v) ? 0x8000 : 0;
@@ -252,6 +263,11 @@ std::int64_t ordered_bits(DType t, std::uint64_t bits) {
   const std::uint64_t sign_mask = 1ull << (total - 1);
   const auto magnitude = static_cast<std::int64_t>(bits & (sign_mask - 1));
   return (bits & sign_mask) ? -magnitude : magnitude;
+}
+
+bool is_signaling_nan(DType t, std::uint64_t bits) {
+  if (!is_float(t) || !std::isnan(bits_to_double(t, bits))) return false;
+  return ((bits >> (float_format(t).precision - 2)) & 1u) == 0;  // quiet bit clear
 }
 
 std::string hex_bits(DType t, std::uint64_t bits) {

@@ -45,6 +45,11 @@ class DTypeSet {
   std::uint32_t mask_ = 0;
 };
 
+// The four float dtypes of the numeric kernels (inventory: f32/f64/bf16/f16).
+inline constexpr DTypeSet kFloatSet{DType::f32, DType::f64, DType::bf16, DType::f16};
+// bf16 and f16: stored as 16-bit patterns, computed through f32 by the reference.
+constexpr bool is_half(DType t) { return t == DType::bf16 || t == DType::f16; }
+
 // Binary floating-point format parameters (accuracy.md's table).
 struct FloatFormat {
   int precision;     // p, bits including the hidden bit
@@ -54,6 +59,10 @@ struct FloatFormat {
   int total_bits;
 };
 FloatFormat float_format(DType t);  // t must be a float dtype
+// The extremes of a float format, as doubles (exact).
+double min_subnormal(DType t);
+double min_normal(DType t);
+double max_finite(DType t);
 
 // 16-bit storage types. Plain structs: arithmetic on them goes through the
 // kernels' explicit f32 round trip (reference-semantics.md §0.2).
@@ -97,5 +106,8 @@ std::uint64_t double_to_bits(DType t, double value);  // value must be represent
 std::int64_t ordered_bits(DType t, std::uint64_t bits);
 
 std::string hex_bits(DType t, std::uint64_t bits);  // "0x3f800000"
+
+// A NaN with its quiet bit clear.
+bool is_signaling_nan(DType t, std::uint64_t bits);
 
 }  // namespace kc

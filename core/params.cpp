@@ -1,6 +1,7 @@
 #include "core/params.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,6 +9,23 @@
 #include "core/error.h"
 
 namespace kc {
+
+namespace {
+template <class T>
+const T& typed(const Params& p, const std::string& name, const char* kind) {
+  const ParamValue* v = p.find(name);
+  if (!v) throw std::invalid_argument("parameter '" + name + "' is not given");
+  const T* t = std::get_if<T>(v);
+  if (!t) throw std::invalid_argument("parameter '" + name + "' is not " + kind);
+  return *t;
+}
+}  // namespace
+
+std::int64_t Params::integer(const std::string& name) const { return typed<std::int64_t>(*this, name, "an integer"); }
+double Params::real(const std::string& name) const { return typed<double>(*this, name, "a real"); }
+const std::vector<std::int64_t>& Params::shape(const std::string& name) const {
+  return typed<std::vector<std::int64_t>>(*this, name, "a shape");
+}
 
 std::string Params::to_string() const {
   std::string s;

@@ -27,6 +27,12 @@ class Params {
     auto it = values_.find(name);
     return it == values_.end() ? nullptr : &it->second;
   }
+  // Typed reads of a parameter a contract declares (the engine has checked
+  // its presence and kind before any oracle reads it); throw
+  // std::invalid_argument naming the parameter otherwise.
+  std::int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const;
+  const std::vector<std::int64_t>& shape(const std::string& name) const;
   const std::map<std::string, ParamValue>& values() const { return values_; }
   bool empty() const { return values_.empty(); }
   // "n=3" / "min=-1.5r,max=2r" / "target=s2.1.3" (reals end in r, shapes

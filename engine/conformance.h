@@ -1,7 +1,9 @@
-// The conformance engine: runs one kernel on one dtype through a backend,
-// grades every element against the oracle under the contract's accuracy
-// model, checks special values, properties, output shape, layout,
-// determinism and every precondition, and returns the tallies.
+// The conformance engine's entry points: run one kernel on one dtype
+// through a backend (every case, every check, the tallies), or grade one
+// element as `--input` replays it. engine/runner.cpp orchestrates the cases,
+// engine/case_run.cpp grades one case, engine/tally.cpp accumulates,
+// engine/failure_text.cpp writes what a person reads; the checks beyond
+// accuracy are in checks/, the computation shapes in drivers/.
 #pragma once
 
 #include <cstdint>
@@ -42,5 +44,13 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
 
 // The set of dtypes a run grades for a kernel (its contract's dtypes).
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k);
+
+// Checks every contract entry against its driver and its properties'
+// checks (the driver exists and takes the entry's operands, parameters and
+// oracle; each property's check exists and accepts it). Returns one line
+// per problem, empty when the table is sound; the CLI refuses to run otherwise.
+std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& table);
+// The contract table, checked once: throws std::logic_error listing every problem.
+const std::vector<contract::KernelSpec>& checked_kernels();
 
 }  // namespace kc::engine

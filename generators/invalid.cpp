@@ -4,8 +4,6 @@
 
 namespace kc::gen {
 
-namespace {
-
 Tensor with_bytes(const Tensor& t, DType dtype, Dims dims, std::size_t n_bytes) {
   std::vector<std::byte> bytes(n_bytes);
   const std::size_t keep = std::min(n_bytes, t.byte_size());
@@ -15,8 +13,8 @@ Tensor with_bytes(const Tensor& t, DType dtype, Dims dims, std::size_t n_bytes) 
 
 Tensor zeros(DType t, Dims d) { return Tensor(t, std::move(d)); }
 
-// A dims list where axis `i` of `d` is replaced by something neither equal nor 1.
-std::optional<Dims> incompatible_with(const Dims& d, std::uint64_t index) {
+Dims incompatible_shape(Case& c, std::uint64_t index) {
+  const Dims& d = c.inputs.front().dims();
   for (std::size_t k = 0; k < d.size(); ++k) {
     const std::size_t i = (k + index) % d.size();
     if (d[i] != 1) {
@@ -25,86 +23,18 @@ std::optional<Dims> incompatible_with(const Dims& d, std::uint64_t index) {
       return out;
     }
   }
-  return std::nullopt;
+  c.inputs.front() = zeros(c.inputs.front().dtype(), {2});
+  return {4};
 }
 
-// Rules of the binary and reduction families.
-std::optional<Case> violate_family(const std::string& r, const std::string& operand, const Case& valid,
-                                   std::uint64_t index) {
-  Case c = valid;
-  const Tensor& x = valid.inputs.front();
-  const DType t = x.dtype();
-  const auto k = static_cast<std::int64_t>(index);
-  if (r == "dtype.mismatch") {
-    const DType others[] = {DType::f32, DType::f64, DType::bf16, DType::f16};
-    DType o = others[index % 4];
-    if (o == t) o = others[(index + 1) % 4];
-    c.inputs.at(1) = zeros(o, valid.inputs.at(1).dims());
-    return c;
-  }
-  if (r == "shape.mismatch") {
-    Dims d = x.dims();
-    if (d.empty() || index % 2) d.push_back(2 + k);
-    else d[0] += 1 + k;
-    c.inputs.at(1) = zeros(t, d);
-    return c;
-  }
-  if (r == "broadcast.incompatible") {
-    c.inputs = {zeros(t, {2 + k}), zeros(t, {3 + k})};
-    if (index % 2) c.inputs = {zeros(t, {4, 2 + k}), zeros(t, {5 + k, 1})};
-    return c;
-  }
-  if (r == "dim.out_of_range") {
-    c.params.set("dim", std::int64_t{x.rank()} + k);
-    return c;
-  }
-  if (r == "dim.empty") {
-    c.inputs = {zeros(t, {2 + k, 0})};
-    c.params.set("dim", std::int64_t{1});
-    return c;
-  }
-  const bool backward = operand == "up";
-  const bool into_target = operand == "target" && valid.params.has("target") &&
-                           std::get<Dims>(*valid.params.find("target")).size() <= x.dims().size() && !backward;
-  auto set_target = [&](Dims d) {
-    if (backward) c.inputs.at(1) = zeros(t, d);
-    else c.params.set("target", d);
-  };
-  if (r == "target.rank") {
-    // reduce_*_to (and backward): a target of higher rank than x; broadcast_to: a source of higher rank.
-    if (backward || into_target || x.rank() == 0) {
-      Dims d = x.dims();
-      d.insert(d.begin(), 2 + k);
-      if (!backward && !into_target) {  // broadcast_to of a rank-0 x: give x rank 2, target rank 1
-        c.inputs = {zeros(t, {2, 3})};
-        d = {3};
-      }
-      set_target(d);
-    } else {
-      Dims d(x.dims().begin() + 1, x.dims().end());
-      set_target(d);
-    }
-    return c;
-  }
-  if (r == "target.incompatible") {
-    auto bad = incompatible_with(x.dims(), index);
-    if (!bad) {
-      c.inputs.front() = zeros(t, {2});
-      bad = Dims{4};
-    }
-    // The same shape breaks both directions: for reduce_*_to a target dim
-    // that is neither x's nor 1; for broadcast_to an x dim that is neither
-    // the target's nor 1 (the dim raised by 2 is never 1).
-    set_target(*bad);
-    return c;
-  }
-  return std::nullopt;
+Dims higher_rank_shape(const Case& c, std::uint64_t index) {
+  Dims d = c.inputs.front().dims();
+  d.insert(d.begin(), 2 + static_cast<std::int64_t>(index));
+  return d;
 }
 
-}  // namespace
-
-std::optional<Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
-                            std::uint64_t index) {
+std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract::Precondition& rule,
+                                   const Case& valid, std::uint64_t index) {
   Case c = valid;
   const std::string r(rule.rule);
   const Tensor& x = valid.inputs.front();
@@ -138,12 +68,18 @@ std::optional<Case> violate(const contract::KernelSpec& k, const contract::Preco
     c.inputs.front() = with_bytes(x, t, x.dims(), static_cast<std::size_t>(x.numel()) * dtype_size(t));
     return c;
   }
-  if (auto f = violate_family(r, std::string(rule.operand), valid, index)) return f;
-  const std::string param(rule.operand);
-  const contract::Param* spec = nullptr;
-  for (const auto& p : k.params)
-    if (p.name == param) spec = &p;
+  if (r == "dtype.mismatch") {  // the named operand gets another float dtype than the first
+    const int at = k.operand_index(rule.operand);
+    if (at <= 0 || static_cast<std::size_t>(at) >= valid.inputs.size()) return std::nullopt;
+    const std::vector<DType> others = kFloatSet.list();
+    DType o = others[index % others.size()];
+    if (o == x.dtype()) o = others[(index + 1) % others.size()];
+    c.inputs[static_cast<std::size_t>(at)] = zeros(o, valid.inputs[static_cast<std::size_t>(at)].dims());
+    return c;
+  }
+  const contract::Param* spec = k.param(rule.operand);
   if (!spec) return std::nullopt;
+  const std::string param(rule.operand);
   if (r == "param.missing") {
     Params p;
     for (const auto& [name, v] : valid.params.values())

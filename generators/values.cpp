@@ -20,13 +20,9 @@ std::uint64_t to_bits(DType t, double v) { return double_to_bits(t, round_to_for
 }  // namespace
 
 std::vector<std::uint64_t> special_bits(DType t) {
-  const FloatFormat f = float_format(t);
-  const double min_sub = std::ldexp(1.0, f.emin - f.precision + 1);
-  const double min_normal = std::ldexp(1.0, f.emin);
-  const double max_sub = min_normal - min_sub;
-  const double max_fin = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  const double max_sub = min_normal(t) - min_subnormal(t);
   std::vector<std::uint64_t> out;
-  for (double v : {0.0, min_sub, max_sub, min_normal, max_fin, 1.0, 0.5, static_cast<double>(INFINITY)}) {
+  for (double v : {0.0, min_subnormal(t), max_sub, min_normal(t), max_finite(t), 1.0, 0.5, static_cast<double>(INFINITY)}) {
     out.push_back(to_bits(t, v));
     out.push_back(to_bits(t, -v));
   }
@@ -177,22 +173,6 @@ rc::Gen<Params> params(const std::vector<contract::Param>& specs) {
     });
   }
   return g;
-}
-
-rc::Gen<Case> elementwise_case(const contract::KernelSpec& k, DType t) {
-  const auto& op = k.inputs.front();
-  auto elem = element_bits(t, k.values);
-  auto ps = params(k.params);
-  return rc::gen::mapcat(shape(op.min_rank, op.max_rank), [t, elem, ps](Dims d) {
-    const auto n = static_cast<std::size_t>(checked_numel(d));
-    return rc::gen::apply(
-        [t, d](const std::vector<std::uint64_t>& bits, const Params& p) {
-          Tensor x(t, d);
-          for (std::size_t i = 0; i < bits.size(); ++i) x.set_bits(static_cast<std::int64_t>(i), bits[i]);
-          return Case{{x}, p, false};
-        },
-        rc::gen::container<std::vector<std::uint64_t>>(n, elem), ps);
-  });
 }
 
 }  // namespace kc::gen

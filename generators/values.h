@@ -26,8 +26,6 @@ inline constexpr int kMaxElements = 1024;  // per generated tensor
 rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profile);
 rc::Gen<Dims> shape(int min_rank, int max_rank);
 rc::Gen<Params> params(const std::vector<contract::Param>& specs);
-// A random case for a kernel whose inputs are elementwise over one tensor.
-rc::Gen<Case> elementwise_case(const contract::KernelSpec& k, DType t);
 
 // The special values of a float format, as bit patterns.
 std::vector<std::uint64_t> special_bits(DType t);

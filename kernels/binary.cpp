@@ -1,13 +1,22 @@
-// One IEEE operation in T per element, in the reference's order
+// Binary elementwise kernels of the reference (ops.rs:277-336, 1771-1843)
+// and their NumPy-broadcasting forms (ops.rs:2094-2196), with their exec
+// arms. One IEEE operation in T per element, in the reference's order
 // (reference-semantics.md §2, §3); halves through f32 (§0.2).
-#include "kernels/binary.h"
+#include <optional>
+#include <string_view>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "kernels/arms.h"
 #include "kernels/scalar.h"
 #include "kernels/shape_math.h"
 
 namespace kc::kern {
 
 namespace {
+
+enum class BinaryOp : std::uint8_t { add, sub, mul, div, maximum, minimum, rem, pow };
 
 template <class T>
 T apply(BinaryOp op, T a, T b) {
@@ -51,8 +60,7 @@ Tensor dispatch(const Tensor& a, const Dims& out, F f) {
   return y;
 }
 
-}  // namespace
-
+// "add", ..., "broadcast_add" -> add
 std::optional<BinaryOp> parse_binary_op(std::string_view name) {
   if (name.starts_with("broadcast_")) name.remove_prefix(10);
   constexpr std::string_view names[] = {"add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow"};
@@ -73,6 +81,39 @@ Tensor binary_broadcast(BinaryOp op, const Tensor& a, const Tensor& b) {
     fill<T>(op, a, b, y, [&](std::size_t o) { return ia(static_cast<std::int64_t>(o)); },
             [&](std::size_t o) { return ib(static_cast<std::int64_t>(o)); });
   });
+}
+
+}  // namespace
+
+// Exec arms: `binary!` takes two tensors of one float dtype
+// (reference-semantics.md §19). Same-shape ops need equal dims
+// (assert_same_shape); the broadcast ops need NumPy-compatible shapes.
+void register_binary(Arms& arms) {
+  for (const char* name : {"add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow"}) {
+    const BinaryOp op = *parse_binary_op(name);
+    arms.push_back(Arm{
+        .op = name, .dtypes = kFloatSet, .arity = 2, .params = {}, .eval =
+            [op, name](std::span<const Tensor> in, const Params&) {
+              if (in[0].dims() != in[1].dims())
+                throw KernelError(name, "b", "shape.mismatch",
+                                  fmt::format("shape mismatch: lhs={}, rhs={}", dims_to_string(in[0].dims()),
+                                              dims_to_string(in[1].dims())));
+              return std::vector<Tensor>{binary_same_shape(op, in[0], in[1])};
+            },
+        .operands = {"a", "b"}});
+  }
+  for (const char* name : {"broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div"}) {
+    const BinaryOp op = *parse_binary_op(name);
+    arms.push_back(Arm{
+        .op = name, .dtypes = kFloatSet, .arity = 2, .params = {}, .eval =
+            [op, name](std::span<const Tensor> in, const Params&) {
+              std::string why;
+              if (!broadcast_shape(in[0].dims(), in[1].dims(), &why))
+                throw KernelError(name, "b", "broadcast.incompatible", why);
+              return std::vector<Tensor>{binary_broadcast(op, in[0], in[1])};
+            },
+        .operands = {"a", "b"}});
+  }
 }
 
 }  // namespace kc::kern

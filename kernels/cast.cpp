@@ -1,26 +1,33 @@
-#include "kernels/cast.h"
-
+// The reference's 16 dtype casts (ops.rs:1135-1241; reference-semantics.md
+// §17), each a concrete src -> dst function, and their exec arms (exec's
+// eval_cast accepts exactly these pairs).
 #include <bit>
 #include <cmath>
+#include <string_view>
 
-#include <fmt/format.h>
+#include "kernels/arms.h"
 
 namespace kc::kern {
 
-const std::vector<CastPair>& all_casts() {
-  using enum DType;
-  static const std::vector<CastPair> v{{f32, f64},  {f32, bf16}, {f32, f16},  {f64, f32},  {f64, bf16}, {f64, f16},
-                                       {bf16, f32}, {bf16, f64}, {bf16, f16}, {f16, f32},  {f16, f64},  {f16, bf16},
-                                       {u32, f32},  {u32, f64},  {f32, u32},  {f64, u32}};
-  return v;
-}
+namespace {
 
-std::optional<CastPair> parse_cast(std::string_view name) {
-  for (const auto& c : all_casts())
-    if (name == fmt::format("cast_{}_to_{}", dtype_name(c.src), dtype_name(c.dst))) return c;
-  return std::nullopt;
-}
+struct CastArm {
+  std::string_view op;
+  DType src, dst;
+};
+constexpr CastArm kCasts[] = {
+    {"cast_f32_to_f64", DType::f32, DType::f64},   {"cast_f32_to_bf16", DType::f32, DType::bf16},
+    {"cast_f32_to_f16", DType::f32, DType::f16},   {"cast_f64_to_f32", DType::f64, DType::f32},
+    {"cast_f64_to_bf16", DType::f64, DType::bf16}, {"cast_f64_to_f16", DType::f64, DType::f16},
+    {"cast_bf16_to_f32", DType::bf16, DType::f32}, {"cast_bf16_to_f64", DType::bf16, DType::f64},
+    {"cast_bf16_to_f16", DType::bf16, DType::f16}, {"cast_f16_to_f32", DType::f16, DType::f32},
+    {"cast_f16_to_f64", DType::f16, DType::f64},   {"cast_f16_to_bf16", DType::f16, DType::bf16},
+    {"cast_u32_to_f32", DType::u32, DType::f32},   {"cast_u32_to_f64", DType::u32, DType::f64},
+    {"cast_f32_to_u32", DType::f32, DType::u32},   {"cast_f64_to_u32", DType::f64, DType::u32},
+};
 
+// half's bf16::from_f64 (half/src/bfloat/convert.rs): drops the low 32 bits
+// of the f64 significand, then rounds to nearest even. Not correctly rounded.
 std::uint16_t f64_to_bf16_truncating(double value) {
   const std::uint64_t val = std::bit_cast<std::uint64_t>(value);
   const auto x = static_cast<std::uint32_t>(val >> 32);  // the low 32 significand bits are dropped here
@@ -46,8 +53,6 @@ std::uint16_t f64_to_bf16_truncating(double value) {
   return static_cast<std::uint16_t>(bits);
 }
 
-namespace {
-
 // Rust `as` from float to u32: truncate toward zero, saturate, NaN -> 0.
 std::uint32_t saturating_u32(double v) {
   if (std::isnan(v) || v < 0) return 0;  // -0.5 truncates to 0 too
@@ -71,12 +76,22 @@ std::uint64_t convert(DType src, DType dst, std::uint64_t bits) {
   }
 }
 
-}  // namespace
-
 Tensor cast(const Tensor& x, DType dst) {
   Tensor y(dst, x.dims());
   for (std::int64_t i = 0; i < x.numel(); ++i) y.set_bits(i, convert(x.dtype(), dst, x.bits_at(i)));
   return y;
+}
+
+}  // namespace
+
+// Each arm accepts exactly its source dtype; any other pair panics in the
+// reference (`cast: unsupported dtype combination`, §17).
+void register_cast(Arms& arms) {
+  for (const CastArm& c : kCasts)
+    arms.push_back(Arm{.op = c.op, .dtypes = {c.src}, .arity = 1, .params = {},
+                       .eval = [dst = c.dst](std::span<const Tensor> in, const Params&) {
+                         return std::vector<Tensor>{cast(in[0], dst)};
+                       }});
 }
 
 }  // namespace kc::kern

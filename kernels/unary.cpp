@@ -1,15 +1,31 @@
-// Reference unary kernels. Each formula keeps the reference's order of
+// Reference unary kernels (ops.rs:30-273, 1495-1524, 1802) and their exec
+// arms. Each formula keeps the reference's order of
 // operations and its roundings in T; comments cite reference-semantics.md.
 #include "kernels/unary.h"
 
 #include <array>
 #include <cmath>
+#include <optional>
 
+#include "kernels/arms.h"
 #include "kernels/scalar.h"
 
 namespace kc::kern {
 
 namespace {
+
+enum class UnaryOp : std::uint8_t {
+  neg, relu, sqr, sqrt, exp, sign, log, sin, cos, abs, recip, tanh, floor, ceil,
+  erf, gelu_erf, round, sigmoid, silu, gelu, step, rsqrt, powi,
+  add_scalar, mul_scalar, clamp,
+};
+
+// Scalar arguments; only the ones the op uses are read.
+struct UnaryArgs {
+  std::int32_t n = 0;     // powi
+  double c = 0;           // add_scalar, mul_scalar
+  double lo = 0, hi = 0;  // clamp
+};
 
 constexpr std::array<std::string_view, 26> kNames = {
     "neg", "relu", "sqr", "sqrt", "exp", "sign", "log", "sin", "cos", "abs", "recip", "tanh", "floor",
@@ -126,16 +142,6 @@ Tensor map_unary(UnaryOp op, const Tensor& x, const UnaryArgs& a) {
   return y;
 }
 
-}  // namespace
-
-std::string_view unary_op_name(UnaryOp op) { return kNames[static_cast<std::size_t>(op)]; }
-
-std::optional<UnaryOp> parse_unary_op(std::string_view name) {
-  for (std::size_t i = 0; i < kNames.size(); ++i)
-    if (kNames[i] == name) return static_cast<UnaryOp>(i);
-  return std::nullopt;
-}
-
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args) {
   switch (x.dtype()) {
     case DType::f32: return map_unary<float>(op, x, args);
@@ -146,7 +152,6 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args) {
   }
 }
 
-namespace {
 // One value per float dtype, as a double.
 template <class F>
 double by_float_dtype(DType t, F f) {
@@ -162,5 +167,38 @@ double by_float_dtype(DType t, F f) {
 
 double gelu_constant_c(DType t) { return by_float_dtype(t, []<class T>() { return gelu_c<T>(); }); }
 double gelu_constant_k(DType t) { return by_float_dtype(t, []<class T>() { return gelu_k<T>(); }); }
+
+// Exec arms: the reference's `unary!` dispatch accepts f32, f64, bf16, f16
+// and rejects U32 (reference-semantics.md §19); the scalar ops take their
+// parameter as f64 (powi as i32).
+void register_unary(Arms& arms) {
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    const auto op = static_cast<UnaryOp>(i);
+    std::vector<ParamDecl> params;
+    switch (op) {
+      case UnaryOp::powi: params = {{"n", ParamKind::integer, INT32_MIN, INT32_MAX}}; break;
+      case UnaryOp::add_scalar:
+      case UnaryOp::mul_scalar: params = {{"c", ParamKind::real}}; break;
+      case UnaryOp::clamp: params = {{"min", ParamKind::real}, {"max", ParamKind::real}}; break;
+      default: break;
+    }
+    arms.push_back(Arm{
+        .op = kNames[i],
+        .dtypes = kFloatSet,
+        .arity = 1,
+        .params = std::move(params),
+        .eval = [op](std::span<const Tensor> in, const Params& p) {
+          UnaryArgs a;
+          if (op == UnaryOp::powi) a.n = static_cast<std::int32_t>(p.integer("n"));
+          if (op == UnaryOp::add_scalar || op == UnaryOp::mul_scalar) a.c = p.real("c");
+          if (op == UnaryOp::clamp) {
+            a.lo = p.real("min");
+            a.hi = p.real("max");
+          }
+          return std::vector<Tensor>{unary(op, in[0], a)};
+        },
+    });
+  }
+}
 
 }  // namespace kc::kern

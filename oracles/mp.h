@@ -23,8 +23,18 @@ using Mp = boost::multiprecision::number<boost::multiprecision::mpfr_float_backe
 
 unsigned working_bits(DType t);
 
-// Sets the thread's default MPFR precision for the scope; every Mp built
-// inside it has at least `bits` bits.
+// The MPFR object behind an Mp, and its classification.
+inline mpfr_t& raw(Mp& m) { return m.backend().data(); }
+inline const mpfr_t& raw(const Mp& m) { return m.backend().data(); }
+inline bool is_nan(const Mp& m) { return mpfr_nan_p(raw(m)) != 0; }
+inline bool is_inf(const Mp& m) { return mpfr_inf_p(raw(m)) != 0; }
+inline bool is_zero(const Mp& m) { return mpfr_zero_p(raw(m)) != 0; }
+inline bool is_number(const Mp& m) { return mpfr_number_p(raw(m)) != 0; }
+inline bool sign_bit(const Mp& m) { return mpfr_signbit(raw(m)) != 0; }
+
+// Sets the default MPFR precision for the scope; every Mp built inside it
+// has at least `bits` bits. Boost.Multiprecision keeps this default in a
+// process-wide static, so scopes must not be used from several threads.
 class PrecisionScope {
  public:
   explicit PrecisionScope(unsigned bits);
@@ -34,28 +44,6 @@ class PrecisionScope {
 
  private:
   unsigned saved_;
-};
-
-// One oracle evaluation. Inputs are exact (every dtype embeds in MPFR);
-// parameters are given as the reference converts them into T. The oracle
-// writes the exact value to `out` and, for condition-aware models, the
-// magnitude S the error bound scales with to `magnitude`.
-struct OracleIO {
-  DType dtype;      // the kernel's (input) dtype
-  DType out_dtype;  // the result's dtype (differs for casts and argmax/argmin)
-  Mp x;             // == args[0]
-  std::vector<Mp> args;  // every exact input the element depends on (a, b; a reduced slice; ...)
-  bool signaling_nan = false;  // an input is a signalling NaN (quieted in the double/Mp args)
-  std::int32_t n = 0;  // powi
-  Mp c, lo, hi;        // add_scalar / mul_scalar / clamp, already rounded into T
-  Mp out;
-  Mp magnitude;
-  bool replayed = false;  // `out` is a bit-exact replay of the reference, graded as exact
-  // Where the reference's rounding steps are all basic operations, the
-  // oracle also replays them (one correct rounding per step, in the
-  // reference's order): the semantics check requires the kernel's bits.
-  bool has_replay = false;
-  Mp replay;
 };
 
 }  // namespace kc::oracle

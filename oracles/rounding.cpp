@@ -6,14 +6,17 @@ namespace kc::oracle {
 
 namespace {
 
-const mpfr_t& raw(const Mp& m) { return m.backend().data(); }
-
-double max_finite(const FloatFormat& f) { return std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax); }
-
 // Exponent e with 2^e <= |z| < 2^(e+1); z finite non-zero.
 long exponent_of(const Mp& z) { return static_cast<long>(mpfr_get_exp(raw(z))) - 1; }
 
 }  // namespace
+
+double num_cast(DType t, double c) {
+  if (t == DType::f64) return c;
+  return round_to_format(round_to_format(c, DType::f32), t);
+}
+
+double unit_roundoff(DType t) { return std::ldexp(1.0, -float_format(t).precision); }
 
 int ulp_exponent(DType t, const Mp& z) {
   const FloatFormat f = float_format(t);
@@ -48,7 +51,7 @@ Rounded round_checked(DType t, const Mp& z) {
   mpfr_mul_2si(r.backend().data(), raw(r), q, MPFR_RNDN);  // exact
   double v = r.convert_to<double>();  // exact: r is a T value
   if (v == 0) v = neg ? -0.0 : 0.0;
-  if (std::fabs(v) > max_finite(f)) v = neg ? -INFINITY : INFINITY;
+  if (std::fabs(v) > max_finite(t)) v = neg ? -INFINITY : INFINITY;
   return {v, d <= slack, d == 0};
 }
 

@@ -26,6 +26,18 @@ struct Rounded {
 };
 Rounded round_checked(DType t, const Mp& z);
 
+// One correct rounding into T, as an Mp: every step the reference performs
+// in T (halves: an f32 operation and RNE, the same thing, §0.2).
+inline Mp rn(DType t, const Mp& v) { return Mp(round_to(t, v)); }
+
+// T(c) for an f64 constant, a parameter or a count, as num-traits' NumCast
+// converts it (reference-semantics.md §0.3): one RNE for f32, f64 -> f32 ->
+// T (double rounding) for halves, identity for f64.
+double num_cast(DType t, double c);
+
+// u = 2^-p of a float format.
+double unit_roundoff(DType t);
+
 // ulp_T(z) as a power-of-two exponent: ulp = 2^ulp_exponent(t, z).
 int ulp_exponent(DType t, const Mp& z);
 

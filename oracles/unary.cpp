@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "oracles/mp.h"
+#include "oracles/exact.h"
 #include "oracles/rounding.h"
 
 namespace kc::oracle {
@@ -14,100 +14,95 @@ namespace kc::oracle {
 namespace bm = boost::multiprecision;
 
 namespace {
-mpfr_t& raw(Mp& m) { return m.backend().data(); }
-const mpfr_t& raw(const Mp& m) { return m.backend().data(); }
 Mp zero_like(bool negative) { return negative ? -Mp(0) : Mp(0); }
-bool is_nan(const Mp& m) { return mpfr_nan_p(raw(m)) != 0; }
-
-// T(c) for an f64 literal, as num-traits converts it: one RNE for f32,
-// f64 -> f32 -> T for halves (reference-semantics.md §0.3). Computed with
-// the core conversions, independently of the kernels' own `cst`.
-double literal_in(DType t, double c) {
-  if (t == DType::f64) return c;
-  return round_to_format(round_to_format(c, DType::f32), t);
-}
 
 // gelu's constants as the reference defines them: c = sqrt_T(T(2/pi)),
 // k = T(0.044715). The square root is rounded to T once (sqrt is correctly
 // rounded in every dtype: hardware for f32/f64, f32 sqrt then RNE for halves,
 // which is correct rounding since 24 >= 2p + 2).
-Mp gelu_c(DType t) {
-  Mp two_over_pi(literal_in(t, 2.0 / M_PI));
-  return Mp(round_to(t, bm::sqrt(two_over_pi)));
-}
+Mp gelu_c(DType t) { return rn(t, bm::sqrt(Mp(num_cast(t, 2.0 / M_PI)))); }
 }  // namespace
 
-void neg(OracleIO& io) { io.out = -io.x; }
-void abs(OracleIO& io) { io.out = bm::abs(io.x); }
-void sqr(OracleIO& io) { io.out = io.x * io.x; }
-void sqrt(OracleIO& io) { io.out = bm::sqrt(io.x); }  // sqrt(-0) = -0, sqrt(<0) = NaN
-void exp(OracleIO& io) { io.out = bm::exp(io.x); }
-void log(OracleIO& io) { io.out = bm::log(io.x); }    // log(+-0) = -inf, log(<0) = NaN
-void sin(OracleIO& io) { io.out = bm::sin(io.x); }
-void cos(OracleIO& io) { io.out = bm::cos(io.x); }
-void tanh(OracleIO& io) { io.out = bm::tanh(io.x); }
-void floor(OracleIO& io) { io.out = bm::floor(io.x); }
-void ceil(OracleIO& io) { io.out = bm::ceil(io.x); }
-void recip(OracleIO& io) { io.out = Mp(1) / io.x; }   // 1/(+-0) = +-inf
-void rsqrt(OracleIO& io) { io.out = Mp(1) / bm::sqrt(io.x); }
+void neg(const Scalar& in, Exact& out) { out.value = -in.x; }
+void abs(const Scalar& in, Exact& out) { out.value = bm::abs(in.x); }
+void sqr(const Scalar& in, Exact& out) { out.value = in.x * in.x; }
+void sqrt(const Scalar& in, Exact& out) { out.value = bm::sqrt(in.x); }  // sqrt(-0) = -0, sqrt(<0) = NaN
+void exp(const Scalar& in, Exact& out) { out.value = bm::exp(in.x); }
+void log(const Scalar& in, Exact& out) { out.value = bm::log(in.x); }  // log(+-0) = -inf, log(<0) = NaN
+void sin(const Scalar& in, Exact& out) { out.value = bm::sin(in.x); }
+void cos(const Scalar& in, Exact& out) { out.value = bm::cos(in.x); }
+void tanh(const Scalar& in, Exact& out) { out.value = bm::tanh(in.x); }
+void floor(const Scalar& in, Exact& out) { out.value = bm::floor(in.x); }
+void ceil(const Scalar& in, Exact& out) { out.value = bm::ceil(in.x); }
+void recip(const Scalar& in, Exact& out) { out.value = Mp(1) / in.x; }  // 1/(+-0) = +-inf
+void rsqrt(const Scalar& in, Exact& out) { out.value = Mp(1) / bm::sqrt(in.x); }
 
 // relu / step / sign compare with 0 exactly as the reference does: NaN and
 // -0 fail `x > 0`, so they give +0 (reference-semantics.md §1).
-void relu(OracleIO& io) { io.out = (!is_nan(io.x) && io.x > 0) ? io.x : Mp(0); }
-void step(OracleIO& io) { io.out = (!is_nan(io.x) && io.x > 0) ? Mp(1) : Mp(0); }
-void sign(OracleIO& io) {
-  if (is_nan(io.x)) io.out = Mp(0);
-  else if (io.x > 0) io.out = Mp(1);
-  else if (io.x < 0) io.out = Mp(-1);
-  else io.out = Mp(0);
+void relu(const Scalar& in, Exact& out) { out.value = (!is_nan(in.x) && in.x > 0) ? in.x : Mp(0); }
+void step(const Scalar& in, Exact& out) { out.value = (!is_nan(in.x) && in.x > 0) ? Mp(1) : Mp(0); }
+void sign(const Scalar& in, Exact& out) {
+  if (is_nan(in.x)) out.value = Mp(0);
+  else if (in.x > 0) out.value = Mp(1);
+  else if (in.x < 0) out.value = Mp(-1);
+  else out.value = Mp(0);
 }
 
 // IEEE roundTiesToEven (mpfr_roundeven keeps the sign of a zero result).
-void round(OracleIO& io) {
-  io.out = io.x;
-  mpfr_roundeven(raw(io.out), raw(io.x));
+void round(const Scalar& in, Exact& out) {
+  out.value = in.x;
+  mpfr_roundeven(raw(out.value), raw(in.x));
 }
 
-void erf(OracleIO& io) {
-  io.out = io.x;
-  mpfr_erf(raw(io.out), raw(io.x), MPFR_RNDN);
+void erf(const Scalar& in, Exact& out) {
+  out.value = in.x;
+  mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN);
 }
 
 // gelu_erf(x) = (x/2)(1 + erf(x/sqrt 2)). The reference forms 1 + erf(a) in
 // f64, which cancels for x << 0; the condition-aware model scales its error
 // allowance with S = |x| (docs/accuracy-bounds.md).
-void gelu_erf(OracleIO& io) {
-  if (is_nan(io.x)) { io.out = io.x; io.magnitude = 0; return; }
-  // (+-inf are covered by the contract's special-value rules.)
-  Mp a = io.x / bm::sqrt(Mp(2));
+void gelu_erf(const Scalar& in, Exact& out) {
+  if (is_nan(in.x)) {  // (+-inf are covered by the contract's special-value rules.)
+    out.value = in.x;
+    out.magnitude = Mp(0);
+    return;
+  }
+  Mp a = in.x / bm::sqrt(Mp(2));
   Mp e = a;
   mpfr_erf(raw(e), raw(a), MPFR_RNDN);
-  io.out = (io.x / 2) * (Mp(1) + e);
-  if (io.out == 0) io.out = zero_like(mpfr_signbit(raw(io.x)) != 0);
-  io.magnitude = bm::abs(io.x);
+  out.value = (in.x / 2) * (Mp(1) + e);
+  if (out.value == 0) out.value = zero_like(sign_bit(in.x));
+  out.magnitude = bm::abs(in.x);
 }
 
 // sigmoid(x) = 1/(1 + e^-x); silu(x) = x sigmoid(x).
-void sigmoid(OracleIO& io) { io.out = Mp(1) / (Mp(1) + bm::exp(-io.x)); }
-void silu(OracleIO& io) {
-  io.out = io.x / (Mp(1) + bm::exp(-io.x));
+void sigmoid(const Scalar& in, Exact& out) { out.value = Mp(1) / (Mp(1) + bm::exp(-in.x)); }
+void silu(const Scalar& in, Exact& out) {
+  out.value = in.x / (Mp(1) + bm::exp(-in.x));
   // S = |x| 2^(emin+1): with u = 2^-p, K u S = K |x| ulp_min, the absolute
   // error of a subnormal sigmoid times |x| (accuracy_models.cpp, silu).
-  io.magnitude = bm::abs(io.x);
-  mpfr_mul_2si(raw(io.magnitude), raw(io.magnitude), float_format(io.dtype).emin + 1, MPFR_RNDN);
+  Mp s = bm::abs(in.x);
+  mpfr_mul_2si(raw(s), raw(s), float_format(in.ctx.dtype).emin + 1, MPFR_RNDN);
+  out.magnitude = s;
 }
 
 // gelu (tanh form) with the reference's constants c and k in T:
 // (x/2)(1 + tanh(c (x + k x^3))). 1 + tanh cancels for x << 0, so the
 // model is condition-aware with S = |x|.
-void gelu_tanh(OracleIO& io) {
-  if (is_nan(io.x)) { io.out = io.x; io.magnitude = 0; return; }
-  const Mp c = gelu_c(io.dtype);
-  const Mp k(literal_in(io.dtype, 0.044715));
-  Mp inner = c * (io.x + k * io.x * io.x * io.x);
-  io.out = (io.x / 2) * (Mp(1) + bm::tanh(inner));
-  if (io.out == 0) io.out = zero_like(mpfr_signbit(raw(io.x)) != 0);
-  io.magnitude = bm::abs(io.x);
+void gelu_tanh(const Scalar& in, Exact& out) {
+  if (is_nan(in.x)) {
+    out.value = in.x;
+    out.magnitude = Mp(0);
+    return;
+  }
+  const DType t = in.ctx.dtype;
+  const Mp c = gelu_c(t);
+  const Mp k(num_cast(t, 0.044715));
+  Mp inner = c * (in.x + k * in.x * in.x * in.x);
+  out.value = (in.x / 2) * (Mp(1) + bm::tanh(inner));
+  if (out.value == 0) out.value = zero_like(sign_bit(in.x));
+  out.magnitude = bm::abs(in.x);
 }
 
 // powi(x, n) = x^n, except where the reference's evaluation order leaves
@@ -115,47 +110,52 @@ void gelu_tanh(OracleIO& io) {
 // square-and-multiply replayed with one correct rounding per step in the
 // format it runs in (f32 for f32 and the halves, f64 for f64), which is
 // bit-exact because every step is a basic operation. See the contract.
-void powi(OracleIO& io) {
-  const DType loop_t = io.dtype == DType::f64 ? DType::f64 : DType::f32;
-  const FloatFormat lf = float_format(loop_t);
-  const double min_normal = std::ldexp(1.0, lf.emin);
-  const double max_fin = std::ldexp(2.0 - std::ldexp(1.0, 1 - lf.precision), lf.emax);
+void powi(const Scalar& in, Exact& out) {
+  const auto n = static_cast<std::int32_t>(in.ctx.params->integer("n"));
+  const DType loop_t = in.ctx.dtype == DType::f64 ? DType::f64 : DType::f32;
+  const double lo = min_normal(loop_t), hi = max_finite(loop_t);
   // Replay: r = 1; for each bit: if set r = r*a; a = a*a.
   bool left_range = false;
   auto rnd = [&](const Mp& v) {
-    double d = round_to(loop_t, v);
-    if (d != 0 && !(std::fabs(d) >= min_normal && std::fabs(d) <= max_fin)) left_range = true;
+    const double d = round_to(loop_t, v);
+    if (d != 0 && !(std::fabs(d) >= lo && std::fabs(d) <= hi)) left_range = true;
     if (d == 0 && v != 0) left_range = true;
     return Mp(d);
   };
-  const bool recip = io.n < 0;
-  std::uint32_t m = recip ? 0u - static_cast<std::uint32_t>(io.n) : static_cast<std::uint32_t>(io.n);
-  Mp a = io.x, r = Mp(1);
+  const bool recip = n < 0;
+  std::uint32_t m = recip ? 0u - static_cast<std::uint32_t>(n) : static_cast<std::uint32_t>(n);
+  Mp a = in.x, r = Mp(1);
   while (true) {
     if (m & 1u) r = rnd(r * a);
     m >>= 1;
     if (m == 0) break;
     a = rnd(a * a);
   }
-  if (!mpfr_number_p(raw(io.x)) || io.x == 0 || !left_range) {
+  if (!is_number(in.x) || in.x == 0 || !left_range) {
     // Exact x^n. MPFR's pow follows IEEE pow's special cases, which agree
     // with the loop's: pow(x, 0) = 1 even for NaN, (+-0)^-n = +-inf, ...
-    io.out = io.x;
-    mpfr_pow_si(raw(io.out), raw(io.x), io.n, MPFR_RNDN);
+    out.value = in.x;
+    mpfr_pow_si(raw(out.value), raw(in.x), n, MPFR_RNDN);
     return;
   }
-  io.out = recip ? Mp(round_to(loop_t, Mp(1) / r)) : r;
-  io.replayed = true;  // graded as exact against the replay
+  out.value = recip ? rn(loop_t, Mp(1) / r) : r;
+  out.replayed = true;  // graded as exact against the replay
 }
 
-// Parameters arrive already rounded into T (OracleIO::c/lo/hi).
-void add_scalar(OracleIO& io) { io.out = io.x + io.c; }
-void mul_scalar(OracleIO& io) { io.out = io.x * io.c; }
-void clamp(OracleIO& io) {
-  if (is_nan(io.x)) io.out = io.x;
-  else if (io.x < io.lo) io.out = io.lo;
-  else if (io.x > io.hi) io.out = io.hi;
-  else io.out = io.x;
+// Parameters are converted into T as the reference's NumCast does.
+void add_scalar(const Scalar& in, Exact& out) {
+  out.value = in.x + Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
+}
+void mul_scalar(const Scalar& in, Exact& out) {
+  out.value = in.x * Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
+}
+void clamp(const Scalar& in, Exact& out) {
+  const Mp lo(num_cast(in.ctx.dtype, in.ctx.params->real("min")));
+  const Mp hi(num_cast(in.ctx.dtype, in.ctx.params->real("max")));
+  if (is_nan(in.x)) out.value = in.x;
+  else if (in.x < lo) out.value = lo;
+  else if (in.x > hi) out.value = hi;
+  else out.value = in.x;
 }
 
 }  // namespace kc::oracle

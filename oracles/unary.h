@@ -6,31 +6,32 @@
 #pragma once
 
 namespace kc::oracle {
-struct OracleIO;
-void neg(OracleIO&);
-void relu(OracleIO&);
-void sqr(OracleIO&);
-void sqrt(OracleIO&);
-void exp(OracleIO&);
-void sign(OracleIO&);
-void log(OracleIO&);
-void sin(OracleIO&);
-void cos(OracleIO&);
-void abs(OracleIO&);
-void recip(OracleIO&);
-void tanh(OracleIO&);
-void floor(OracleIO&);
-void ceil(OracleIO&);
-void erf(OracleIO&);
-void gelu_erf(OracleIO&);
-void round(OracleIO&);
-void sigmoid(OracleIO&);
-void silu(OracleIO&);
-void gelu_tanh(OracleIO&);
-void step(OracleIO&);
-void rsqrt(OracleIO&);
-void powi(OracleIO&);
-void add_scalar(OracleIO&);
-void mul_scalar(OracleIO&);
-void clamp(OracleIO&);
+struct Scalar;
+struct Exact;
+void neg(const Scalar&, Exact&);
+void relu(const Scalar&, Exact&);
+void sqr(const Scalar&, Exact&);
+void sqrt(const Scalar&, Exact&);
+void exp(const Scalar&, Exact&);
+void sign(const Scalar&, Exact&);
+void log(const Scalar&, Exact&);
+void sin(const Scalar&, Exact&);
+void cos(const Scalar&, Exact&);
+void abs(const Scalar&, Exact&);
+void recip(const Scalar&, Exact&);
+void tanh(const Scalar&, Exact&);
+void floor(const Scalar&, Exact&);
+void ceil(const Scalar&, Exact&);
+void erf(const Scalar&, Exact&);
+void gelu_erf(const Scalar&, Exact&);
+void round(const Scalar&, Exact&);
+void sigmoid(const Scalar&, Exact&);
+void silu(const Scalar&, Exact&);
+void gelu_tanh(const Scalar&, Exact&);
+void step(const Scalar&, Exact&);
+void rsqrt(const Scalar&, Exact&);
+void powi(const Scalar&, Exact&);    // params: n
+void add_scalar(const Scalar&, Exact&);  // params: c
+void mul_scalar(const Scalar&, Exact&);  // params: c
+void clamp(const Scalar&, Exact&);       // params: min, max
 }  // namespace kc::oracle

@@ -1,7 +1,7 @@
 // Contract -> JSON: the same data the checks run on, printed.
 #include <fmt/format.h>
 
-#include "backends/reference/executor.h"
+#include "drivers/driver.h"
 #include "reports/results_json.h"
 
 namespace kc::reports {
@@ -14,22 +14,11 @@ json number(double v) {
   return v;
 }
 
-namespace {
-std::string_view property_kind_name(contract::PropertyKind k) {
-  switch (k) {
-    case contract::PropertyKind::pointwise: return "pointwise";
-    case contract::PropertyKind::monotone: return "monotone";
-    case contract::PropertyKind::odd: return "odd";
-    case contract::PropertyKind::even: return "even";
-  }
-  return "?";
-}
-}  // namespace
-
-json contract_json(const contract::KernelSpec& k) {
+json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   json j;
   j["name"] = k.name;
-  j["family"] = contract::family_name(k.family);
+  j["family"] = k.family;
+  j["driver"] = k.driver;
   j["summary"] = k.summary;
   j["source"] = k.source;
   j["inputs"] = json::array();
@@ -38,11 +27,12 @@ json contract_json(const contract::KernelSpec& k) {
                            {"max_rank", op.max_rank}});
   j["params"] = json::array();
   for (const auto& p : k.params) {
-    json pj{{"name", p.name}, {"kind", p.kind == contract::ParamKind::integer ? "integer" : "real"}, {"domain", p.domain}};
+    json pj{{"name", p.name}, {"kind", contract::param_kind_name(p.kind)}, {"domain", p.domain}};
     if (p.kind == contract::ParamKind::integer) pj["range"] = {p.min, p.max};
     j["params"].push_back(pj);
   }
-  j["output"] = contract::output_rule_text(k.output);
+  const drivers::Driver* d = drivers::find(k.driver);
+  j["output"] = d ? d->output_rule(k) : "(unknown driver)";
   j["layout"] = contract::layout_text(k.layout);
   j["preconditions"] = json::array();
   for (const auto& pc : k.preconditions)
@@ -71,7 +61,7 @@ json contract_json(const contract::KernelSpec& k) {
   j["properties"] = json::array();
   for (const auto& p : k.properties)
     j["properties"].push_back({{"name", p.name},
-                               {"kind", property_kind_name(p.kind)},
+                               {"kind", p.check},
                                {"dtypes", p.dtypes.empty() ? k.dtypes().to_string() : p.dtypes.to_string()}});
   json g{{"ordinary_range", {k.values.lo, k.values.hi}}, {"ties", k.values.ties}, {"integers", k.values.integers}};
   g["thresholds"] = json::object();
@@ -84,7 +74,8 @@ json contract_json(const contract::KernelSpec& k) {
   j["generator"] = g;
   j["oracle"] = k.oracle_text;
   j["notes"] = k.notes;
-  if (const ref::ExecArm* arm = ref::find_arm(k.name)) j["reference_exec_dtypes"] = arm->dtypes.to_string();
+  if (backend)
+    if (const auto dt = backend->supported(k.name)) j["backend_dtypes"] = dt->to_string();
   return j;
 }
 

@@ -142,7 +142,7 @@ engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& back
   return m;
 }
 
-json results_json(const engine::RunResults& r) {
+json results_json(const engine::RunResults& r, const Backend* backend) {
   const auto& m = r.run;
   json run{{"seed", m.seed},         {"backend", m.backend}, {"command", m.command},   {"started_at", m.started_at},
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
@@ -158,7 +158,7 @@ json results_json(const engine::RunResults& r) {
       const contract::KernelSpec* spec = contract::find_kernel(res.kernel);
       kernels.push_back({{"name", res.kernel},
                          {"family", res.family},
-                         {"contract", spec ? contract_json(*spec) : json(nullptr)},
+                         {"contract", spec ? contract_json(*spec, backend) : json(nullptr)},
                          {"results", json::array()}});
       entry = &kernels.back();
     }

@@ -6,14 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "contracts/contract.h"
+#include "core/backend.h"
 #include "engine/results.h"
 
 namespace kc::reports {
 
 inline constexpr const char* kSchema = "kconform-results/1";
 
-nlohmann::json contract_json(const contract::KernelSpec& k);
-nlohmann::json results_json(const engine::RunResults& r);
+// `backend`: the run's backend, whose dtype table the contract JSON records
+// beside the contract's own dtypes (absent without one).
+nlohmann::json contract_json(const contract::KernelSpec& k, const Backend* backend = nullptr);
+nlohmann::json results_json(const engine::RunResults& r, const Backend* backend = nullptr);
 
 // Numbers that may be infinite or NaN are written as strings "inf", "-inf",
 // "NaN" (JSON has no such numbers).

@@ -6,6 +6,9 @@
 
 #include "backends/reference/executor.h"
 #include "contracts/contract.h"
+#include "engine/conformance.h"
+#include "oracles/binary.h"
+#include "oracles/unary.h"
 
 namespace kc {
 namespace {
@@ -17,14 +20,14 @@ TEST(Contracts, UnaryFamilyHasTheInventorysTwentySixKernels) {
                                    "mul_scalar", "clamp"};
   std::set<std::string> got;
   for (const auto& k : contract::all_kernels())
-    if (k.family == contract::Family::unary) got.insert(std::string(k.name));
+    if (k.family == "unary") got.insert(std::string(k.name));
   EXPECT_EQ(got, want);
 }
 
 TEST(Contracts, IssueThreeFamiliesAreComplete) {
   std::set<std::string> got;
   for (const auto& k : contract::all_kernels())
-    if (k.family != contract::Family::unary) got.insert(std::string(k.name));
+    if (k.family != "unary") got.insert(std::string(k.name));
   const std::set<std::string> want{
       "add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow", "broadcast_add", "broadcast_sub",
       "broadcast_mul", "broadcast_div", "sum_all", "max_all", "min_all", "mean_all", "sum_dim", "max_dim",
@@ -40,7 +43,7 @@ TEST(Contracts, EveryEntryIsComplete) {
   for (const auto& k : contract::all_kernels()) {
     SCOPED_TRACE(std::string(k.name));
     ASSERT_FALSE(k.inputs.empty());
-    ASSERT_NE(k.oracle, nullptr);
+    ASSERT_FALSE(k.oracle.empty());
     EXPECT_FALSE(k.summary.empty());
     EXPECT_FALSE(k.source.empty());
     EXPECT_FALSE(k.oracle_text.empty());
@@ -50,8 +53,12 @@ TEST(Contracts, EveryEntryIsComplete) {
       const auto* a = k.accuracy_for(t);
       ASSERT_NE(a, nullptr);
       EXPECT_FALSE(a->derivation.empty());
-      if (a->kind == contract::AccuracyKind::ulp_bound) EXPECT_GE(a->max_frac_ulp, 0.5);
-      if (a->kind == contract::AccuracyKind::condition_aware) EXPECT_GT(a->magnitude_coeff, 0);
+      if (a->kind == contract::AccuracyKind::ulp_bound) {
+        EXPECT_GE(a->max_frac_ulp, 0.5);
+      }
+      if (a->kind == contract::AccuracyKind::condition_aware) {
+        EXPECT_GT(a->magnitude_coeff, 0);
+      }
     }
     // Preconditions: the shared ones plus one set per parameter.
     std::set<std::string> rules;
@@ -63,8 +70,11 @@ TEST(Contracts, EveryEntryIsComplete) {
       EXPECT_TRUE(rules.count("param.missing:" + std::string(p.name)));
       EXPECT_TRUE(rules.count("param.type:" + std::string(p.name)));
     }
-    for (const auto& p : k.properties)
-      if (p.kind == contract::PropertyKind::pointwise) EXPECT_NE(p.holds, nullptr) << p.name;
+    for (const auto& p : k.properties) {
+      if (p.check == "pointwise") {
+        EXPECT_NE(p.holds, nullptr) << p.name;
+      }
+    }
     ++checked;
   }
   EXPECT_GE(checked, 68);
@@ -72,12 +82,46 @@ TEST(Contracts, EveryEntryIsComplete) {
 
 TEST(Contracts, AgreeWithTheExecBridge) {
   for (const auto& k : contract::all_kernels()) {
-    const ref::ExecArm* arm = ref::find_arm(k.name);
+    const kern::Arm* arm = ref::find_arm(k.name);
     ASSERT_NE(arm, nullptr) << k.name;
     EXPECT_EQ(arm->dtypes.to_string(), k.dtypes().to_string()) << k.name;
     EXPECT_EQ(arm->params.size(), k.params.size()) << k.name;
   }
   for (const auto& arm : ref::exec_table()) EXPECT_NE(contract::find_kernel(arm.op), nullptr) << arm.op;
+}
+
+// The start-up check of the table: the real one is sound; an entry whose
+// oracle does not fit its driver, an unknown driver or an unknown property
+// check is refused with a message naming the kernel and both sides.
+TEST(Contracts, TheTableFitsItsDriversAndChecks) {
+  EXPECT_EQ(engine::check_table(contract::all_kernels()), std::vector<std::string>{});
+  EXPECT_NO_THROW(engine::checked_kernels());
+}
+
+std::string problems_of(const contract::KernelSpec& k) {
+  std::string s;
+  for (const auto& p : engine::check_table({k})) s += p + "\n";
+  return s;
+}
+
+TEST(Contracts, AMismatchedEntryIsAClearStartUpError) {
+  contract::KernelSpec k = *contract::find_kernel("exp");
+  k.oracle = oracle::add;  // a binary oracle on a unary kernel
+  EXPECT_NE(problems_of(k).find("kernel 'exp': driver 'elementwise' feeds an oracle taking kc::oracle::Scalar, but "
+                                "the entry's oracle takes kc::oracle::Pair"),
+            std::string::npos)
+      << problems_of(k);
+  k = *contract::find_kernel("add");
+  k.oracle = oracle::exp;
+  EXPECT_NE(problems_of(k).find("driver 'binary' feeds an oracle taking kc::oracle::Pair"), std::string::npos);
+  k.driver = "no_such_driver";
+  EXPECT_NE(problems_of(k).find("kernel 'add': driver 'no_such_driver' does not exist"), std::string::npos);
+  k = *contract::find_kernel("add");
+  k.properties.push_back({"made up", "no_such_check"});
+  EXPECT_NE(problems_of(k).find("property 'made up' names check 'no_such_check'"), std::string::npos);
+  k = *contract::find_kernel("sum_dim");
+  k.params.clear();
+  EXPECT_NE(problems_of(k).find("needs a parameter 'dim' of kind integer"), std::string::npos);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 #include "backends/reference/executor.h"
 #include "core/error.h"
 #include "generators/invalid.h"
-#include "generators/families.h"
+#include "drivers/driver.h"
+#include "generators/values.h"
 
 namespace kc {
 namespace {
@@ -58,8 +59,8 @@ TEST(Generators, SeedsAreDerivedPerKernelDtypeAndStable) {
   EXPECT_NE(a, gen::derive_seed(1, "exp", "f32", "case", 1));
   EXPECT_EQ(a, gen::derive_seed(1, "exp", "f32", "case", 0));
   const auto* k = contract::find_kernel("powi");
-  auto c1 = gen::elementwise_case(*k, DType::f32)(rc::Random(a), gen::kMaxSize).value();
-  auto c2 = gen::elementwise_case(*k, DType::f32)(rc::Random(a), gen::kMaxSize).value();
+  auto c1 = drivers::of(*k).random_case(*k, DType::f32)(rc::Random(a), gen::kMaxSize).value();
+  auto c2 = drivers::of(*k).random_case(*k, DType::f32)(rc::Random(a), gen::kMaxSize).value();
   ASSERT_EQ(c1.inputs[0].dims(), c2.inputs[0].dims());
   EXPECT_EQ(c1.params.to_string(), c2.params.to_string());
   EXPECT_TRUE(std::equal(c1.inputs[0].bytes(), c1.inputs[0].bytes() + c1.inputs[0].byte_size(), c2.inputs[0].bytes()));
@@ -69,7 +70,7 @@ TEST(Generators, FamilyCasesAreValidCalls) {
   for (const auto& k : contract::all_kernels()) {
     for (DType t : k.dtypes().list()) {
       for (std::uint64_t i = 0; i < 20; ++i) {
-        gen::Case cs = gen::family_case(k, t)(rc::Random(i), gen::kMaxSize).value();
+        gen::Case cs = drivers::of(k).random_case(k, t)(rc::Random(i), gen::kMaxSize).value();
         EXPECT_NO_THROW(ref::execute(k.name, cs.inputs, cs.params)) << k.name << " " << dtype_name(t) << " case " << i;
       }
     }
@@ -80,15 +81,15 @@ TEST(Generators, BroadcastPairsAreCompatibleAndReduceTargetsFit) {
   const auto* k = contract::find_kernel("broadcast_mul");
   int expanded = 0;
   for (std::uint64_t i = 0; i < 300; ++i) {
-    auto cs = gen::family_case(*k, DType::f32)(rc::Random(i), gen::kMaxSize).value();
+    auto cs = drivers::of(*k).random_case(*k, DType::f32)(rc::Random(i), gen::kMaxSize).value();
     expanded += cs.inputs[0].dims() != cs.inputs[1].dims();
   }
   EXPECT_GT(expanded, 100);  // most pairs really broadcast
   const auto* b = contract::find_kernel("broadcast_to");
   int pure = 0, copies = 0;
   for (std::uint64_t i = 0; i < 300; ++i) {
-    auto cs = gen::family_case(*b, DType::f32)(rc::Random(i), gen::kMaxSize).value();
-    const bool p = is_pure_padding(cs.inputs[0].dims(), std::get<Dims>(*cs.params.find("target")));
+    auto cs = drivers::of(*b).random_case(*b, DType::f32)(rc::Random(i), gen::kMaxSize).value();
+    const bool p = is_pure_padding(cs.inputs[0].dims(), cs.params.shape("target"));
     pure += p;
     copies += !p;
   }
@@ -100,10 +101,11 @@ TEST(Generators, EveryPreconditionHasAnInvalidInputTheReferenceRejects) {
   int checked = 0;
   for (const auto& k : contract::all_kernels()) {
     const DType t = k.dtypes().list().front();
-    gen::Case valid = gen::family_case(k, t)(rc::Random(3), gen::kMaxSize).value();
+    gen::Case valid = drivers::of(k).random_case(k, t)(rc::Random(3), gen::kMaxSize).value();
     for (const auto& rule : k.preconditions) {
       for (std::uint64_t i = 0; i < 4; ++i) {
-        auto bad = gen::violate(k, rule, valid, i);
+        auto bad = drivers::of(k).violate(k, rule, valid, i);
+        if (!bad) bad = gen::violate_shared(k, rule, valid, i);
         ASSERT_TRUE(bad) << k.name << " " << rule.rule;
         try {
           ref::execute(k.name, bad->inputs, bad->params);

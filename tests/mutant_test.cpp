@@ -13,18 +13,19 @@ class Mutants : public ::testing::TestWithParam<const mutants::Mutant*> {};
 
 TEST_P(Mutants, DefaultRunFlagsIt) {
   const mutants::Mutant& m = *GetParam();
-  const auto* k = contract::find_kernel(m.kernel);
-  ASSERT_NE(k, nullptr);
   auto backend = make_backend("mutant:" + std::string(m.name));
   engine::RunOptions opts;
   opts.backend = "mutant:" + std::string(m.name);
   int runs = 0;
+  for (std::string_view kernel : m.kernels)
   for (DType t : m.dtypes.list()) {
+    const auto* k = contract::find_kernel(kernel);
+    ASSERT_NE(k, nullptr) << kernel;
     const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
     bool flagged = false;
     for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m.expected_check;
-    EXPECT_TRUE(flagged) << m.name << " on " << dtype_name(t) << " was not flagged by a '" << m.expected_check
-                         << "' check";
+    EXPECT_TRUE(flagged) << m.name << " on " << kernel << " " << dtype_name(t) << " was not flagged by a '"
+                         << m.expected_check << "' check";
     EXPECT_EQ(r.verdict, "fail");
     bool has_repro = false;
     for (const auto& f : r.failures) has_repro |= f.repro.find("--backend mutant:") != std::string::npos;

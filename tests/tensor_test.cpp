@@ -70,7 +70,7 @@ TEST(ExecBridge, TypedErrorsNameKernelOperandRule) {
 }
 
 TEST(ExecBridge, DtypeSupportTableCoversTheUnaryFamily) {
-  const ref::ExecArm* arm = ref::find_arm("gelu");
+  const kern::Arm* arm = ref::find_arm("gelu");
   ASSERT_NE(arm, nullptr);
   for (DType t : kFloatDTypes) EXPECT_TRUE(arm->dtypes.contains(t));
   EXPECT_FALSE(arm->dtypes.contains(DType::u32));

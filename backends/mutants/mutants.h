@@ -1,6 +1,8 @@
-// Planted defects. Each mutant is the reference backend with one kernel
-// broken in one realistic way; the self-test requires that a default
-// conformance run of that kernel flags it, in the check named here.
+// Planted defects. Each mutant is the reference backend with one defect in
+// one or more kernels, the kind of mistake a port or an optimised kernel
+// actually makes; the self-test requires that a default conformance run of
+// each kernel it breaks flags it, in the check named here. Each mutants
+// file defines `register_<file stem>` (cmake/Registry.cmake).
 #pragma once
 
 #include <span>
@@ -11,19 +13,42 @@
 
 namespace kc::mutants {
 
+using Outputs = std::vector<Tensor>;
+
 struct Mutant {
   std::string_view name;
-  std::string_view kernel;          // the one kernel it breaks
+  std::vector<std::string_view> kernels;  // the kernels it breaks
   DTypeSet dtypes;                  // dtypes the defect shows on
   std::string_view expected_check;  // check kind that must flag it: accuracy, special, property, bias, bad-input,
                                     // semantics, statistics, layout
   std::string_view defect;          // what is broken, in words
-  // Replaces the reference's evaluation of `kernel` (inputs already named by the caller).
-  std::vector<Tensor> (*run)(std::span<const Tensor> inputs, const Params& params);
+  // Replaces the reference's evaluation of `kernel`, one of `kernels`.
+  Outputs (*run)(std::string_view kernel, std::span<const Tensor> inputs, const Params& params);
+  bool breaks(std::string_view kernel) const;
 };
 
 const std::vector<Mutant>& all();
-std::vector<Mutant> family_mutants();  // family_mutants.cpp
 const Mutant* find(std::string_view name);
+void register_all(std::vector<Mutant>& table);
+
+// Run the reference, then rewrite each output element of dtype `t` in
+// `dtypes` with f(x value, y bits) -> y bits.
+template <class F>
+Outputs rewrite(std::string_view kernel, std::span<const Tensor> in, const Params& p, DTypeSet dtypes, F f);
+
+}  // namespace kc::mutants
+
+#include "backends/reference/executor.h"
+
+namespace kc::mutants {
+
+template <class F>
+Outputs rewrite(std::string_view kernel, std::span<const Tensor> in, const Params& p, DTypeSet dtypes, F f) {
+  Outputs out = ref::execute(kernel, in, p);
+  if (!dtypes.contains(in[0].dtype())) return out;
+  Tensor& y = out[0];
+  for (std::int64_t i = 0; i < y.numel(); ++i) y.set_bits(i, f(in[0].value_at(i), y.bits_at(i)));
+  return out;
+}
 
 }  // namespace kc::mutants

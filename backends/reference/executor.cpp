@@ -6,20 +6,17 @@
 
 namespace kc::ref {
 
-const std::vector<ExecArm>& exec_table() {
-  static const std::vector<ExecArm> table = [] {
-    std::vector<ExecArm> t;
-    register_unary_arms(t);
-    register_binary_arms(t);
-    register_reduce_arms(t);
-    register_cast_arms(t);
+const kern::Arms& exec_table() {
+  static const kern::Arms table = [] {
+    kern::Arms t;
+    kern::register_all(t);
     return t;
   }();
   return table;
 }
 
-const ExecArm* find_arm(std::string_view op) {
-  for (const ExecArm& a : exec_table())
+const kern::Arm* find_arm(std::string_view op) {
+  for (const kern::Arm& a : exec_table())
     if (a.op == op) return &a;
   return nullptr;
 }
@@ -41,20 +38,20 @@ void validate_tensor(std::string_view op, std::string_view operand, const Tensor
 
 namespace {
 
-void validate_params(const ExecArm& arm, const Params& params) {
+void validate_params(const kern::Arm& arm, const Params& params) {
   const std::string op(arm.op);
-  for (const ParamDecl& d : arm.params) {
+  for (const kern::ParamDecl& d : arm.params) {
     const ParamValue* v = params.find(std::string(d.name));
     if (!v) throw KernelError(op, std::string(d.name), "param.missing", "required parameter is not given");
-    if (d.kind == ParamKind::integer) {
+    if (d.kind == kern::ParamKind::integer) {
       const auto* i = std::get_if<std::int64_t>(v);
       if (!i) throw KernelError(op, std::string(d.name), "param.type", "expected an integer, got a real");
       if (*i < d.min || *i > d.max)
         throw KernelError(op, std::string(d.name), "param.domain",
                           fmt::format("{} is outside [{}, {}]", *i, d.min, d.max));
-    } else if (d.kind == ParamKind::real && !std::holds_alternative<double>(*v)) {
+    } else if (d.kind == kern::ParamKind::real && !std::holds_alternative<double>(*v)) {
       throw KernelError(op, std::string(d.name), "param.type", "expected a real");
-    } else if (d.kind == ParamKind::shape) {
+    } else if (d.kind == kern::ParamKind::shape) {
       const auto* dims = std::get_if<Dims>(v);
       if (!dims) throw KernelError(op, std::string(d.name), "param.type", "expected a shape");
       for (std::int64_t x : *dims)
@@ -66,7 +63,7 @@ void validate_params(const ExecArm& arm, const Params& params) {
 }  // namespace
 
 std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs, const Params& params) {
-  const ExecArm* arm = find_arm(op);
+  const kern::Arm* arm = find_arm(op);
   if (!arm) throw KernelError(std::string(op), "op", "kernel.unknown", "no exec arm for this op");
   if (static_cast<int>(inputs.size()) != arm->arity)
     throw KernelError(std::string(op), "inputs", "arity",
@@ -88,11 +85,5 @@ std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs,
   validate_params(*arm, params);
   return arm->eval(inputs, params);
 }
-
-std::int64_t int_param(const Params& p, std::string_view name) {
-  return std::get<std::int64_t>(*p.find(std::string(name)));
-}
-double real_param(const Params& p, std::string_view name) { return std::get<double>(*p.find(std::string(name))); }
-const Dims& shape_param(const Params& p, std::string_view name) { return std::get<Dims>(*p.find(std::string(name))); }
 
 }  // namespace kc::ref

@@ -53,7 +53,7 @@ std::string contract_section(const json& c) {
   std::string s = "<h2 id=\"contract\">Contract</h2><p class=\"small muted\">Rendered from the contract data the checks ran on "
                   "(<code>kconform list --json</code> prints the same object).</p>";
   s += "<dl class=\"meta\">";
-  for (const char* k : {"summary", "family", "source", "oracle", "output", "layout", "zero_sign_checked", "reference_exec_dtypes", "notes"})
+  for (const char* k : {"summary", "family", "driver", "source", "oracle", "output", "layout", "zero_sign_checked", "backend_dtypes", "notes"})
     if (c.contains(k)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label(k), show(c[k]));
   s += "</dl>";
   s += "<h3>Operands</h3>" + object_table(c.value("inputs", json::array()));
@@ -79,7 +79,7 @@ std::string contract_section(const json& c) {
     }
   }
   static const std::set<std::string> shown = {"name", "summary", "family", "source", "oracle", "output", "layout",
-                                              "zero_sign_checked", "reference_exec_dtypes", "notes", "inputs", "params",
+                                              "zero_sign_checked", "backend_dtypes", "notes", "inputs", "params", "driver",
                                               "preconditions", "accuracy", "specials", "properties", "generator"};
   std::string other;
   for (const auto& [k, v] : c.items())

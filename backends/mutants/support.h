@@ -1,0 +1,29 @@
+// What the mutants of the reduction and binary families share: one
+// rounding into T, and the cells along a dim (written here, for the
+// mutants alone: they plant defects, they are not graded against it).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "backends/mutants/mutants.h"
+
+namespace kc::mutants {
+
+inline double rn(DType t, double v) { return round_to_format(v, t); }
+inline std::uint64_t bits(DType t, double v) { return double_to_bits(t, rn(t, v)); }
+inline bool valid_unary(std::span<const Tensor> in) { return in.size() == 1 && in[0].consistent(); }
+
+// f(o, base, stride, len) for each output cell o of a reduction of x along
+// `dim`: its elements are x[base + k * stride], k < len.
+template <class F>
+void for_each_cell_along(const Tensor& x, std::size_t dim, F f) {
+  std::int64_t inner = 1, outer_cells = 1;
+  for (std::size_t d = dim + 1; d < x.dims().size(); ++d) inner *= x.dims()[d];
+  for (std::size_t d = 0; d < x.dims().size(); ++d)
+    if (d != dim) outer_cells *= x.dims()[d];
+  const std::int64_t len = x.dims()[dim];
+  for (std::int64_t o = 0; o < outer_cells; ++o) f(o, (o / inner) * inner * len + o % inner, inner, len);
+}
+
+}  // namespace kc::mutants

@@ -1,0 +1,53 @@
+// Check "argmax_value": the input element at argmax's (argmin's) index
+// equals max_dim's (min_dim's) value, the property's `related` kernel, bit
+// for bit. Cells holding a NaN are skipped: argmax keeps a NaN at index 0
+// where max_dim ignores it. The driver gives each output cell's elements.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+
+namespace kc::checks {
+
+namespace {
+
+class ArgmaxValue final : public Check {
+ public:
+  explicit ArgmaxValue(const contract::Property& p) : p_(p) {}
+  void on_case(const CaseView& v, engine::Tallies& acc) const override {
+    relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
+      const auto m = v.c.backend.run(p_.related, v.cs.inputs, v.cs.params);
+      const Tensor& best = m.at(0);
+      v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
+        bool has_nan = false;
+        for (double a : e.args) has_nan |= std::isnan(a);
+        if (has_nan || e.args.empty()) return;
+        const double at = v.y.value_at(e.out);
+        const double want = best.value_at(e.out);
+        const bool ok = at >= 0 && at < static_cast<double>(e.args.size()) &&
+                        e.args[static_cast<std::size_t>(at)] == want &&
+                        std::signbit(e.args[static_cast<std::size_t>(at)]) == std::signbit(want);
+        if (ok) acc.record(v.c, tally, true, nullptr);
+        else fail(fmt::format("x at index {} of output cell {} is not {}'s value", at, e.out, p_.related));
+      });
+    });
+  }
+
+ private:
+  const contract::Property& p_;
+};
+
+}  // namespace
+
+void register_argmax_value(Registry& r) {
+  r.push_back({.name = "argmax_value",
+               .per_property = true,
+               .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
+                 if (!k.output_dtype || is_float(*k.output_dtype)) return "the kernel must return indices";
+                 return p.related.empty() ? "names no value kernel (`related`)" : "";
+               },
+               .make = [](const contract::Property* p) { return std::make_unique<ArgmaxValue>(*p); }});
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,76 @@
+// Check "bad input": for every precondition of the contract, calls that
+// break exactly that rule (built from a valid case by the driver, for the
+// rules of its shape, or by generators/invalid.h for the shared ones) must
+// each raise a KernelError naming the kernel, the operand and that rule.
+// A rule no invalid call could be built for is itself a failure: a check
+// that cannot fail is a defect.
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "core/error.h"
+#include "generators/invalid.h"
+
+namespace kc::checks {
+
+namespace {
+
+std::string describe(const gen::Case& bad) {
+  if (bad.inputs.empty()) return "none";
+  return fmt::format("{} {} ({} bytes), params {}", dtype_name(bad.inputs[0].dtype()),
+                     dims_to_string(bad.inputs[0].dims()), bad.inputs[0].byte_size(), bad.params.to_string());
+}
+
+class BadInput final : public Check {
+ public:
+  void on_finish(const RunView& v, engine::Tallies& acc) const override {
+    if (!v.first_valid) return;
+    const auto& k = v.c.k;
+    for (const auto& rule : k.preconditions) {
+      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")", "bad-input");
+      for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
+        const auto index = static_cast<std::uint64_t>(i);
+        auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
+        if (!bad) bad = gen::violate_shared(k, rule, *v.first_valid, index);
+        if (!bad) continue;
+        std::string what;
+        bool ok = false;
+        try {
+          v.c.backend.run(k.name, bad->inputs, bad->params);
+          what = "the invalid call was accepted";
+        } catch (const KernelError& e) {
+          ok = e.rule() == rule.rule && e.operand() == rule.operand && e.kernel() == k.name;
+          if (!ok)
+            what = fmt::format("expected rule '{}' on operand '{}' of kernel '{}', got: {}", rule.rule, rule.operand,
+                               k.name, e.what());
+        } catch (const std::exception& e) {
+          what = fmt::format("untyped error instead of KernelError: {}", e.what());
+        }
+        engine::ElementReport r;
+        if (!ok) {
+          r.check = tally.name;
+          r.repro = engine::base_command(v.c) + fmt::format(" --seed {} --bad-input", v.c.opts.seed);
+          r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", k.name, dtype_name(v.c.t),
+                                  tally.name, i, what, describe(*bad), r.repro);
+        }
+        acc.record(v.c, tally, ok, &r);
+      }
+      if (tally.passed + tally.failed == 0) {
+        engine::ElementReport r;
+        r.check = tally.name;
+        r.message = fmt::format("{} {}: {}: no invalid input could be generated for this rule", k.name,
+                                dtype_name(v.c.t), tally.name);
+        acc.record(v.c, tally, false, &r);
+      }
+    }
+  }
+};
+
+}  // namespace
+
+void register_bad_input(Registry& r) {
+  r.push_back({.name = "bad_input",
+               .applies = [](const contract::KernelSpec&, DType) { return true; },
+               .make = [](const contract::Property*) { return std::make_unique<BadInput>(); }});
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,59 @@
+// Check "monotone": x1 <= x2 implies f(x1) <= f(x2) over the finite inputs
+// of a case (equal inputs, equal outputs), on the kernel's own outputs.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "engine/failure_text.h"
+
+namespace kc::checks {
+
+namespace {
+
+class Monotone final : public Check {
+ public:
+  explicit Monotone(const contract::Property& p) : p_(p) {}
+  void on_case(const CaseView& v, engine::Tallies& acc) const override {
+    if (!p_.applies_to(v.c.t)) return;
+    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    const Tensor& x = v.cs.inputs.front();
+    std::vector<std::pair<double, double>> xy;
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      const double xv = x.value_at(i), yv = v.y.value_at(i);
+      if (std::isfinite(xv) && !std::isnan(yv)) xy.emplace_back(xv, yv);
+    }
+    if (xy.size() < 2) return;
+    std::sort(xy.begin(), xy.end());
+    bool ok = true;
+    std::string what;
+    for (std::size_t i = 1; i < xy.size() && ok; ++i) {
+      const bool bad = xy[i].first == xy[i - 1].first ? xy[i].second != xy[i - 1].second : xy[i].second < xy[i - 1].second;
+      if (bad) {
+        ok = false;
+        what = fmt::format("x1 = {} <= x2 = {} but f(x1) = {} > f(x2) = {}", engine::fmt_value(xy[i - 1].first),
+                           engine::fmt_value(xy[i].first), engine::fmt_value(xy[i - 1].second),
+                           engine::fmt_value(xy[i].second));
+      }
+    }
+    const engine::ElementReport r = engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what);
+    acc.record(v.c, tally, ok, &r);
+  }
+
+ private:
+  const contract::Property& p_;
+};
+
+}  // namespace
+
+void register_monotone(Registry& r) {
+  r.push_back({.name = "monotone",
+               .per_property = true,
+               .validate = [](const contract::KernelSpec& k, const contract::Property&) -> std::string {
+                 return k.inputs.size() == 1 ? "" : "monotonicity relates one input to its output";
+               },
+               .make = [](const contract::Property* p) { return std::make_unique<Monotone>(*p); }});
+}
+
+}  // namespace kc::checks

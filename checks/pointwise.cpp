@@ -1,0 +1,52 @@
+// Check "pointwise": holds(x, y) for every element of a one-input kernel
+// and its output (relu(x) >= 0, floor(x) <= x, ...), exactly, on the
+// kernel's own outputs; NaN inputs are skipped.
+#include <cmath>
+
+#include "checks/check.h"
+#include "engine/failure_text.h"
+
+namespace kc::checks {
+
+namespace {
+
+class Pointwise final : public Check {
+ public:
+  explicit Pointwise(const contract::Property& p) : p_(p) {}
+  void on_case(const CaseView& v, engine::Tallies& acc) const override {
+    if (!p_.applies_to(v.c.t)) return;
+    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    const Tensor& x = v.cs.inputs.front();
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      const double xv = x.value_at(i), yv = v.y.value_at(i);
+      if (std::isnan(xv)) continue;
+      const bool ok = p_.holds(xv, yv);
+      engine::ElementReport r;
+      if (!ok) {
+        engine::Grade g;
+        g.why = "property does not hold";
+        const drivers::Element e{.out = i, .args = {xv}, .shown = {x.bits_at(i)}, .names = {"x"}, .replayable = true};
+        r = engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, yv, v.y.bits_at(i), g, "(property)");
+      }
+      acc.record(v.c, tally, ok, &r);
+    }
+  }
+
+ private:
+  const contract::Property& p_;
+};
+
+}  // namespace
+
+void register_pointwise(Registry& r) {
+  r.push_back({.name = "pointwise",
+               .per_property = true,
+               .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
+                 if (!p.holds) return "a pointwise property needs its predicate holds(x, y)";
+                 if (k.inputs.size() != 1) return "a pointwise property relates one input to its output";
+                 return {};
+               },
+               .make = [](const contract::Property* p) { return std::make_unique<Pointwise>(*p); }});
+}
+
+}  // namespace kc::checks

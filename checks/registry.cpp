@@ -1,0 +1,55 @@
+// The check table and the checks of one run.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+
+namespace kc::checks {
+
+const Registry& kinds() {
+  static const Registry r = [] {
+    Registry v;
+    register_all(v);
+    return v;
+  }();
+  return r;
+}
+
+const Kind* find(std::string_view name) {
+  for (const Kind& k : kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t) {
+  std::vector<std::unique_ptr<Check>> v;
+  for (const Kind& kind : kinds())
+    if (!kind.per_property && kind.applies(k, t)) v.push_back(kind.make(nullptr));
+  for (const auto& p : k.properties)
+    if (const Kind* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));
+  return v;
+}
+
+bool same_bits_or_nan(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
+  const double av = a.value_at(i), bv = b.value_at(j);
+  return (std::isnan(av) && std::isnan(bv)) || a.bits_at(i) == b.bits_at(j);
+}
+
+std::vector<std::string> validate_properties(const contract::KernelSpec& k) {
+  std::vector<std::string> problems;
+  for (const auto& p : k.properties) {
+    const Kind* kind = find(p.check);
+    if (!kind || !kind->per_property) {
+      problems.push_back(fmt::format("kernel '{}': property '{}' names check '{}', which is not a property check",
+                                     k.name, p.name, p.check));
+      continue;
+    }
+    if (kind->validate)
+      if (std::string why = kind->validate(k, p); !why.empty())
+        problems.push_back(fmt::format("kernel '{}': property '{}' ({}): {}", k.name, p.name, p.check, why));
+  }
+  return problems;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,78 @@
+// Checks "odd" and "even": f(-x) == -f(x) (odd) or f(-x) == f(x) (even),
+// bit for bit (NaN matching NaN). The check runs the kernel again on -x
+// (every sign bit flipped) and compares element by element.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "engine/failure_text.h"
+
+namespace kc::checks {
+
+namespace {
+
+Tensor negated(const Tensor& x) {
+  Tensor y(x.dtype(), x.dims());
+  const std::uint64_t sign = 1ull << (float_format(x.dtype()).total_bits - 1);
+  for (std::int64_t i = 0; i < x.numel(); ++i) y.set_bits(i, x.bits_at(i) ^ sign);
+  return y;
+}
+
+class Symmetry final : public Check {
+ public:
+  Symmetry(const contract::Property& p, bool odd) : p_(p), odd_(odd) {}
+  void on_case(const CaseView& v, engine::Tallies& acc) const override {
+    if (!p_.applies_to(v.c.t)) return;
+    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    const Tensor& x = v.cs.inputs.front();
+    gen::Case neg = v.cs;
+    neg.inputs.front() = negated(x);
+    std::vector<Tensor> out2;
+    try {
+      out2 = v.c.backend.run(v.c.k.name, neg.inputs, neg.params);
+    } catch (const std::exception& e) {
+      const engine::ElementReport r = engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs,
+                                                          fmt::format("kernel failed on -x: {}", e.what()));
+      acc.record(v.c, tally, false, &r);
+      return;
+    }
+    if (out2.size() != 1 || out2[0].numel() != x.numel()) return;  // the output check reports it
+    const std::uint64_t sign = 1ull << (float_format(v.c.t).total_bits - 1);
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      if (std::isnan(x.value_at(i))) continue;
+      const std::uint64_t a = v.y.bits_at(i), b = out2[0].bits_at(i);
+      const double av = v.y.value_at(i), bv = out2[0].value_at(i);
+      const bool ok = (std::isnan(av) && std::isnan(bv)) || (odd_ ? b == (a ^ sign) : b == a);
+      engine::ElementReport r;
+      if (!ok) {
+        engine::Grade g;
+        g.why = odd_ ? "f(-x) != -f(x)" : "f(-x) != f(x)";
+        const drivers::Element e{.out = i, .args = {x.value_at(i)}, .shown = {x.bits_at(i)}, .names = {"x"},
+                                 .replayable = true};
+        r = engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, av, a, g,
+                                   fmt::format("f(-x) = {} ({})", engine::fmt_value(bv), hex_bits(v.c.t, b)));
+      }
+      acc.record(v.c, tally, ok, &r);
+    }
+  }
+
+ private:
+  const contract::Property& p_;
+  bool odd_;
+};
+
+std::string one_input(const contract::KernelSpec& k, const contract::Property&) {
+  return k.inputs.size() == 1 ? "" : "a symmetry relates one input to its output";
+}
+
+}  // namespace
+
+void register_symmetry(Registry& r) {
+  r.push_back({.name = "odd", .per_property = true, .validate = one_input,
+               .make = [](const contract::Property* p) { return std::make_unique<Symmetry>(*p, true); }});
+  r.push_back({.name = "even", .per_property = true, .validate = one_input,
+               .make = [](const contract::Property* p) { return std::make_unique<Symmetry>(*p, false); }});
+}
+
+}  // namespace kc::checks

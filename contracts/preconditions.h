@@ -1,0 +1,22 @@
+// Precondition lists the contracts share: the rules every call's tensors
+// obey, and a parameter's presence and type. Each rule is a KernelError rule
+// the backend must raise, with the operand it must name.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "contracts/contract.h"
+
+namespace kc::contract {
+
+// arity (how many tensors, in words), then for `operand`: every dim >= 0,
+// the buffer holds exactly numel x dtype-size bytes, its dtype is accepted
+// (`dtypes`, in words); then `extra`.
+std::vector<Precondition> tensor_rules(std::string_view arity, std::string_view operand, std::string_view dtypes,
+                                       std::vector<Precondition> extra = {});
+// param.missing and param.type of a parameter: "<name> is given", "<name> is <kind>"
+// (kind: "a real (f64)", "an integer", "a shape").
+std::vector<Precondition> param_rules(std::string_view name, std::string_view kind);
+
+}  // namespace kc::contract

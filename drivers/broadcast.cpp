@@ -1,0 +1,52 @@
+// Driver "broadcast": NumPy broadcasting of a and b (right-aligned, leading
+// 1s, a size-1 dim reads coordinate 0); output element o reads the source
+// elements drivers/index_maps.h finds for it, independently of the kernels'
+// own index code.
+#include <stdexcept>
+
+#include "drivers/index_maps.h"
+#include "drivers/pairwise.h"
+#include "generators/invalid.h"
+
+namespace kc::drivers {
+
+namespace {
+
+class Broadcast final : public Pairwise {
+ public:
+  std::string_view name() const override { return "broadcast"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "one output of the NumPy broadcast shape of a and b, same dtype";
+  }
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return pair_case(k, t, true);
+  }
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    const auto out = broadcast_of(c.inputs.at(0).dims(), c.inputs.at(1).dims());
+    if (!out) throw std::logic_error("broadcast driver: a generated case has incompatible shapes");
+    return {*out, k.out_dtype(c.inputs.at(0).dtype())};
+  }
+  // Shapes with a pair of dims that are neither equal nor 1.
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    if (rule.rule != "broadcast.incompatible") return std::nullopt;
+    gen::Case c = valid;
+    const DType t = valid.inputs.front().dtype();
+    const auto k = static_cast<std::int64_t>(index);
+    c.inputs = {gen::zeros(t, {2 + k}), gen::zeros(t, {3 + k})};
+    if (index % 2) c.inputs = {gen::zeros(t, {4, 2 + k}), gen::zeros(t, {5 + k, 1})};
+    return c;
+  }
+
+ protected:
+  std::pair<std::int64_t, std::int64_t> sources(const Dims& a, const Dims& b, const Dims& out,
+                                                std::int64_t o) const override {
+    return {source_of(a, out, o), source_of(b, out, o)};
+  }
+};
+
+}  // namespace
+
+void register_broadcast(Registry& r) { r.push_back(std::make_unique<Broadcast>()); }
+
+}  // namespace kc::drivers

@@ -1,0 +1,109 @@
+// Driver "broadcast_to": x broadcast to a target shape (NumPy rules); output
+// element o is the source element drivers/index_maps.h finds for it. When
+// the target only adds leading size-1 dims and the contract's layout says
+// so, the output must share x's storage (the reference's zero-copy path).
+#include <fmt/format.h>
+
+#include "drivers/driver.h"
+#include "drivers/index_maps.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+class BroadcastTo final : public Driver {
+ public:
+  std::string_view name() const override { return "broadcast_to"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "one output of shape `target`, same dtype";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 1); !e.empty()) return e;
+    if (auto e = expects_param(k, "target", contract::ParamKind::shape); !e.empty()) return e;
+    return expects_oracle<oracle::Scalar>(k, name());
+  }
+
+  // A source, then a target that pads up to two leading dims and expands
+  // size-1 dims, or (pure) pads with 1s only.
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(gen::shape(0, 4), [&k, t](Dims src) {
+      auto expand = rc::gen::container<std::vector<std::int64_t>>(src.size(), rc::gen::inRange<std::int64_t>(0, 4));
+      auto lead = rc::gen::container<std::vector<std::int64_t>>(rc::gen::inRange<std::int64_t>(1, 4));
+      return rc::gen::apply(
+          [t, src](const std::vector<std::uint64_t>& v, std::vector<std::int64_t> ex, std::vector<std::int64_t> pad,
+                   bool pure) {
+            Dims target;
+            std::int64_t n = 1;
+            if (pad.size() > 2) pad.resize(2);
+            for (auto p : pad) target.push_back(pure ? 1 : p), n *= pure ? 1 : p;
+            for (std::size_t i = 0; i < src.size(); ++i) {
+              std::int64_t d = src[i];
+              if (d == 1 && !pure && ex[i] != 1 && n * std::max<std::int64_t>(ex[i], 1) * 8 <= gen::kMaxElements)
+                d = ex[i];
+              target.push_back(d);
+              n *= std::max<std::int64_t>(d, 1);
+            }
+            return gen::Case{{gen::tensor_of(t, src, v)}, Params().set("target", target), false};
+          },
+          gen::values_for(t, k.values, static_cast<std::size_t>(checked_numel(src))), expand, lead,
+          rc::gen::arbitrary<bool>());
+    });
+  }
+
+  // A target of lower rank than x (for a rank-0 x: x of rank 2, target of
+  // rank 1); an x dim that is neither the target's nor 1.
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    gen::Case c = valid;
+    const Tensor& x = valid.inputs.front();
+    if (rule.rule == "target.rank") {
+      if (x.rank() == 0) {
+        c.inputs = {gen::zeros(x.dtype(), {2, 3})};
+        c.params.set("target", Dims{3});
+      } else {
+        c.params.set("target", Dims(x.dims().begin() + 1, x.dims().end()));
+      }
+      return c;
+    }
+    if (rule.rule == "target.incompatible") {
+      c.params.set("target", gen::incompatible_shape(c, index));
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    const Tensor& x = c.inputs.at(0);
+    const Dims& target = c.params.shape("target");
+    const bool zero_copy = k.layout == contract::Layout::zero_copy_when_pure_padding &&
+                           only_leading_ones_added(x.dims(), target);
+    return {target, k.out_dtype(x.dtype()), zero_copy};
+  }
+
+  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    const Dims& target = c.params.shape("target");
+    const std::int64_t n = checked_numel(target);
+    for (std::int64_t o = 0; o < n; ++o) {
+      const std::int64_t s = source_of(x.dims(), target, o);
+      f(Element{.out = o, .args = {x.value_at(s)}, .shown = {x.bits_at(s)}, .names = {"x"},
+                .where = fmt::format("x[{}]", s)});
+    }
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    const oracle::Scalar in{ctx, oracle::Mp(e.args[0])};
+    k.oracle.as<oracle::Scalar>()(in, out);
+  }
+};
+
+}  // namespace
+
+void register_broadcast_to(Registry& r) { r.push_back(std::make_unique<BroadcastTo>()); }
+
+}  // namespace kc::drivers

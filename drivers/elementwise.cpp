@@ -1,0 +1,118 @@
+// Driver "elementwise": one input tensor x, one output of x's shape; output
+// element i depends on x[i] alone (unary kernels, casts). Sweeps: every
+// input of a 16-bit dtype (once per parameter draw), and for casts from f32
+// to a 16-bit format every f32 exponent with random mantissas and the
+// target's ties.
+#include <fmt/format.h>
+
+#include "drivers/driver.h"
+#include "generators/tensors.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+using contract::KernelSpec;
+
+// f32 -> bf16/f16: the one-input kernels whose input dtype has too many
+// values to sweep but whose rounding to the target has boundaries to find.
+bool narrows_f32_to_half(const KernelSpec& k, DType t) {
+  return t == DType::f32 && k.output_dtype && is_half(*k.output_dtype);
+}
+
+// Every f32 exponent (256, incl. subnormals, inf/NaN) with 48 random
+// mantissas, plus the mantissas at, just below and just above each
+// midpoint of the target format, both signs.
+gen::Case exponent_sweep(const KernelSpec& k, std::uint64_t seed, const Params& p) {
+  const int drop = 24 - float_format(*k.output_dtype).precision;  // f32 mantissa bits below the target's last
+  std::vector<std::uint64_t> bits;
+  auto mant = rc::gen::inRange<std::uint32_t>(0, 1u << 23);
+  for (std::uint32_t e = 0; e < 256; ++e) {
+    for (int j = 0; j < 48; ++j)
+      bits.push_back((e << 23) | mant(rc::Random(seed + e * 64 + static_cast<std::uint64_t>(j)), gen::kMaxSize).value());
+    const std::uint32_t half = 1u << (drop - 1);
+    for (std::uint32_t base : {0u, 0x155u << drop, 0x2AAu << drop}) {
+      const std::uint32_t m = (base | half) & 0x7FFFFFu;
+      for (std::uint32_t mm : {m, m - 1, m + 1, m | (1u << drop)}) bits.push_back((e << 23) | (mm & 0x7FFFFFu));
+    }
+  }
+  std::vector<std::uint64_t> both = bits;
+  for (auto b : bits) both.push_back(b | 0x80000000u);
+  return gen::Case{{gen::tensor_of(DType::f32, {static_cast<std::int64_t>(both.size())}, both)}, p, true};
+}
+
+class Elementwise final : public Driver {
+ public:
+  std::string_view name() const override { return "elementwise"; }
+
+  std::string output_rule(const KernelSpec& k) const override {
+    return k.output_dtype ? "one output of x's shape in the destination dtype"
+                          : "one output, same shape and dtype as the input(s)";
+  }
+
+  std::string check_entry(const KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 1); !e.empty()) return e;
+    return expects_oracle<oracle::Scalar>(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const KernelSpec& k, DType t) const override {
+    const auto& op = k.inputs.front();
+    auto elem = gen::element_bits(t, k.values);
+    auto ps = gen::params(k.params);
+    return rc::gen::mapcat(gen::shape(op.min_rank, op.max_rank), [t, elem, ps](Dims d) {
+      const auto n = static_cast<std::size_t>(checked_numel(d));
+      return rc::gen::apply(
+          [t, d](const std::vector<std::uint64_t>& bits, const Params& p) {
+            return gen::Case{{gen::tensor_of(t, d, bits)}, p, false};
+          },
+          rc::gen::container<std::vector<std::uint64_t>>(n, elem), ps);
+    });
+  }
+
+  int sweep_count(const KernelSpec& k, DType t, int param_sweeps) const override {
+    if (is_half(t)) return k.params.empty() ? 1 : param_sweeps;
+    return narrows_f32_to_half(k, t) ? 1 : 0;
+  }
+
+  gen::Case sweep_case(const KernelSpec& k, DType t, std::uint64_t seed, int) const override {
+    Params p;
+    if (!k.params.empty()) p = gen::params(k.params)(rc::Random(seed), gen::kMaxSize).value();
+    if (narrows_f32_to_half(k, t)) return exponent_sweep(k, seed, p);
+    return gen::Case{{gen::every_16bit_pattern(t)}, p, true};
+  }
+
+  bool sweeps_are_exhaustive(const KernelSpec&, DType t) const override { return is_half(t); }
+
+  std::optional<gen::Case> element_case(const KernelSpec&, DType t, std::span<const std::uint64_t> bits,
+                                        const Params& p) const override {
+    if (bits.size() != 1) return std::nullopt;
+    return gen::Case{{gen::tensor_of(t, {1}, {bits[0]})}, p, false};
+  }
+
+  Expectation expected_output(const KernelSpec& k, const gen::Case& c) const override {
+    const Tensor& x = c.inputs.at(0);
+    return {x.dims(), k.out_dtype(x.dtype())};
+  }
+
+  void for_each_element(const KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      const double v = x.value_at(i);
+      f(Element{.out = i, .args = {v}, .shown = {x.bits_at(i)}, .names = {"x"}, .where = fmt::format("x[{}]", i),
+                .special_input = v, .replayable = true});
+    }
+  }
+
+  void evaluate(const KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out) const override {
+    const oracle::Scalar in{ctx, oracle::Mp(e.args[0])};
+    k.oracle.as<oracle::Scalar>()(in, out);
+  }
+};
+
+}  // namespace
+
+void register_elementwise(Registry& r) { r.push_back(std::make_unique<Elementwise>()); }
+
+}  // namespace kc::drivers

@@ -1,0 +1,41 @@
+#include "drivers/folds.h"
+
+#include <fmt/format.h>
+
+#include "generators/values.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::int64_t>& members,
+                     const std::string& what) {
+  Element e;
+  e.out = out;
+  e.args.reserve(members.size());
+  for (std::int64_t i : members) e.args.push_back(x.value_at(i));
+  for (std::size_t s = 0; s < members.size() && s < 4; ++s) e.shown.push_back(x.bits_at(members[s]));
+  e.where = fmt::format("{} element{} ({})", members.size(), members.size() == 1 ? "" : "s", what);
+  return e;
+}
+
+void evaluate_terms(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out) {
+  oracle::Terms in{ctx, {}};
+  in.terms.reserve(e.args.size());
+  for (double a : e.args) in.terms.emplace_back(a);
+  k.oracle.as<oracle::Terms>()(in, out);
+}
+
+std::string check_fold_entry(const contract::KernelSpec& k, std::string_view driver) {
+  if (auto e = expects_inputs(k, 1); !e.empty()) return e;
+  return expects_oracle<oracle::Terms>(k, driver);
+}
+
+std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed) {
+  auto u = rc::gen::container<std::vector<std::uint64_t>>(128 * 48, rc::gen::inRange<std::uint64_t>(0, 1ull << 53));
+  const auto r = u(rc::Random(seed), gen::kMaxSize).value();
+  std::vector<std::uint64_t> bits;
+  for (auto v : r) bits.push_back(double_to_bits(t, round_to_format(std::ldexp(static_cast<double>(v), -52) - 1.0, t)));
+  return bits;
+}
+
+}  // namespace kc::drivers

@@ -1,0 +1,23 @@
+// What the reduction drivers share: an output cell is a fold of input
+// elements, given to an oracle taking Terms in the reference's order
+// (increasing source flat index).
+#pragma once
+
+#include "drivers/driver.h"
+
+namespace kc::drivers {
+
+// The element of output `out` folding x's elements `members` ("N elements (what)").
+Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::int64_t>& members,
+                     const std::string& what);
+// Calls the entry's Terms oracle on the element's args.
+void evaluate_terms(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out);
+// One input operand and an oracle taking Terms.
+std::string check_fold_entry(const contract::KernelSpec& k, std::string_view driver);
+
+// Values i.i.d. uniform on [-1, 1] rounded to T, as TOSA's statistical
+// tests use random data (structured data makes rounding errors correlated
+// and the statistic meaningless): 128 x 48 of them for the statistics case.
+std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed);
+
+}  // namespace kc::drivers

@@ -1,0 +1,48 @@
+// Driver "reduce_all": x of any shape folds into one rank-0 output.
+#include "drivers/folds.h"
+#include "generators/tensors.h"
+
+namespace kc::drivers {
+
+namespace {
+
+class ReduceAll final : public Driver {
+ public:
+  std::string_view name() const override { return "reduce_all"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "one rank-0 output (shape [], one element), same dtype";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override { return check_fold_entry(k, name()); }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, 6), [&k, t](Dims d) {
+      const auto n = static_cast<std::size_t>(checked_numel(d));
+      return rc::gen::map(gen::reduction_values(t, k.values, n), [t, d](const std::vector<std::uint64_t>& v) {
+        return gen::Case{{gen::tensor_of(t, d, v)}, {}, false};
+      });
+    });
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return {{}, k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    std::vector<std::int64_t> all(static_cast<std::size_t>(x.numel()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
+    f(cell_element(x, 0, all, "all of x"));
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    evaluate_terms(k, ctx, e, out);
+  }
+};
+
+}  // namespace
+
+void register_reduce_all(Registry& r) { r.push_back(std::make_unique<ReduceAll>()); }
+
+}  // namespace kc::drivers

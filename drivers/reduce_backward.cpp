@@ -1,0 +1,84 @@
+// Driver "reduce_backward": the backward of a reduce-to-shape. Inputs x and
+// an upstream gradient `up` whose shape is the reduction's target; one
+// output element per x element, depending on x_i, up at i's cell, and the
+// whole cell (reduce_max_to_backward: which elements tie for the maximum).
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "drivers/index_maps.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+class ReduceBackward final : public Driver {
+ public:
+  std::string_view name() const override { return "reduce_backward"; }
+  std::string output_rule(const contract::KernelSpec&) const override { return "one output of x's shape, same dtype"; }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 2); !e.empty()) return e;
+    return expects_oracle<oracle::CellElement>(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, 6), [&k, t](Dims d) {
+      auto xs = gen::reduction_values(t, k.values, static_cast<std::size_t>(checked_numel(d)));
+      return rc::gen::mapcat(gen::compatible_sub_shape(d), [t, d, xs, &k](Dims target) {
+        const auto nt = static_cast<std::size_t>(checked_numel(target));
+        return rc::gen::apply(
+            [t, d, target](const std::vector<std::uint64_t>& v, const std::vector<std::uint64_t>& up) {
+              return gen::Case{{gen::tensor_of(t, d, v), gen::tensor_of(t, target, up)}, {}, false};
+            },
+            xs, gen::values_for(t, k.values, nt));
+      });
+    });
+  }
+
+  // `up` of higher rank than x; a dim of `up` that is neither x's nor 1.
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    gen::Case c = valid;
+    const DType t = valid.inputs.front().dtype();
+    if (rule.rule == "target.rank") c.inputs.at(1) = gen::zeros(t, gen::higher_rank_shape(c, index));
+    else if (rule.rule == "target.incompatible") c.inputs.at(1) = gen::zeros(t, gen::incompatible_shape(c, index));
+    else return std::nullopt;
+    return c;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  // Element args: x_i, up_c, then the cell's elements in source order.
+  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    const Tensor& up = c.inputs.at(1);
+    const Cells cells = cells_of(x.dims(), up.dims());
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      const std::int64_t cc = cells.cell_of[static_cast<std::size_t>(i)];
+      Element e = cell_element(x, i, cells.members[static_cast<std::size_t>(cc)], fmt::format("of cell {}", cc));
+      e.args.insert(e.args.begin(), {x.value_at(i), up.value_at(cc)});
+      e.shown.insert(e.shown.begin(), {x.bits_at(i), up.bits_at(cc)});
+      e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, e.where);
+      f(e);
+    }
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    oracle::CellElement in{ctx, oracle::Mp(e.args[0]), oracle::Mp(e.args[1]), {}};
+    in.cell.reserve(e.args.size() - 2);
+    for (std::size_t a = 2; a < e.args.size(); ++a) in.cell.emplace_back(e.args[a]);
+    k.oracle.as<oracle::CellElement>()(in, out);
+  }
+};
+
+}  // namespace
+
+void register_reduce_backward(Registry& r) { r.push_back(std::make_unique<ReduceBackward>()); }
+
+}  // namespace kc::drivers

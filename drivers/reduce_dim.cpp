@@ -1,0 +1,90 @@
+// Driver "reduce_dim": x folds along the axis `dim`, which the output drops
+// (no keepdim); output cell o folds the elements along dim at o's
+// coordinates (sum/max/min/mean_dim, argmax/argmin_dim).
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "drivers/index_maps.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+
+namespace kc::drivers {
+
+namespace {
+
+std::size_t dim_of(const gen::Case& c) { return static_cast<std::size_t>(c.params.integer("dim")); }
+
+class ReduceDim final : public Driver {
+ public:
+  std::string_view name() const override { return "reduce_dim"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "one output: x's shape with dim removed (no keepdim)";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_param(k, "dim", contract::ParamKind::integer); !e.empty()) return e;
+    return check_fold_entry(k, name());
+  }
+
+  // Valid cases only: where the contract forbids an empty reduced axis
+  // (rule dim.empty: argmax/argmin have no index to return), it gets size 1.
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    const bool nonempty_axis = k.has_rule("dim.empty");
+    return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, 6), [&k, t, nonempty_axis](Dims d) {
+      return rc::gen::mapcat(rc::gen::inRange(0, static_cast<int>(d.size())), [t, d, nonempty_axis, &k](int dim) {
+        Dims dd = d;
+        if (nonempty_axis && dd[static_cast<std::size_t>(dim)] == 0) dd[static_cast<std::size_t>(dim)] = 1;
+        const auto nn = static_cast<std::size_t>(checked_numel(dd));
+        return rc::gen::map(gen::reduction_values(t, k.values, nn), [t, dd, dim](const std::vector<std::uint64_t>& v) {
+          return gen::Case{{gen::tensor_of(t, dd, v)}, Params().set("dim", std::int64_t{dim}), false};
+        });
+      });
+    });
+  }
+
+  // 128 output cells of 48 terms each.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    return gen::Case{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed))}, Params().set("dim", std::int64_t{1}),
+                     false};
+  }
+
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    gen::Case c = valid;
+    const Tensor& x = valid.inputs.front();
+    const auto k = static_cast<std::int64_t>(index);
+    if (rule.rule == "dim.out_of_range") {
+      c.params.set("dim", std::int64_t{x.rank()} + k);
+      return c;
+    }
+    if (rule.rule == "dim.empty") {
+      c.inputs = {gen::zeros(x.dtype(), {2 + k, 0})};
+      c.params.set("dim", std::int64_t{1});
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return {without_dim(c.inputs.at(0).dims(), dim_of(c)), k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    const std::size_t dim = dim_of(c);
+    const std::int64_t n = checked_numel(without_dim(x.dims(), dim));
+    for (std::int64_t o = 0; o < n; ++o)
+      f(cell_element(x, o, along_dim(x.dims(), dim, o), fmt::format("along dim {} of output cell {}", dim, o)));
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    evaluate_terms(k, ctx, e, out);
+  }
+};
+
+}  // namespace
+
+void register_reduce_dim(Registry& r) { r.push_back(std::make_unique<ReduceDim>()); }
+
+}  // namespace kc::drivers

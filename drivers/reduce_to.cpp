@@ -1,0 +1,80 @@
+// Driver "reduce_to": x folds into a broadcast-compatible target shape (the
+// inverse of broadcast_to: right-aligned, size-1 target dims collapse);
+// target cell c folds its source elements in increasing source order
+// (reduce_sum_to, reduce_max_to).
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "drivers/index_maps.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+
+namespace kc::drivers {
+
+namespace {
+
+class ReduceTo final : public Driver {
+ public:
+  std::string_view name() const override { return "reduce_to"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "one output of shape `target`, same dtype";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_param(k, "target", contract::ParamKind::shape); !e.empty()) return e;
+    return check_fold_entry(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, 6), [&k, t](Dims d) {
+      auto xs = gen::reduction_values(t, k.values, static_cast<std::size_t>(checked_numel(d)));
+      return rc::gen::mapcat(gen::compatible_sub_shape(d), [t, d, xs, &k](Dims target) {
+        // (The empty second list keeps the generator's shape, hence every
+        // seed's case, as it has always been.)
+        return rc::gen::apply(
+            [t, d, target](const std::vector<std::uint64_t>& v, const std::vector<std::uint64_t>&) {
+              return gen::Case{{gen::tensor_of(t, d, v)}, Params().set("target", target), false};
+            },
+            xs, gen::values_for(t, k.values, 0));
+      });
+    });
+  }
+
+  // 128 target cells of 48 terms each.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    return gen::Case{{gen::tensor_of(t, {48, 128}, statistics_values(t, seed))}, Params().set("target", Dims{128}),
+                     false};
+  }
+
+  // A target of higher rank than x; a target dim that is neither x's nor 1.
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    gen::Case c = valid;
+    if (rule.rule == "target.rank") c.params.set("target", gen::higher_rank_shape(c, index));
+    else if (rule.rule == "target.incompatible") c.params.set("target", gen::incompatible_shape(c, index));
+    else return std::nullopt;
+    return c;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return {c.params.shape("target"), k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const Tensor& x = c.inputs.at(0);
+    const Cells cells = cells_of(x.dims(), c.params.shape("target"));
+    for (std::size_t o = 0; o < cells.members.size(); ++o)
+      f(cell_element(x, static_cast<std::int64_t>(o), cells.members[o], fmt::format("of target cell {}", o)));
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    evaluate_terms(k, ctx, e, out);
+  }
+};
+
+}  // namespace
+
+void register_reduce_to(Registry& r) { r.push_back(std::make_unique<ReduceTo>()); }
+
+}  // namespace kc::drivers

@@ -1,0 +1,55 @@
+// The driver table and the helpers drivers share to check an entry.
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "drivers/driver.h"
+
+namespace kc::drivers {
+
+namespace {
+const Registry& table() {
+  static const Registry r = [] {
+    Registry v;
+    register_all(v);
+    return v;
+  }();
+  return r;
+}
+}  // namespace
+
+gen::Case Driver::sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int index) const {
+  throw std::logic_error(fmt::format("driver '{}' has no sweep {} for {} {}", name(), index, k.name, dtype_name(t)));
+}
+
+const Driver* find(std::string_view name) {
+  for (const auto& d : table())
+    if (d->name() == name) return d.get();
+  return nullptr;
+}
+
+const Driver& of(const contract::KernelSpec& k) {
+  if (const Driver* d = find(k.driver)) return *d;
+  throw std::logic_error(fmt::format("kernel '{}' names driver '{}', which does not exist (drivers: {})", k.name,
+                                     k.driver, fmt::join(names(), ", ")));
+}
+
+std::vector<std::string_view> names() {
+  std::vector<std::string_view> v;
+  for (const auto& d : table()) v.push_back(d->name());
+  return v;
+}
+
+std::string expects_inputs(const contract::KernelSpec& k, std::size_t n) {
+  if (k.inputs.size() == n) return {};
+  return fmt::format("the driver takes {} input operand(s), the entry declares {}", n, k.inputs.size());
+}
+
+std::string expects_param(const contract::KernelSpec& k, std::string_view name, contract::ParamKind kind) {
+  const contract::Param* p = k.param(name);
+  if (p && p->kind == kind) return {};
+  return fmt::format("the driver needs a parameter '{}' of kind {}", name, contract::param_kind_name(kind));
+}
+
+}  // namespace kc::drivers

@@ -1,0 +1,113 @@
+#include "engine/case_run.h"
+
+#include <fmt/format.h>
+
+#include "engine/failure_text.h"
+
+namespace kc::engine {
+
+namespace {
+
+// The call itself; a valid call that throws fails the case.
+bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
+          std::vector<Tensor>& out) {
+  auto& run = acc.tally("accepts valid input", "run");
+  try {
+    out = c.backend.run(c.k.name, cs.inputs, cs.params);
+    acc.record(c, run, true, nullptr);
+    return true;
+  } catch (const std::exception& e) {
+    const ElementReport r = case_report(c, run.name, case_id, path, cs, fmt::format("a valid call failed: {}", e.what()));
+    acc.record(c, run, false, &r);
+    return false;
+  }
+}
+
+bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
+                    const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
+  auto& shape = acc.tally("output shape and dtype", "output");
+  const bool ok = out.size() == 1 && out[0].dims() == want.dims && out[0].dtype() == want.dtype && out[0].consistent();
+  const std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
+                                           : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(want.dims),
+                                                         dtype_name(want.dtype), dims_to_string(out[0].dims()),
+                                                         dtype_name(out[0].dtype()), out[0].byte_size());
+  const ElementReport r = case_report(c, shape.name, case_id, path, cs, what);
+  acc.record(c, shape, ok, &r);
+  return ok;
+}
+
+void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
+            const Tensor& y, const drivers::Expectation& want) {
+  auto& t = acc.tally(want.zero_copy ? "layout: zero-copy (shares the input's storage)" : "layout: fresh output buffer",
+                      "layout");
+  bool ok = true;
+  if (want.zero_copy) ok = y.shares_storage(cs.inputs.front());
+  else
+    for (const Tensor& in : cs.inputs) ok &= !y.shares_storage(in) || y.numel() == 0;
+  const ElementReport r = case_report(c, t.name, case_id, path, cs,
+                                      want.zero_copy ? "the output was copied although the target only pads leading 1s"
+                                                     : "the output shares storage with an input");
+  acc.record(c, t, ok, &r);
+}
+
+}  // namespace
+
+std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc, std::int64_t case_id,
+                        const std::vector<int>& path, const gen::Case& cs, bool full_stats, bool statistics_case) {
+  const std::int64_t failed_before = acc.failed;
+  std::vector<Tensor> out;
+  if (!call(c, acc, case_id, path, cs, out)) return acc.failed - failed_before;
+  const drivers::Expectation want = c.driver.expected_output(c.k, cs);
+  if (!output_matches(c, acc, case_id, path, cs, out, want)) return acc.failed - failed_before;
+  const Tensor& y = out[0];
+  layout(c, acc, case_id, path, cs, y, want);
+  if (full_stats) acc.add_shape(cs.inputs.front());
+
+  checks::CaseView view{c, cs, case_id, path, y, statistics_case, {}};
+  bool keep_grades = false;
+  for (const auto& ch : checks) keep_grades |= ch->needs_grades(view);
+  std::vector<Grade> grades;
+
+  c.driver.for_each_element(c.k, cs, [&](const drivers::Element& e) {
+    const std::uint64_t yb = y.bits_at(e.out);
+    const double yv = y.value_at(e.out);
+    const Grade g = grade_element(c, e, yv, cs.params);
+    ++acc.elements;
+    acc.escalations += g.escalations;
+    if (full_stats) acc.add_coverage(c, e, g, yv);
+    const std::string check = g.special ? "special:" + g.rule : "accuracy";
+    auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
+    const bool could_be_worst = full_stats && acc.could_be_worst(g);
+    const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
+    ElementReport rep;
+    if (!g.pass || semantics_failed || could_be_worst)
+      rep = element_report(c, check, case_id, path, cs, e, yv, yb, g, exact_text(c, e, cs.params, g));
+    acc.record(c, tally, g.pass, &rep);
+    if (g.semantics_ok) {
+      auto& sem = acc.tally("semantics: the reference's rounding steps, bit for bit", "semantics");
+      ElementReport srep = rep;
+      srep.check = sem.name;
+      srep.message = "(semantics) " + rep.message;
+      acc.record(c, sem, *g.semantics_ok, &srep);
+    }
+    if (keep_grades) grades.push_back(g);
+    if (g.special) {
+      ++acc.special;
+      return;
+    }
+    if (g.replayed) ++acc.replayed;
+    if (!full_stats || g.replayed) return;
+    if (std::isfinite(g.frac) && c.opts.dump)
+      *c.opts.dump << c.k.name << ' ' << dtype_name(c.t) << ' ' << case_id << ' ' << e.out << ' ' << joined_hex(c, e)
+                   << ' ' << hex_bits(want.dtype, yb) << '\n';
+    acc.add_error(c, e, g);
+    if (could_be_worst) acc.keep_worst(rep);
+    acc.add_normalized(g);
+  });
+
+  view.grades = grades;
+  for (const auto& ch : checks) ch->on_case(view, acc);
+  return acc.failed - failed_before;
+}
+
+}  // namespace kc::engine

@@ -1,0 +1,25 @@
+// Grading one case: call the backend, check the output's shape, dtype and
+// layout, grade every output element against the oracle (special values,
+// accuracy, the semantics replay), accumulate the statistics, then run the
+// case checks (per-case statistics, properties).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "checks/check.h"
+#include "engine/context.h"
+#include "engine/tally.h"
+
+namespace kc::engine {
+
+using CheckList = std::vector<std::unique_ptr<checks::Check>>;
+
+// Returns the number of failures the case added. `full_stats`: the case
+// counts towards coverage, error statistics and worst cases (not a shrink
+// step); `statistics_case`: the dedicated case of the per-case statistics.
+std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc, std::int64_t case_id,
+                        const std::vector<int>& path, const gen::Case& cs, bool full_stats,
+                        bool statistics_case = false);
+
+}  // namespace kc::engine

@@ -1,0 +1,113 @@
+#include "engine/failure_text.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace kc::engine {
+
+std::string fmt_value(double v) {
+  if (std::isnan(v)) return "NaN";
+  return fmt::format("{:.9g}", v);
+}
+
+std::string base_command(const Context& c) {
+  std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
+  if (c.opts.backend != "reference") s += " --backend " + c.opts.backend;
+  return s;
+}
+
+std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path) {
+  std::string s = base_command(c) + fmt::format(" --seed {} --case {}", c.opts.seed, case_id);
+  if (!path.empty()) s += fmt::format(" --shrink {}", fmt::join(path, ","));
+  return s;
+}
+
+std::string element_repro(const Context& c, const std::string& hex, const Params& p) {
+  std::string s = base_command(c) + " --input " + hex;
+  if (!p.empty()) s += " --params " + p.to_string();
+  return s;
+}
+
+namespace {
+
+std::string hex_list(const Context& c, const drivers::Element& e, const char* sep) {
+  std::string hex;
+  for (std::size_t s = 0; s < e.shown.size(); ++s) hex += (s ? sep : "") + hex_bits(c.t, e.shown[s]);
+  return hex;
+}
+
+// "x = 1.5 (0x3fc0)", "a = 1, b = 2 (0x3f80, 0x4000)", or, for an element
+// that depends on a cell, where it is and its first few inputs.
+std::string input_text(const Context& c, const drivers::Element& e) {
+  const std::string hex = hex_list(c, e, ", ");
+  if (!e.names.empty() && e.names.size() == e.args.size()) {
+    std::string s;
+    for (std::size_t a = 0; a < e.args.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(e.args[a]));
+    return fmt::format("{} ({})", s, hex);
+  }
+  return fmt::format("{}; first: {}{}", e.where, hex, e.args.size() > e.shown.size() ? ", ..." : "");
+}
+
+}  // namespace
+
+std::string joined_hex(const Context& c, const drivers::Element& e) { return hex_list(c, e, ","); }
+
+ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
+                             const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact) {
+  const DType t_out = c.k.out_dtype(c.t);
+  ElementReport r;
+  r.check = check;
+  r.case_index = case_id;
+  r.element = e.out;
+  r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
+  r.params = cs.params.to_string();
+  r.input = e.args.empty() ? 0 : e.args[0];
+  r.input_hex = joined_hex(c, e);
+  r.result = y;
+  r.result_hex = hex_bits(t_out, y_bits);
+  r.exact = exact;
+  r.correctly_rounded = g.rn;
+  r.correctly_rounded_hex = std::isnan(g.rn) ? "NaN" : hex_bits(t_out, double_to_bits(t_out, g.rn));
+  r.frac_ulp = g.frac;
+  r.distance = g.distance;
+  r.normalized = g.normalized;
+  r.bound = g.bound;
+  r.repro = e.replayable ? element_repro(c, r.input_hex, cs.params) : case_repro(c, case_id, path);
+  std::string err = fmt::format("{:.6g} ulp (fractional)", g.frac);
+  if (g.distance >= 0) err += fmt::format(", {} (integer distance)", g.distance);
+  if (g.normalized) err += fmt::format(", {:.6g} (normalized)", *g.normalized);
+  if (g.semantics_ok && !*g.semantics_ok)
+    err += fmt::format("; the reference's steps give {} ({})", fmt_value(g.replay),
+                       hex_bits(t_out, double_to_bits(t_out, g.replay)));
+  r.message = fmt::format(
+      "{} {}: {}{}\n"
+      "  where:             output element {} of case {} (input shape {}{})\n"
+      "  input:             {}\n"
+      "  result:            {} ({})\n"
+      "  exact:             {}\n"
+      "  correctly rounded: {} ({})\n"
+      "  error:             {}\n"
+      "  replay:            {}",
+      c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why, e.out, case_id, r.dims,
+      r.params.empty() ? "" : ", params " + r.params, input_text(c, e), fmt_value(y), r.result_hex, r.exact,
+      fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
+  return r;
+}
+
+ElementReport case_report(const Context& c, const std::string& check, std::int64_t case_id,
+                          const std::vector<int>& path, const gen::Case& cs, const std::string& what) {
+  ElementReport r;
+  r.check = check;
+  r.case_index = case_id;
+  r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
+  r.params = cs.params.to_string();
+  r.repro = case_repro(c, case_id, path);
+  r.message = fmt::format("{} {}: {}: {}\n  where:  case {} (shape {}{})\n  replay: {}", c.k.name, dtype_name(c.t),
+                          check, what, case_id, r.dims, r.params.empty() ? "" : ", params " + r.params, r.repro);
+  return r;
+}
+
+}  // namespace kc::engine

@@ -1,0 +1,38 @@
+// What a person reads when something fails: the element or case report
+// (input in decimal and hex bits, result, exact value, correctly rounded
+// value, error) and the one command that replays it. Built in one string,
+// so that parallel output cannot interleave.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "drivers/driver.h"
+#include "engine/context.h"
+#include "engine/grading.h"
+#include "engine/results.h"
+
+namespace kc::engine {
+
+std::string fmt_value(double v);  // 9 significant digits, "NaN"
+
+// `kconform run --kernel K --dtype T [--backend B]`.
+std::string base_command(const Context& c);
+// ... --seed S --case N [--shrink PATH]
+std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path);
+// ... --input BITS[,BITS] [--params P]
+std::string element_repro(const Context& c, const std::string& hex, const Params& p);
+
+// The element's shown bit patterns, comma-separated ("0x3f80,0x4000").
+std::string joined_hex(const Context& c, const drivers::Element& e);
+
+// One element's report. `exact` is the exact value in words (exact_text, or
+// what a property compared against).
+ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
+                             const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact);
+// A whole case's report (output shape, layout, a relational property...).
+ElementReport case_report(const Context& c, const std::string& check, std::int64_t case_id,
+                          const std::vector<int>& path, const gen::Case& cs, const std::string& what);
+
+}  // namespace kc::engine

@@ -1,0 +1,43 @@
+// Oracles of the binary families (reference-semantics.md §2, §3).
+#include "oracles/binary.h"
+
+#include <cmath>
+
+#include "oracles/exact.h"
+#include "oracles/rounding.h"
+
+namespace kc::oracle {
+
+void add(const Pair& in, Exact& out) { out.value = in.a + in.b; }
+void sub(const Pair& in, Exact& out) { out.value = in.a - in.b; }
+void mul(const Pair& in, Exact& out) { out.value = in.a * in.b; }
+void div(const Pair& in, Exact& out) { out.value = in.a / in.b; }
+// a if a > b else b: NaN in a gives b, NaN in b gives NaN, ties give b (§2).
+void maximum(const Pair& in, Exact& out) { out.value = in.a > in.b ? in.a : in.b; }
+void minimum(const Pair& in, Exact& out) { out.value = in.a < in.b ? in.a : in.b; }
+
+// rem is defined by its steps (§2): q = a/b, floor, p = floor(q) b, a - p,
+// each rounded in T. Not the mathematical remainder for large quotients, so
+// the oracle is the exact replay of those steps.
+void rem(const Pair& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  const Mp q = rn(t, in.a / in.b);
+  Mp f = q;
+  mpfr_floor(raw(f), raw(q));
+  const Mp p = rn(t, f * in.b);
+  out.value = rn(t, in.a - p);
+}
+
+// pow: MPFR follows C99 Annex F (pow(x, +-0) = 1, pow(1, y) = 1, ...), as
+// glibc does, except that glibc returns NaN when an operand is a signalling
+// NaN (IEEE 754-2008). Halves are widened to f32 first, which quiets them.
+void pow(const Pair& in, Exact& out) {
+  if (in.ctx.signaling_nan && !is_half(in.ctx.dtype)) {
+    out.value = Mp(std::nan(""));
+    return;
+  }
+  out.value = in.a;
+  mpfr_pow(raw(out.value), raw(in.a), raw(in.b), MPFR_RNDN);
+}
+
+}  // namespace kc::oracle

@@ -1,0 +1,68 @@
+// The inputs and the result of one oracle evaluation (oracles/oracle.h).
+// Heavy (MPFR): included by oracle and driver .cpp files only.
+//
+// A driver builds the input of each output element from the case at the
+// current working precision and calls the entry's oracle; the oracle writes
+// the exact value of the element and what its bound needs. Inputs of every
+// dtype embed exactly in MPFR; parameters arrive as the case's typed Params
+// (each oracle converts them as its kernel's definition says).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/params.h"
+#include "oracles/mp.h"
+
+namespace kc::oracle {
+
+// What every oracle input carries besides its values.
+struct Context {
+  DType dtype = DType::f32;      // the kernel's (input) dtype
+  DType out_dtype = DType::f32;  // the result's dtype (differs for casts and argmax/argmin)
+  const Params* params = nullptr;
+  bool signaling_nan = false;    // an input is a signalling NaN (quieted in the Mp values)
+};
+
+// One input element: unary kernels, casts, broadcast_to.
+struct Scalar {
+  Context ctx;
+  Mp x;
+};
+// Two input elements: same-shape and broadcasting binary kernels.
+struct Pair {
+  Context ctx;
+  Mp a, b;
+};
+// The terms an output cell folds, in the reference's order (reductions).
+struct Terms {
+  Context ctx;
+  std::vector<Mp> terms;
+};
+// One element of a cell, the cell's upstream value and the whole cell
+// (the backward of a reduction: reduce_max_to_backward).
+struct CellElement {
+  Context ctx;
+  Mp x, up;
+  std::vector<Mp> cell;
+};
+
+struct Exact {
+  Mp value;  // the exact result (an index for argmax/argmin)
+  // Condition-aware models: the magnitude S the bound scales with.
+  std::optional<Mp> magnitude;
+  // Where every rounding step of the reference is a basic operation, the
+  // reference's steps replayed (one correct rounding each, in its order):
+  // the semantics check requires the kernel's bits to equal it.
+  std::optional<Mp> replay;
+  // `value` is itself a bit-exact replay of the reference (powi outside the
+  // normal range, a fold whose partial sum overflowed): graded as exact.
+  bool replayed = false;
+  // Expected mean square of the rounding error of this element under the
+  // model of independent roundings (sums; docs/accuracy-bounds.md,
+  // "Statistics of a case"); absent where no such model is stated.
+  std::optional<double> error_variance;
+};
+
+}  // namespace kc::oracle

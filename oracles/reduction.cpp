@@ -1,0 +1,145 @@
+// Oracles of the reductions (reference-semantics.md §5-§7).
+#include "oracles/reduction.h"
+
+#include <cmath>
+
+#include "oracles/exact.h"
+#include "oracles/rounding.h"
+
+namespace kc::oracle {
+
+namespace bm = boost::multiprecision;
+
+namespace {
+
+// Sum of the folded terms, correctly rounded at the working precision
+// (mpfr_sum), their absolute sum, and the fold 0 + a_0 + a_1 + ... replayed
+// in T for the semantics check. When a partial sum of the fold overflows,
+// the reference's result is that of the fold (inf or NaN) although the
+// exact sum may be finite: then the element is graded against the replay.
+struct SumParts {
+  Mp exact, abs_sum, fold;
+  bool overflowed = false;
+};
+SumParts sum_parts(const Terms& in) {
+  SumParts s;
+  const std::size_t n = in.terms.size();
+  s.exact = Mp(0);
+  s.abs_sum = Mp(0);
+  if (n > 0) {
+    std::vector<mpfr_ptr> ptrs;
+    std::vector<Mp> absv(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ptrs.push_back(const_cast<mpfr_ptr>(in.terms[i].backend().data()));  // mpfr_sum reads only
+      absv[i] = bm::abs(in.terms[i]);
+    }
+    mpfr_sum(raw(s.exact), ptrs.data(), n, MPFR_RNDN);
+    std::vector<mpfr_ptr> aptrs;
+    for (auto& v : absv) aptrs.push_back(raw(v));
+    mpfr_sum(raw(s.abs_sum), aptrs.data(), n, MPFR_RNDN);
+  }
+  s.fold = Mp(0);
+  for (const Mp& a : in.terms) {
+    s.fold = rn(in.ctx.dtype, s.fold + a);
+    s.overflowed |= (is_inf(s.fold) || is_nan(s.fold)) && !is_inf(a) && !is_nan(a);
+  }
+  return s;
+}
+
+// gamma_m / u with gamma_m = (1 + u)^m - 1, m = n - 1 roundings: the form of
+// Higham's gamma that holds for every m (m u / (1 - m u) needs m u < 1,
+// which bf16 sums of 256 or more terms break).
+Mp gamma_over_u(DType t, std::size_t n) {
+  if (n <= 1) return Mp(0);
+  const double m = static_cast<double>(n - 1), u = unit_roundoff(t);
+  return Mp(std::expm1(m * std::log1p(u)) / u);
+}
+
+// Expected mean square of the fold's error (docs/accuracy-bounds.md,
+// "Statistics of a case"): each addition's rounding error is modelled as
+// uniform on +-ulp(s_k)/2 with ulp(s_k) <= 2u|s_k|, so its variance is at
+// most u^2 s_k^2 / 3; independent errors add: E[err^2] <= u^2/3 sum_{k>=2}
+// s_k^2 over the partial sums s_k. The partial sums are those of the terms
+// in double, which is all the model's precision needs.
+std::optional<double> fold_error_variance(const Terms& in) {
+  if (in.terms.size() < 2) return std::nullopt;
+  const double u = unit_roundoff(in.ctx.dtype);
+  double s_k = 0, sum_sq = 0;
+  for (std::size_t a = 0; a < in.terms.size(); ++a) {
+    s_k += in.terms[a].convert_to<double>();
+    if (a > 0) sum_sq += s_k * s_k;
+  }
+  return (u * u / 3) * sum_sq;
+}
+
+// T(n) as NumCast converts a count (halves: f64 -> f32 -> T).
+Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(n))); }
+
+}  // namespace
+
+// S = gamma_{n-1}/u * sum |a_i|, so that the model's K u S is Higham's
+// gamma_{n-1} sum |a_i| (docs/accuracy-bounds.md).
+void sum(const Terms& in, Exact& out) {
+  const SumParts s = sum_parts(in);
+  out.replayed = s.overflowed;
+  out.value = s.overflowed ? s.fold : s.exact;
+  out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum;
+  out.replay = s.fold;
+  out.error_variance = fold_error_variance(in);
+}
+
+// mean = sum / T(n) with the count rounded into T (§0.3): bf16 divides a
+// 257-element sum by 256. Empty: 0/0 = NaN.
+void mean(const Terms& in, Exact& out) {
+  const SumParts s = sum_parts(in);
+  const Mp n = count_in(in.ctx.dtype, in.terms.size());
+  out.replayed = s.overflowed;
+  out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;
+  out.replay = rn(in.ctx.dtype, s.fold / n);
+  out.value = s.overflowed ? *out.replay : s.exact / n;
+}
+
+// Start at -inf (+inf), replace on strict > (<): NaN ignored, first of equals kept.
+void max_fold(const Terms& in, Exact& out) {
+  out.value = Mp(-INFINITY);
+  for (const Mp& a : in.terms)
+    if (a > out.value) out.value = a;
+}
+void min_fold(const Terms& in, Exact& out) {
+  out.value = Mp(INFINITY);
+  for (const Mp& a : in.terms)
+    if (a < out.value) out.value = a;
+}
+
+// The best starts as the first term, so a NaN at index 0 wins (§6).
+void argmax(const Terms& in, Exact& out) {
+  std::size_t at = 0;
+  for (std::size_t k = 1; k < in.terms.size(); ++k)
+    if (in.terms[k] > in.terms[at]) at = k;
+  out.value = Mp(static_cast<double>(at));
+}
+void argmin(const Terms& in, Exact& out) {
+  std::size_t at = 0;
+  for (std::size_t k = 1; k < in.terms.size(); ++k)
+    if (in.terms[k] < in.terms[at]) at = k;
+  out.value = Mp(static_cast<double>(at));
+}
+
+// The gradient at x_i: s * mask_i with s = up / max(count, 1), count the
+// number of maxima of the cell counted in T (fair share, §7). Every step is
+// a basic operation: the replay is the exact definition.
+void max_backward(const CellElement& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  Mp y(-INFINITY);
+  for (const Mp& a : in.cell)
+    if (a > y) y = a;
+  Mp count(0);
+  for (const Mp& a : in.cell)
+    if (a == y) count = rn(t, count + Mp(1));
+  const Mp safe = count < Mp(1) ? Mp(1) : count;
+  const Mp s = rn(t, in.up / safe);
+  const Mp mask = in.x == y ? Mp(1) : Mp(0);
+  out.value = rn(t, s * mask);
+}
+
+}  // namespace kc::oracle
