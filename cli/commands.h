@@ -20,13 +20,13 @@ int list(const ListOptions& o);
 struct RunCommand {
   std::vector<std::string> kernels, dtypes;
   std::string family;
-  std::uint64_t seed = 1;
+  std::string seed = "1";  // checked by parse_seed (cli/arguments.h), as every value below
   int cases = 100;
   int sweeps = 4;
   bool no_exhaustive = false;
   std::string out;  // folder: results.json + site/
   std::string backend = "reference";
-  std::optional<std::int64_t> only_case;
+  std::string only_case;  // "" or a case index
   std::string shrink;  // "3,0,1"
   std::string input;   // 0x... bit pattern: single-element replay
   std::string params;
@@ -39,7 +39,7 @@ int run(const RunCommand& o);
 
 struct SelftestOptions {
   std::vector<std::string> mutants;
-  std::uint64_t seed = 1;
+  std::string seed = "1";
   int cases = 100;
 };
 int selftest(const SelftestOptions& o);

@@ -1,11 +1,43 @@
-// kconform: command-line entry. Parsing only; the work is in commands.cpp.
+// kconform: command-line entry. Parsing only; the work is in the *_command
+// and commands files. Exit codes: 0 pass, 1 contract failures (report
+// --baseline: a regression), 2 usage or input error, 128 + N stopped by
+// signal N.
+#include <cstdio>
+#include <set>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/signals.h"
 #include "core/error.h"
 
+namespace {
+
+const std::set<std::string> kSubcommands{"list", "run", "selftest", "report"};
+
+// Checks CLI11 cannot make: every argument valid UTF-8, and a first word
+// that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
+int precheck(int argc, char** argv) {
+  if (auto bad = kc::cli::invalid_utf8_argument(argc, argv)) {
+    fmt::print(stderr, "kconform: argument {} is not valid UTF-8\n", *bad);
+    return 2;
+  }
+  if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, selftest and report "
+                       "(kconform --help)\n",
+               argv[1]);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time, also into a pipe
+  if (const int rc = precheck(argc, argv)) return rc;
   CLI::App app{"kconform: property-based conformance testing of tensor kernels against an MPFR oracle"};
   app.require_subcommand(1);
 
@@ -20,7 +52,7 @@ int main(int argc, char** argv) {
   run->add_option("--kernel,-k", ro.kernels, "Kernel(s) to run (default: all)");
   run->add_option("--dtype,-d", ro.dtypes, "Dtype(s) to run (default: every dtype the contract lists)");
   run->add_option("--family", ro.family, "Only kernels of this family");
-  run->add_option("--seed,-s", ro.seed, "Run seed (every case seed derives from it)");
+  run->add_option("--seed,-s", ro.seed, "Run seed, 0 to 2^64-1 (every case seed derives from it)");
   run->add_option("--cases,-n", ro.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
   run->add_option("--sweeps", ro.sweeps, "Exhaustive 16-bit sweeps for kernels with parameters")->check(CLI::Range(1, 64));
   run->add_flag("--no-exhaustive", ro.no_exhaustive, "Do not sweep every bf16/f16 input");
@@ -37,8 +69,8 @@ int main(int argc, char** argv) {
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
   self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
-  self->add_option("--seed,-s", so.seed, "Run seed");
-  self->add_option("--cases,-n", so.cases, "Random cases per kernel and dtype");
+  self->add_option("--seed,-s", so.seed, "Run seed, 0 to 2^64-1");
+  self->add_option("--cases,-n", so.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
 
   kc::cli::ReportOptions rep;
   auto* report = app.add_subcommand("report", "Render results JSON into a static HTML site (or a diff against a baseline)");
@@ -53,6 +85,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  kc::cli::install_stop_handlers();
   try {
     if (*list) return kc::cli::list(lo);
     if (*run) {
@@ -68,6 +101,9 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;
   } catch (const std::logic_error& e) {  // an inconsistent contract table (engine::check_table)
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {  // an operating system failure no check foresaw: still a clear message
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;
   }

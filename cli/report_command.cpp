@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "reports/output_folder.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -14,6 +15,11 @@ namespace kc::cli {
 int report(const ReportOptions& o) {
   namespace site = reports::site;
   const auto start = std::chrono::steady_clock::now();
+  // The output first: a folder kconform did not write, or one holding an
+  // input, is refused before anything is read or drawn.
+  std::vector<std::filesystem::path> inputs(o.inputs.begin(), o.inputs.end());
+  if (!o.baseline.empty()) inputs.push_back(o.baseline);
+  reports::OutputFolder out(o.out, reports::FolderKind::site, inputs);
   std::vector<nlohmann::json> docs;
   for (const auto& p : o.inputs) docs.push_back(site::load_document(p));
   const nlohmann::json doc = site::merge_documents(docs);
@@ -27,7 +33,8 @@ int report(const ReportOptions& o) {
     // A field of the wrong type deep in a document: still the input's fault, so exit 2.
     throw UsageError(fmt::format("invalid results document: {}", e.what()));
   }
-  site::write_folder_atomically(o.out, files);
+  for (const auto& [name, content] : files) out.write(name, content);
+  out.commit();
   std::size_t bytes = 0;
   for (const auto& [_, content] : files) bytes += content.size();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

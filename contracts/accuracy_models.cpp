@@ -128,25 +128,30 @@ Accuracy gelu_tanh(DType t) {
 }
 
 double powi_frac_bound(DType t, std::int64_t n) {
-  // r = x^|n| by square-and-multiply carries (1+d)^(|n|-1): relative error
-  // <= gamma_m, m = |n| - 1 (+1 for the reciprocal when n < 0).
-  const std::int64_t m = std::llabs(n) - 1 + (n < 0 ? 1 : 0);
-  if (m <= 0) return 0.5;
-  if (is_half(t)) {
-    const double u32 = std::ldexp(1.0, -24);
-    return narrowed(static_cast<double>(m) / (1 - static_cast<double>(m) * u32), 24, prec(t));
-  }
-  const double u = unit_roundoff(t);
-  return std::max(0.5, static_cast<double>(m) / (1 - static_cast<double>(m) * u));
+  // r = x^|n| by square-and-multiply: every path of the multiplication tree
+  // carries a product of a = |n| - 1 rounding factors (1 + d), |d| <= u, so
+  // r = x^|n| Theta with (1 - u)^a <= Theta <= (1 + u)^a. For n < 0 the
+  // result is RN(1/r): its factor lies in [(1 - u)(1 + u)^-a, (1 + u)(1 - u)^-a].
+  // The relative error is then at most (1 + u)^a - 1, or (1 + u)(1 - u)^-a - 1,
+  // both finite for every i32 n (unlike Higham's a u / (1 - a u), which needs
+  // a u < 1: f32 with |n| > 2^24 breaks it); |z| / ulp_T(z) < 1/u turns it
+  // into ulps.
+  const double a = static_cast<double>(n < 0 ? -(n + 1) : n - 1);  // |n| - 1, no overflow at INT32_MIN
+  if (n == 0 || (n > 0 && a == 0)) return 0.5;
+  const double u = std::ldexp(1.0, -(is_half(t) ? 24 : prec(t)));  // halves run the loop in f32
+  const double rel = n > 0 ? std::expm1(a * std::log1p(u)) : std::expm1(std::log1p(u) - a * std::log1p(-u));
+  const double ulps = rel / u;
+  return is_half(t) ? narrowed(ulps, 24, prec(t)) : std::max(0.5, ulps);
 }
 
 Accuracy powi(DType t) {
   return {.kind = AccuracyKind::ulp_bound,
           .max_frac_ulp = powi_frac_bound(t, 8),  // printed figure for |n| <= 8; the check uses each case's n
           .max_distance = -1,
-          .derivation = "square-and-multiply: relative error <= gamma_m with m = |n| - 1 (+1 for n < 0), so "
-                        "m/(1 - m u) ulps (halves: in f32, then narrowed); where an intermediate leaves the "
-                        "normal range the oracle replays the reference's loop and the result must match it",
+          .derivation = "square-and-multiply: |n| - 1 rounding factors on every path, so relative error <= "
+                        "(1+u)^(|n|-1) - 1, or (1+u)(1-u)^-(|n|-1) - 1 for n < 0, over u in ulps (halves: in f32, "
+                        "then narrowed); where an intermediate leaves the normal range the oracle replays the "
+                        "reference's loop and the result must match it",
           .param_bound = powi_frac_bound,
           .bound_param = "n"};
 }

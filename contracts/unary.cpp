@@ -295,7 +295,9 @@ void register_unary(std::vector<KernelSpec>& out) {
       .name = "powi", .summary = "x^n, n: i32, square-and-multiply (halves in f32)", .source = "ops.rs:1511",
       .params = {{.name = "n", .kind = ParamKind::integer, .domain = "any i32",
                   .min = INT32_MIN, .max = INT32_MAX,
-                  .samples = {0, 1, 2, 3, -1, -2, -3, 4, 5, 7, 8, -8, 16, 31, -31}, .lo = -12, .hi = 12}},
+                  .samples = {0, 1, 2, 3, -1, -2, -3, 4, 5, 7, 8, -8, 16, 31, -31, 16777216, -16777216, INT32_MIN,
+                              INT32_MAX},
+                  .lo = -12, .hi = 12}},
       .preconditions = unary_preconditions([] {
         auto v = param_rules("n", "an integer");
         v.push_back({"param.domain", "n", "n fits in i32"});

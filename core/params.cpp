@@ -1,5 +1,7 @@
 #include "core/params.h"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -53,7 +55,9 @@ Params Params::parse(const std::string& text) {
       throw UsageError("parameter '" + item + "' is not of the form name=value");
     std::string name = item.substr(0, eq), value = item.substr(eq + 1);
     if (value.empty()) throw UsageError("parameter '" + name + "' has no value");
+    if (p.has(name)) throw UsageError("parameter '" + name + "' is given twice");
     char* end = nullptr;
+    errno = 0;
     if (value.front() == 's') {
       std::vector<std::int64_t> dims;
       std::size_t q = 1;
@@ -61,7 +65,7 @@ Params Params::parse(const std::string& text) {
         std::size_t dot = value.find('.', q);
         std::string d = value.substr(q, dot == std::string::npos ? std::string::npos : dot - q);
         long long x = std::strtoll(d.c_str(), &end, 10);
-        if (d.empty() || *end) throw UsageError("parameter '" + name + "': not a shape: " + value);
+        if (d.empty() || *end || errno == ERANGE) throw UsageError("parameter '" + name + "': not a shape: " + value);
         dims.push_back(x);
         q = dot == std::string::npos ? value.size() : dot + 1;
       }
@@ -70,10 +74,14 @@ Params Params::parse(const std::string& text) {
       value.pop_back();
       double d = std::strtod(value.c_str(), &end);
       if (end == value.c_str() || *end) throw UsageError("parameter '" + name + "': not a real: " + value);
+      // An overflow is not an infinity the user asked for (write "inf" for that).
+      if (errno == ERANGE && std::isinf(d))
+        throw UsageError("parameter '" + name + "': " + value + " is beyond the range of f64 (write infr for infinity)");
       p.set(name, d);
     } else {
       long long i = std::strtoll(value.c_str(), &end, 10);
       if (end == value.c_str() || *end) throw UsageError("parameter '" + name + "': not an integer: " + value);
+      if (errno == ERANGE) throw UsageError("parameter '" + name + "': " + value + " does not fit in 64 bits");
       p.set(name, static_cast<std::int64_t>(i));
     }
   }

@@ -38,7 +38,8 @@ class Params {
   // "n=3" / "min=-1.5r,max=2r" / "target=s2.1.3" (reals end in r, shapes
   // start with s and join dims with '.'; a rank-0 shape is "s").
   std::string to_string() const;
-  // Inverse of to_string; throws UsageError on malformed text.
+  // Inverse of to_string; throws UsageError on malformed text, a name
+  // given twice, or a number beyond its type's range.
   static Params parse(const std::string& text);
 
  private:

@@ -6,6 +6,7 @@
 // accuracy are in checks/, the computation shapes in drivers/.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -31,6 +32,9 @@ struct RunOptions {
   // If set, every element that enters the accuracy statistics is written as
   // "kernel dtype case element input_hex result_hex" (for independent checks).
   std::ostream* dump = nullptr;
+  // Set (to the signal's number) to stop at the next case boundary: the
+  // result so far is returned, marked interrupted.
+  const std::atomic<int>* stop = nullptr;
 };
 
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
@@ -44,6 +48,10 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
 
 // The set of dtypes a run grades for a kernel (its contract's dtypes).
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k);
+
+// The cases of a kernel x dtype run (sweeps, then random cases): a replayed
+// `--case` must be below this.
+std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts);
 
 // Checks every contract entry against its driver and its properties'
 // checks (the driver exists and takes the entry's operands, parameters and

@@ -39,7 +39,9 @@ struct CheckTally {
   std::string name;   // "accuracy", "special:NaN->+0", "property:relu(x) >= 0", "bad-input:dtype.unsupported", ...
   std::string kind;   // accuracy | special | property | bad-input | output | layout | determinism | bias | run
   std::int64_t passed = 0, failed = 0;
-  std::string detail;  // e.g. the bias statistic
+  // Times the check could not judge (a statistic with too few samples): never a failure.
+  std::int64_t not_graded = 0;
+  std::string detail;  // e.g. the bias statistic, or why it was not graded
 };
 
 struct Histogram {
@@ -79,6 +81,7 @@ struct KernelDTypeResult {
   DType dtype = DType::f32;
   std::string verdict;  // pass | fail | not_graded
   bool exhaustive = false;
+  bool interrupted = false;  // stopped by a signal before its last case
   std::int64_t cases = 0, elements = 0;
   AccuracyStats accuracy;
   std::vector<ElementReport> worst;     // top 5 by error
@@ -91,6 +94,10 @@ struct KernelDTypeResult {
 
 struct RunMetadata {
   std::uint64_t seed = 0;
+  // A run stopped by a signal: its name, and how many kernel x dtype
+  // results were planned (the document holds those that started).
+  std::string interrupted_by;
+  std::int64_t planned = 0;
   std::string backend, command, started_at, machine, compiler, flags, commit, mpfr, gmp, glibc, boost, kconform;
   double duration_s = 0;
   std::int64_t cases_per_kernel = 0;

@@ -88,6 +88,11 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
 
 }  // namespace
 
+std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
+  const std::int64_t sweeps = opts.exhaustive_halves ? drivers::of(k).sweep_count(k, t, opts.sweeps) : 0;
+  return sweeps + opts.cases;
+}
+
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
   std::vector<DType> v;
   for (const auto& a : k.accuracy) v.push_back(a.dtype);
@@ -110,9 +115,14 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   const std::int64_t total = sweeps + opts.cases;
   bool shrunk = false;
   std::optional<gen::Case> first_valid;
-  std::int64_t first_valid_id = 0;
+  std::int64_t first_valid_id = 0, done = 0;
   for (std::int64_t id = 0; id < total; ++id) {
     if (opts.only_case && *opts.only_case != id) continue;
+    if (opts.stop && opts.stop->load()) {
+      res.interrupted = true;
+      break;
+    }
+    ++done;
     if (id < sweeps) {
       const gen::Case cs = sweep_case(c, id);
       grade_case(c, checks, acc, id, {}, cs, true);
@@ -129,7 +139,14 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
     }
   }
   if (opts.only_case) first_valid_id = *opts.only_case;
-  res.cases = opts.only_case ? 1 : total;
+  res.cases = done;
+  if (res.interrupted) {  // the checks of a whole run would judge a part of it: not graded
+    acc.not_graded(acc.tally("run: interrupted by a signal", "run"),
+                   fmt::format("stopped after {} of {} cases", done, total));
+    acc.finish(c, res);
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return res;
+  }
   // The dedicated case of the per-case statistics (case -2), where the model asks for them.
   if (const auto* m = k.accuracy_for(t); m && m->check_case_statistics && !opts.only_case) {
     const auto sc = c.driver.statistics_case(k, t, gen::derive_seed(opts.seed, k.name, dtype_name(t), "statistics", 0));

@@ -16,6 +16,33 @@ constexpr std::size_t kSlices = 256;  // of the input domain, for the error prof
 
 double worst_key(const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; }
 
+// The error profile's 256 slices of a dtype's input domain. Floats are cut
+// by the ordered bit pattern (sign-magnitude: -NaN ... -0 | +0 ... +NaN),
+// integers by value; slice i starts at lower(i). Integer arithmetic
+// throughout: f64's ordered range spans 2^64 values.
+struct Slices {
+  DType t;
+  int bits() const { return is_float(t) ? float_format(t).total_bits : static_cast<int>(dtype_size(t) * 8); }
+  std::size_t of(std::uint64_t pattern) const {
+    if (!is_float(t)) return static_cast<std::size_t>(pattern >> (bits() - 8));
+    const __int128 half = static_cast<__int128>(1) << (bits() - 1);
+    const __int128 shifted = static_cast<__int128>(ordered_bits(t, pattern)) + half;  // in [1, 2 half)
+    return static_cast<std::size_t>(std::min<__int128>(shifted >> (bits() - 8), 255));
+  }
+  // The bit pattern of the first input of slice i (i = 256: the last input).
+  std::uint64_t lower(std::size_t i) const {
+    const int b = bits();
+    if (!is_float(t)) {
+      const __int128 v = static_cast<__int128>(i) << (b - 8);
+      return static_cast<std::uint64_t>(std::min<__int128>(v, (static_cast<__int128>(1) << b) - 1));
+    }
+    const __int128 half = static_cast<__int128>(1) << (b - 1);
+    const __int128 o = std::clamp<__int128>((static_cast<__int128>(i) << (b - 8)) - half, -(half - 1), half - 1);
+    const std::uint64_t sign = 1ull << (b - 1);
+    return o >= 0 ? static_cast<std::uint64_t>(o) : (sign | static_cast<std::uint64_t>(-o));
+  }
+};
+
 std::string classify_value(DType t, double x) {
   if (!is_float(t)) return x == 0 ? "zero" : "integer";
   if (std::isnan(x)) return "nan";
@@ -32,7 +59,7 @@ Tallies::Tallies() : hist(kEdges.size() - 1, 0), prof_max(kSlices, NAN) {}
 CheckTally& Tallies::tally(const std::string& name, const std::string& kind) {
   for (auto& t : tallies)
     if (t.name == name) return t;
-  tallies.push_back({name, kind, 0, 0, ""});
+  tallies.push_back({.name = name, .kind = kind});
   return tallies.back();
 }
 
@@ -47,6 +74,11 @@ void Tallies::record(const Context& c, CheckTally& t, bool ok, const ElementRepo
   std::size_t stored = 0;
   for (const auto& f : failures) stored += f.check == t.name;
   if (stored < c.opts.max_failures_per_check) failures.push_back(*report);
+}
+
+void Tallies::not_graded(CheckTally& t, const std::string& why) {
+  ++t.not_graded;
+  t.detail = "not graded: " + why;
 }
 
 void Tallies::add_shape(const Tensor& x) {
@@ -83,12 +115,9 @@ void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade
     cr += g.distance == 0;
     ++n_dist;
   }
-  // Error profile over the input domain, for one-input elementwise
-  // elements: slice by the ordered bit pattern of the input.
-  if (e.replayable && e.shown.size() == 1 && is_float(c.t)) {
-    const std::int64_t ord = ordered_bits(c.t, e.shown[0]);
-    const double span = std::ldexp(1.0, float_format(c.t).total_bits);
-    auto slice = static_cast<std::size_t>(std::clamp((static_cast<double>(ord) / span + 0.5) * 256.0, 0.0, 255.0));
+  // Error profile over the input domain, for one-input elementwise elements.
+  if (e.replayable && e.shown.size() == 1) {
+    const std::size_t slice = Slices{c.t}.of(e.shown[0]);
     if (std::isnan(prof_max[slice]) || g.frac > prof_max[slice]) prof_max[slice] = g.frac;
   }
 }
@@ -149,30 +178,23 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   res.failures = failures;
   res.worst = worst;
   res.coverage = coverage;
-  const FloatFormat f = float_format(c.t);
-  const double span = std::ldexp(1.0, f.total_bits);
+  const Slices slices{c.t};
   for (std::size_t i = 0; i < kSlices; ++i) {
-    // Slice i covers ordered bit patterns [lo, hi); show them as values.
-    auto ord_to_value = [&](double o) {
-      auto oi = static_cast<std::int64_t>(std::clamp(o, -span / 2 + 1, span / 2 - 1));
-      const std::uint64_t sign = 1ull << (f.total_bits - 1);
-      const std::uint64_t bits = oi >= 0 ? static_cast<std::uint64_t>(oi) : (sign | static_cast<std::uint64_t>(-oi));
-      return bits_to_double(c.t, bits);
-    };
-    const double di = static_cast<double>(i);
-    res.profile.x_lo.push_back(ord_to_value((di / 256.0 - 0.5) * span));
-    res.profile.x_hi.push_back(ord_to_value(((di + 1) / 256.0 - 0.5) * span));
+    res.profile.x_lo.push_back(bits_to_double(c.t, slices.lower(i)));
+    res.profile.x_hi.push_back(bits_to_double(c.t, slices.lower(i + 1)));
     res.profile.max_frac_ulp.push_back(prof_max[i]);
   }
   std::int64_t n_failed = 0;
   for (const auto& t : tallies) n_failed += t.failed;
-  if (elements == 0 && !c.opts.only_case) {  // (a replayed single case may be empty)
+  if (res.interrupted) {
+    res.verdict = n_failed > 0 ? "fail" : "not_graded";
+  } else if (elements == 0 && !c.opts.only_case) {  // (a replayed single case may be empty)
     res.verdict = "fail";  // a loop that graded nothing is a failure
     ElementReport r;
     r.check = "graded something";
     r.message = fmt::format("{} {}: no element was graded", c.k.name, dtype_name(c.t));
     res.failures.push_back(r);
-    res.checks.push_back({"graded something", "run", 0, 1, ""});
+    res.checks.push_back({.name = "graded something", .kind = "run", .failed = 1});
   } else {
     res.verdict = n_failed > 0 ? "fail" : "pass";
   }

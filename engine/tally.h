@@ -36,6 +36,8 @@ struct Tallies {
   CheckTally& tally(const std::string& name, const std::string& kind);
   // One outcome of a check; a failure keeps its report (up to the run's cap per check).
   void record(const Context& c, CheckTally& t, bool ok, const ElementReport* report);
+  // A check that could not judge (too few samples): says why, fails nothing.
+  void not_graded(CheckTally& t, const std::string& why);
 
   void add_shape(const Tensor& x);  // shape classes of a case's first input
   // Coverage of one element's inputs and output.

@@ -1,5 +1,7 @@
 #include "oracles/rounding.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace kc::oracle {
@@ -66,9 +68,12 @@ double signed_frac_ulp(DType t, double y, const Mp& z) {
 double frac_ulp(DType t, double y, const Mp& z) { return std::fabs(signed_frac_ulp(t, y, z)); }
 
 std::int64_t ulp_distance(DType t, double a, double b) {
-  const std::int64_t oa = ordered_bits(t, double_to_bits(t, a));
-  const std::int64_t ob = ordered_bits(t, double_to_bits(t, b));
-  return oa > ob ? oa - ob : ob - oa;
+  // The difference of two f64 images can reach 2^64 - 2: take it in 128
+  // bits and saturate (no distance that large is ever within a bound).
+  const __int128 oa = ordered_bits(t, double_to_bits(t, a));
+  const __int128 ob = ordered_bits(t, double_to_bits(t, b));
+  const __int128 d = oa > ob ? oa - ob : ob - oa;
+  return static_cast<std::int64_t>(std::min<__int128>(d, INT64_MAX));
 }
 
 }  // namespace kc::oracle

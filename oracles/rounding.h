@@ -46,7 +46,7 @@ double frac_ulp(DType t, double y, const Mp& z);
 double signed_frac_ulp(DType t, double y, const Mp& z);
 
 // Number of representable T values between two T values (0 when equal,
-// +0 and -0 are the same point).
+// +0 and -0 are the same point), saturating at INT64_MAX.
 std::int64_t ulp_distance(DType t, double a, double b);
 
 }  // namespace kc::oracle

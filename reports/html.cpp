@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "reports/output_folder.h"
 #include "reports/site/site.h"
 
 namespace kc::reports {
@@ -25,9 +26,15 @@ std::string escape_html(std::string_view s) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      // A NUL or other C0 control would be rendered as U+FFFD or break tools reading the page.
-      case '\0': out += "&#xFFFD;"; break;
-      default: out += c;
+      case '\t': case '\n': case '\r': out += c; break;
+      default: {
+        // C0 controls and DEL (an ESC would reach a terminal that cats the
+        // page) are shown as their Unicode control pictures, U+2400 + c, U+2421.
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20) out += fmt::format("&#x{:04X};", 0x2400 + u);
+        else if (u == 0x7F) out += "&#x2421;";
+        else out += c;
+      }
     }
   }
   return out;
@@ -42,6 +49,13 @@ std::string page_name(std::string_view kernel) {
   // '%' is not safe in a file name referenced from HTML: replace it.
   for (char& c : s)
     if (c == '%') c = '.';
+  // File names stay far below 255 bytes whatever the kernel name: a long
+  // one keeps its first 80 characters and a hash of the whole name.
+  if (s.size() > 100) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : kernel) h = (h ^ c) * 1099511628211ull;
+    s = fmt::format("{}-{:016x}", s.substr(0, 80), h);
+  }
   return s + ".html";
 }
 
@@ -73,46 +87,10 @@ Files render_site(const json& in, const json* baseline_in, Diff* diff_out) {
   return files;
 }
 
-namespace {
-
-void write_file(const fs::path& p, const std::string& s) {
-  std::ofstream f(p, std::ios::binary);
-  f << s;
-  f.close();
-  if (!f) throw UsageError("cannot write " + p.string());
-}
-
-}  // namespace
-
 void write_folder_atomically(const fs::path& dir, const Files& files) {
-  const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
-  fs::create_directories(parent);
-  // The pid keeps two concurrent reports from building in the same folder.
-  const std::string stem = dir.filename().string() + "." + std::to_string(::getpid());
-  const fs::path tmp = parent / (stem + ".tmp-site");
-  const fs::path old = parent / (stem + ".old-site");
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  try {
-    fs::create_directories(tmp);
-    for (const auto& [name, content] : files) write_file(tmp / name, content);
-    fs::remove_all(old, ec);
-    const bool had = fs::exists(dir);
-    if (had) fs::rename(dir, old);
-    try {
-      fs::rename(tmp, dir);
-    } catch (...) {
-      if (had) fs::rename(old, dir, ec);  // put the good site back
-      throw;
-    }
-    fs::remove_all(old, ec);
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    throw UsageError(fmt::format("cannot write the site to {}: {}", dir.string(), e.what()));
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    throw;
-  }
+  OutputFolder out(dir, FolderKind::site);
+  for (const auto& [name, content] : files) out.write(name, content);
+  out.commit();
 }
 
 }  // namespace site

@@ -66,7 +66,7 @@ json result_json(const engine::KernelDTypeResult& r) {
   acc["histogram"] = {{"edges", edges}, {"counts", a.histogram.counts}};
   json checks = json::array();
   for (const auto& c : r.checks)
-    checks.push_back({{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"detail", c.detail}});
+    checks.push_back({{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"not_graded", c.not_graded}, {"detail", c.detail}});
   json worst = json::array(), failures = json::array();
   for (const auto& w : r.worst) worst.push_back(element_json(w));
   for (const auto& f : r.failures) failures.push_back(element_json(f));
@@ -80,6 +80,7 @@ json result_json(const engine::KernelDTypeResult& r) {
   return {{"dtype", dtype_name(r.dtype)},
           {"verdict", r.verdict},
           {"exhaustive", r.exhaustive},
+          {"interrupted", r.interrupted},
           {"cases", r.cases},
           {"elements", r.elements},
           {"accuracy", acc},
@@ -148,6 +149,10 @@ json results_json(const engine::RunResults& r, const Backend* backend) {
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
            {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};
+  if (!m.interrupted_by.empty()) {
+    run["interrupted_by"] = m.interrupted_by;
+    run["planned"] = m.planned;
+  }
   json kernels = json::array();
   std::int64_t pass = 0, fail = 0, not_graded = 0, elements = 0;
   for (const auto& res : r.results) {

@@ -8,10 +8,12 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmpfr-dev libgmp-dev libboost-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  chromium
+  chromium clang libclang-rt-14-dev strace
 )
 # chromium: the report's browser test (ctest label "browser") renders the
-# site headless and fails when it is missing.
+# site headless and fails when it is missing. clang and its runtime: the
+# readers' libFuzzer targets (scripts/sanitize.sh, ctest label "fuzz").
+# strace: the reliability tests kill a run at each step of its final swap.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,9 @@
 // Reading, checking and merging results documents before any page is drawn:
 // a bad document is a usage error with a message, never a half-drawn site.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,17 +16,88 @@ namespace kc::reports::site {
 
 namespace fs = std::filesystem;
 
-json load_document(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw UsageError(fmt::format("cannot read results document '{}'", p.string()));
+namespace {
+
+// The nesting depth of a JSON text, scanned before parsing: nlohmann's
+// copies and the page code recurse, so a hostile document nested 100k deep
+// would overflow the stack.
+void check_depth(std::string_view text, const std::string& where) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  std::size_t line = 1;
+  for (char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw UsageError(fmt::format("'{}' is nested deeper than {} levels (line {}); a results document nests at "
+                                     "most about 8",
+                                     where, kMaxDepth, line));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+// Sizes the pages draw from: each is drawn element by element, so a
+// document with a million histogram bins would render a page of hundreds
+// of megabytes. The limits sit far above what a run writes.
+void check_sizes(const json& j, const std::string& where, int depth = 0) {
+  if (j.is_string() && j.get_ref<const std::string&>().size() > kMaxString)
+    throw UsageError(fmt::format("'{}': a string of {} bytes exceeds the limit of {}", where,
+                                 j.get_ref<const std::string&>().size(), kMaxString));
+  if (depth > kMaxDepth) return;
+  if (j.is_array() || j.is_object())
+    for (const auto& v : j) check_sizes(v, where, depth + 1);
+}
+
+void check_count(const json& parent, const char* field, std::size_t limit, const std::string& where,
+                 const std::string& what) {
+  if (parent.is_object() && parent.contains(field) && parent[field].is_array() && parent[field].size() > limit)
+    throw UsageError(fmt::format("'{}': {} has {} entries in \"{}\", more than the {} a results document may hold",
+                                 where, what, parent[field].size(), field, limit));
+}
+
+}  // namespace
+
+json parse_document(std::string_view text, const std::string& where) {
+  if (text.size() > kMaxBytes)
+    throw UsageError(fmt::format("'{}' is {} bytes, more than the {} a results document may hold", where, text.size(),
+                                 kMaxBytes));
+  check_depth(text, where);
   json doc;
   try {
-    f >> doc;
+    doc = json::parse(text);
   } catch (const json::exception& e) {
-    throw UsageError(fmt::format("'{}' is not valid JSON: {}", p.string(), e.what()));
+    throw UsageError(fmt::format("'{}' is not valid JSON: {}", where, e.what()));
   }
-  validate_document(doc, p.string());
+  check_sizes(doc, where);
+  validate_document(doc, where);
   return doc;
+}
+
+json load_document(const fs::path& p) {
+  std::error_code ec;
+  const auto st = fs::status(p, ec);
+  if (!fs::exists(st)) throw UsageError(fmt::format("cannot read results document '{}': no such file", p.string()));
+  if (fs::is_directory(st))
+    throw UsageError(fmt::format("'{}' is a folder, not a results document (give its results.json)", p.string()));
+  if (!fs::is_regular_file(st)) throw UsageError(fmt::format("'{}' is not a regular file", p.string()));
+  const auto size = fs::file_size(p, ec);
+  if (!ec && size > kMaxBytes)
+    throw UsageError(fmt::format("'{}' is {} bytes, more than the {} a results document may hold", p.string(), size,
+                                 kMaxBytes));
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw UsageError(fmt::format("cannot read results document '{}': {}", p.string(), std::strerror(errno)));
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw UsageError(fmt::format("cannot read results document '{}': {}", p.string(), std::strerror(errno)));
+  return parse_document(text, p.string());
 }
 
 void validate_document(const json& doc, const std::string& where) {
@@ -33,11 +107,14 @@ void validate_document(const json& doc, const std::string& where) {
   if (!doc.contains("run") || !doc["run"].is_object()) bad("no \"run\" object");
   if (!doc.contains("totals") || !doc["totals"].is_object()) bad("no \"totals\" object");
   if (!doc.contains("kernels") || !doc["kernels"].is_array()) bad("no \"kernels\" array");
+  check_count(doc, "kernels", kMaxKernels, where, "the document");
   for (const auto& k : doc["kernels"]) {
     if (!k.is_object() || !k.contains("name") || !k["name"].is_string()) bad("a kernel without a name");
     const std::string name = k["name"].get<std::string>();
     if (!k.contains("results") || !k["results"].is_array()) bad(fmt::format("kernel '{}' has no \"results\" array", name));
+    check_count(k, "results", kMaxResults, where, fmt::format("kernel '{}'", name));
     for (const auto& r : k["results"]) {
+      if (!r.is_object()) bad(fmt::format("a result of kernel '{}' is not an object", name));
       for (const char* f : {"dtype", "verdict"})
         if (!r.contains(f) || !r[f].is_string()) bad(fmt::format("a result of kernel '{}' has no string \"{}\"", name, f));
       for (const char* f : {"accuracy", "coverage"})
@@ -46,6 +123,17 @@ void validate_document(const json& doc, const std::string& where) {
         if (!r.contains(f) || !r[f].is_array()) bad(fmt::format("{} {}: no \"{}\" array", name, r["dtype"].get<std::string>(), f));
       if (!r.contains("exhaustive") || !r["exhaustive"].is_boolean())
         bad(fmt::format("{} {}: no boolean \"exhaustive\"", name, r["dtype"].get<std::string>()));
+      const std::string what = fmt::format("{} {}", name, r["dtype"].get<std::string>());
+      check_count(r, "worst", kMaxListed, where, what);
+      check_count(r, "failures", kMaxListed, where, what);
+      check_count(r, "checks", kMaxListed, where, what);
+      if (r["accuracy"].contains("histogram") && r["accuracy"]["histogram"].is_object()) {
+        check_count(r["accuracy"]["histogram"], "edges", kMaxBins + 1, where, what + " histogram");
+        check_count(r["accuracy"]["histogram"], "counts", kMaxBins, where, what + " histogram");
+      }
+      if (r.contains("error_profile") && r["error_profile"].is_object())
+        for (const char* f : {"x_lo", "x_hi", "max_frac_ulp"})
+          check_count(r["error_profile"], f, kMaxBins, where, what + " error profile");
     }
   }
 }
@@ -79,7 +167,7 @@ json normalize(const json& in) {
                            {"histogram", obj}});
       fill(r["coverage"], {{"value_classes", obj}, {"shape_classes", obj}, {"outputs", 0}, {"outputs_zero", 0}, {"outputs_nan", 0}});
       fill(r["error_profile"], {{"x_lo", arr}, {"x_hi", arr}, {"max_frac_ulp", arr}});
-      for (auto& c : r["checks"]) fill(c, {{"name", ""}, {"kind", ""}, {"passed", 0}, {"failed", 0}, {"detail", ""}});
+      for (auto& c : r["checks"]) fill(c, {{"name", ""}, {"kind", ""}, {"passed", 0}, {"failed", 0}, {"not_graded", 0}, {"detail", ""}});
     }
   }
   return doc;

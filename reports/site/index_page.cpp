@@ -18,7 +18,7 @@ std::string run_metadata(const json& run) {
       {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
       {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},
       {"started_at", "started"},    {"duration_s", "duration (s)"},   {"machine", "machine"},
-      {"command", "command"}};
+      {"command", "command"},       {"interrupted_by", "interrupted by"}, {"planned", "kernel x dtype planned"}};
   std::string s = "<dl class=\"meta\">";
   for (const auto& [key, label] : fields)
     if (run.contains(key)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label, show(run[key]));
@@ -68,6 +68,12 @@ std::string index_page(const json& doc, bool has_diff) {
       "<div><b>{}</b>{}</div><div><b>{}</b>elements checked</div></div>\n",
       show(t["kernel_dtypes"]), show(t["pass"]), verdict_badge("pass"), show(t["fail"]), verdict_badge("fail"),
       show(t["not_graded"]), verdict_badge("not_graded"), show(t["elements"]));
+  const auto& run = doc["run"];
+  if (run.is_object() && run.contains("interrupted_by") && run["interrupted_by"].is_string() &&
+      !run["interrupted_by"].get<std::string>().empty())
+    body += fmt::format("<p class=\"warn\"><b>Partial run</b>: interrupted by {} after {} of {} kernel&times;dtype "
+                        "results had started; the last of them stopped at a case boundary and is not graded.</p>\n",
+                        show(run["interrupted_by"]), show(t["kernel_dtypes"]), show(run.value("planned", json())));
   if (has_diff) body += "<p><a href=\"diff.html\">Changes against the baseline run &rarr;</a></p>\n";
   body +=
       "<p class=\"small\">Figures are rounded to 6 significant digits; hover a number for the exact value of "

@@ -220,9 +220,11 @@ std::string checks_table(const json& checks) {
                   "<th>detail</th></tr></thead><tbody>";
   for (const json* c : v) {
     const bool failed = as_double((*c)["failed"]).value_or(0) > 0;
+    const bool judged = failed || as_double((*c)["passed"]).value_or(0) > 0;
+    const bool not_graded = !judged && as_double((*c)["not_graded"]).value_or(0) > 0;
     s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td></tr>", failed ? "v-fail" : "", str(*c, "kind"),
                      str(*c, "name"), num_td((*c)["passed"]), num_td((*c)["failed"]),
-                     verdict_badge(failed ? "fail" : "pass"), str(*c, "detail"));
+                     verdict_badge(failed ? "fail" : not_graded ? "not_graded" : "pass"), str(*c, "detail"));
   }
   return s + "</tbody></table>";
 }

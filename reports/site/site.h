@@ -18,8 +18,19 @@ namespace kc::reports::site {
 using nlohmann::json;
 
 // Reads and checks one results document; throws UsageError naming the file
-// and what is wrong, so `kconform report` can exit 2 with a clear message.
+// and what is wrong, so `kconform report` can exit 2 with a clear message:
+// a folder or unreadable file, a document too large, nested too deep
+// (checked on the text, before parsing), not JSON, not a results document,
+// or with more entries than a page can draw. No input may crash the reader
+// (tests/fuzz/results_reader_fuzz.cpp).
 json load_document(const std::filesystem::path& p);
+json parse_document(std::string_view text, const std::string& where);
+
+// The reader's limits, far above what a run writes.
+inline constexpr std::size_t kMaxBytes = 512u << 20;  // a full run writes about 6 MB
+inline constexpr int kMaxDepth = 32;
+inline constexpr std::size_t kMaxString = 1u << 20;
+inline constexpr std::size_t kMaxKernels = 100000, kMaxResults = 64, kMaxListed = 100000, kMaxBins = 4096;
 
 // Checks the fields the renderer relies on (schema tag, run, kernels with
 // results); throws UsageError with `where` in the message.
@@ -56,8 +67,9 @@ std::string diff_page(const json& old_doc, const json& new_doc, const Diff& d);
 
 Files render_site(const json& doc, const json* baseline, Diff* diff_out);
 
-// Writes `files` into `dir` atomically: into a sibling temporary folder,
-// which then replaces `dir`; on any failure `dir` is left as it was.
+// Writes `files` into `dir` atomically (reports/output_folder.h): into a
+// staging folder, which then replaces `dir` in one step; on any failure
+// `dir` is left as it was. Refuses a folder kconform did not write.
 void write_folder_atomically(const std::filesystem::path& dir, const Files& files);
 
 }  // namespace kc::reports::site

@@ -1,0 +1,155 @@
+// `kconform run`: plan the kernel x dtype results, grade them, print the
+// failures and the summary, and write the results and the site. The outputs
+// (--out, --dump) are checked before any work starts and written as a
+// whole or not at all (reports/output_folder.h); a signal stops the run at
+// its next case boundary with the results so far.
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/arguments.h"
+#include "cli/commands.h"
+#include "cli/signals.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "engine/conformance.h"
+#include "reports/output_folder.h"
+#include "reports/results_json.h"
+#include "reports/site/site.h"
+
+namespace kc::cli {
+
+namespace {
+
+using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
+
+std::string summary_line(const engine::KernelDTypeResult& r) {
+  const auto& a = r.accuracy;
+  const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "fail" ? "FAIL" : "----";
+  std::string s = fmt::format("{:<4} {:<11} {:<5} max {:.4g} ulp, distance {}, {} elements{}", tag, r.kernel,
+                              dtype_name(r.dtype), a.max_frac_ulp, a.max_distance, r.elements,
+                              r.exhaustive ? " (exhaustive)" : "");
+  if (a.max_normalized) s += fmt::format(", normalized {:.4g}", *a.max_normalized);
+  if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
+  return s;
+}
+
+Plan make_plan(const RunCommand& o) {
+  const auto kernels = select_kernels(o.kernels, o.family);
+  const auto wanted = parse_dtypes(o.dtypes);
+  Plan plan;
+  for (const auto* k : kernels) {
+    for (DType t : engine::graded_dtypes(*k))
+      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) plan.emplace_back(k, t);
+    if (kernels.size() == 1 && !wanted.empty() && plan.empty())
+      throw UsageError(fmt::format("kernel '{}' does not take {} (its contract lists {})", k->name, o.dtypes.front(),
+                                   k->dtypes().to_string()));
+  }
+  if (plan.empty()) throw UsageError("nothing to run: no kernel supports the requested dtypes");
+  return plan;
+}
+
+engine::RunOptions run_options(const RunCommand& o) {
+  engine::RunOptions opts;
+  opts.seed = parse_seed(o.seed, "--seed");
+  opts.cases = o.cases;
+  opts.sweeps = o.sweeps;
+  opts.exhaustive_halves = !o.no_exhaustive;
+  if (!o.only_case.empty()) opts.only_case = parse_case(o.only_case);
+  opts.shrink_path = parse_path(o.shrink);
+  opts.backend = o.backend;
+  if (!opts.shrink_path.empty() && !opts.only_case) throw UsageError("--shrink needs --case");
+  if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
+  if (o.bad_input) opts.cases = std::min(opts.cases, 1), opts.exhaustive_halves = false;
+  opts.stop = &stop_signal();
+  return opts;
+}
+
+// A replayed case must be one of the run's.
+void check_case_in_range(const Plan& plan, const engine::RunOptions& opts) {
+  if (!opts.only_case) return;
+  for (const auto& [k, t] : plan) {
+    const std::int64_t n = engine::case_count(*k, t, opts);
+    if (*opts.only_case >= n)
+      throw UsageError(fmt::format("--case {} is outside this run: {} {} has cases 0 to {} (with these --cases, "
+                                   "--sweeps and --no-exhaustive)",
+                                   *opts.only_case, k->name, dtype_name(t), n - 1));
+  }
+}
+
+int replay_one_element(const RunCommand& o, const Plan& plan, const Backend& backend, const engine::RunOptions& opts) {
+  if (plan.size() != 1) throw UsageError("--input needs exactly one --kernel and one --dtype");
+  const auto& [k, t] = plan[0];
+  const auto bits = parse_bits(o.input, t);
+  const Params params = parse_params_for(*k, o.params);
+  bool failed = false;
+  const auto rep = engine::replay_element(*k, t, backend, bits, params, opts, failed);
+  fmt::print("{}\n{}\n", failed ? "FAIL" : "PASS", rep.message);
+  return failed ? 1 : 0;
+}
+
+void write_outputs(reports::OutputFolder& folder, const nlohmann::json& doc) {
+  namespace site = reports::site;
+  const site::Files files = site::render_site(doc, nullptr, nullptr);
+  folder.write("results.json", doc.dump(1) + "\n");
+  for (const auto& [name, content] : files) folder.write(std::filesystem::path("site") / name, content);
+  folder.commit();
+}
+
+}  // namespace
+
+int run(const RunCommand& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Plan plan = make_plan(o);
+  engine::RunOptions opts = run_options(o);
+  check_case_in_range(plan, opts);
+  const auto backend = make_backend(o.backend);
+  if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
+
+  // The outputs, before any work: a bad path is exit 2 now, not after the run.
+  std::optional<reports::OutputFolder> folder;
+  if (!o.out.empty()) folder.emplace(o.out, reports::FolderKind::results);
+  std::optional<reports::StagedFile> dump;
+  if (!o.dump.empty()) {
+    if (folder && reports::is_within(o.dump, o.out))
+      throw UsageError(fmt::format("--dump '{}' lies inside --out '{}', which the run replaces as a whole", o.dump, o.out));
+    dump.emplace(o.dump);
+    opts.dump = &dump->stream();
+  }
+
+  engine::RunResults results;
+  results.run = reports::collect_metadata(opts.seed, o.backend, o.command_line);
+  results.run.cases_per_kernel = o.cases;
+  int failures = 0;
+  for (const auto& [k, t] : plan) {
+    if (stop_signal().load()) break;
+    auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
+    if (r.verdict == "fail") ++failures;
+    if (!o.quiet || r.verdict != "pass") fmt::print("{}\n", summary_line(r));
+    if (r.verdict == "fail")
+      for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
+    results.results.push_back(std::move(r));
+  }
+  const int sig = stop_signal().load();
+  if (sig) {
+    results.run.interrupted_by = signal_name(sig);
+    results.run.planned = static_cast<std::int64_t>(plan.size());
+  }
+  results.run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::size_t passed = 0;
+  for (const auto& r : results.results) passed += r.verdict == "pass";
+  fmt::print("{} of {} kernel x dtype results pass ({:.1f} s){}\n", passed, plan.size(), results.run.duration_s,
+             sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), results.results.size()) : "");
+  std::fflush(stdout);
+  if (dump) dump->commit();
+  if (folder) {
+    write_outputs(*folder, reports::results_json(results, backend.get()));
+    fmt::print("wrote {} and {}\n", (folder->dir() / "results.json").string(),
+               (folder->dir() / "site" / "index.html").string());
+  }
+  if (sig) return 128 + sig;
+  return failures > 0 ? 1 : 0;
+}
+
+}  // namespace kc::cli

@@ -1,0 +1,41 @@
+#include "cli/signals.h"
+
+#include <signal.h>
+
+namespace kc::cli {
+
+namespace {
+
+std::atomic<int> g_stop{0};
+
+void on_signal(int sig) {
+  if (g_stop.load() != 0) {  // the second one: now
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  g_stop.store(sig);
+}
+
+}  // namespace
+
+void install_stop_handlers() {
+  struct sigaction sa = {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+const std::atomic<int>& stop_signal() { return g_stop; }
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+}  // namespace kc::cli

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The sanitizer suite (run by .ci/run after the test suite): an ASan+UBSan
+# build in build-asan/ where every report is fatal (halt_on_error), then
+# the unit, cli, report and reliability suites, a short run of every kernel
+# and dtype, and the readers' fuzz targets over their seed corpus plus a
+# minute of fuzzing. Passes only with zero sanitizer reports.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.cache/ccache}"
+cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_SANITIZE=ON >/dev/null
+cmake --build "$root/build-asan"
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+cd "$root/build-asan"
+ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|report|reliability'
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+./kconform run --cases 5 --no-exhaustive --quiet --out "$out/all"
+"$root/tests/fuzz_test.sh" "$root/build-fuzz" 60
+echo "sanitizer suite: zero reports"

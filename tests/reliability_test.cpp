@@ -1,0 +1,123 @@
+// The engine's and the readers' reliability probes (issue "No crash, no
+// lost data, no false PASS"): what used to be undefined behaviour, a false
+// verdict or a crash on hostile input. The command-line probes are in
+// tests/reliability_test.sh.
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cmath>
+
+#include "contracts/accuracy_models.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "engine/conformance.h"
+#include "oracles/rounding.h"
+#include "reports/html.h"
+#include "reports/site/site.h"
+
+namespace kc {
+namespace {
+
+engine::KernelDTypeResult one_run(const char* kernel, DType t, int cases) {
+  auto backend = make_backend("reference");
+  engine::RunOptions opts;
+  opts.cases = cases;
+  opts.exhaustive_halves = false;
+  return engine::run_kernel_dtype(*contract::find_kernel(kernel), t, *backend, opts);
+}
+
+// Was: every f64 x_lo[0] and x_hi[255] -0.0 (a negation of INT64_MIN).
+TEST(Reliability, TheErrorProfileCoversTheWholeF64Domain) {
+  const auto r = one_run("abs", DType::f64, 2);
+  ASSERT_EQ(r.profile.x_lo.size(), 256u);
+  EXPECT_TRUE(std::isnan(r.profile.x_lo.front())) << "slice 0 starts at the most negative NaN pattern";
+  EXPECT_TRUE(std::isnan(r.profile.x_hi.back())) << "slice 255 ends at the largest NaN pattern";
+  EXPECT_EQ(r.profile.x_lo[128], 0.0);
+  EXPECT_EQ(r.profile.x_hi[127], 0.0);
+}
+
+// Was: a shift by -1 for u32 inputs.
+TEST(Reliability, TheErrorProfileOfAU32InputIsByValue) {
+  const auto r = one_run("cast_u32_to_f32", DType::u32, 3);
+  ASSERT_EQ(r.profile.x_lo.size(), 256u);
+  EXPECT_EQ(r.profile.x_lo.front(), 0.0);
+  EXPECT_EQ(r.profile.x_hi.back(), 4294967295.0);
+  for (std::size_t i = 1; i < 256; ++i) EXPECT_LT(r.profile.x_lo[i - 1], r.profile.x_lo[i]);
+}
+
+// Was: signed overflow for f64 values far apart with opposite signs.
+TEST(Reliability, UlpDistanceSaturatesInsteadOfOverflowing) {
+  const double big = max_finite(DType::f64);
+  EXPECT_EQ(oracle::ulp_distance(DType::f64, -big, big), INT64_MAX);
+  EXPECT_EQ(oracle::ulp_distance(DType::f64, -INFINITY, INFINITY), INT64_MAX);
+  EXPECT_EQ(oracle::ulp_distance(DType::f32, -max_finite(DType::f32), max_finite(DType::f32)), 2 * 0x7F7FFFFFll);
+}
+
+// Was: "only 95 samples (needs 1000)" failed the conforming reference.
+TEST(Reliability, ABiasCheckWithTooFewSamplesIsNotGradedAndFailsNothing) {
+  const auto r = one_run("gelu", DType::f32, 3);
+  EXPECT_EQ(r.verdict, "pass");
+  bool seen = false;
+  for (const auto& c : r.checks)
+    if (c.kind == "bias") {
+      seen = true;
+      EXPECT_EQ(c.failed, 0);
+      EXPECT_EQ(c.not_graded, 1);
+      EXPECT_NE(c.detail.find("not graded: only"), std::string::npos) << c.detail;
+    }
+  EXPECT_TRUE(seen);
+}
+
+// Was: a negative bound for |n| > 2^24 (bf16, x = -inf, n = -2^31: -257.5 ulp).
+TEST(Reliability, ThePowiBoundHoldsForEveryI32) {
+  for (DType t : kFloatSet.list())
+    for (std::int64_t n : {std::int64_t{INT32_MIN}, std::int64_t{INT32_MIN} + 1, std::int64_t{-16777217},
+                           std::int64_t{-16777216}, std::int64_t{-2}, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1},
+                           std::int64_t{2}, std::int64_t{16777216}, std::int64_t{16777217}, std::int64_t{INT32_MAX}}) {
+      const double b = contract::models::powi_frac_bound(t, n);
+      EXPECT_GE(b, 0.5) << dtype_name(t) << " n = " << n;
+      EXPECT_FALSE(std::isnan(b)) << dtype_name(t) << " n = " << n;
+    }
+  // Monotone in |n|: a larger exponent never has a smaller bound.
+  EXPECT_LE(contract::models::powi_frac_bound(DType::f32, 1000), contract::models::powi_frac_bound(DType::f32, 1001));
+  EXPECT_LE(contract::models::powi_frac_bound(DType::f32, 1 << 24), contract::models::powi_frac_bound(DType::f32, INT32_MAX));
+  // The generator draws the extremes.
+  const auto* powi = contract::find_kernel("powi");
+  const auto& s = powi->params.at(0).samples;
+  for (double v : {0.0, 1.0, -1.0, 16777216.0, -16777216.0, double{INT32_MIN}, double{INT32_MAX}})
+    EXPECT_NE(std::find(s.begin(), s.end(), v), s.end()) << v;
+}
+
+TEST(Reliability, HostileDocumentsAreClearErrorsNotCrashes) {
+  using reports::site::parse_document;
+  EXPECT_THROW(parse_document(std::string(100000, '[') + std::string(100000, ']'), "deep"), UsageError);
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  objects += "1" + std::string(100000, '}');
+  EXPECT_THROW(parse_document(objects, "deep"), UsageError);
+  EXPECT_THROW(parse_document("not json", "x"), UsageError);
+  EXPECT_THROW(parse_document("{\"schema\": \"kconform-results/1\"}", "x"), UsageError);
+  // Brackets inside strings are not nesting.
+  EXPECT_THROW(parse_document("{\"schema\": \"kconform-results/1\", \"x\": \"" + std::string(1000, '[') + "\"}", "x"),
+               UsageError);  // (invalid for lack of run/totals/kernels, not for depth)
+  try {
+    parse_document("{\"schema\": \"kconform-results/1\", \"x\": \"" + std::string(1000, '[') + "\"}", "x");
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("nested"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Reliability, ControlCharactersAndLongNamesAreSafeInPages) {
+  EXPECT_EQ(reports::escape_html("\x1b[31m"), "&#x241B;[31m");
+  EXPECT_EQ(reports::escape_html(std::string("a\0b", 3)), "a&#x2400;b");
+  EXPECT_EQ(reports::escape_html("\x7f"), "&#x2421;");
+  EXPECT_EQ(reports::escape_html("tab\tline\n"), "tab\tline\n");
+  const std::string long_name(400, 'k');
+  const std::string page = reports::page_name(long_name);
+  EXPECT_LT(page.size(), 120u);
+  EXPECT_NE(reports::page_name(long_name + "x"), page) << "long names stay distinct";
+  EXPECT_EQ(reports::page_name("exp"), "kernel-exp.html");
+}
+
+}  // namespace
+}  // namespace kc
