@@ -45,7 +45,7 @@ class Adjoint final : public Check {
         bound += boost::multiprecision::abs(gc) * Mp(std::expm1(m * std::log1p(u))) * s;  // gamma_m = (1+u)^m - 1
       });
       const Mp diff = boost::multiprecision::abs(lhs - rhs);
-      if (diff <= bound) acc.record(v.c, tally, true, nullptr);
+      if (diff <= bound) acc.record(v.c, tally, true);
       else fail(fmt::format("|<x, broadcast(g)> - <reduce_sum_to(x), g>| = {} exceeds the bound {}",
                             diff.str(8, std::ios_base::scientific), bound.str(8, std::ios_base::scientific)));
     });

@@ -28,7 +28,7 @@ class ArgmaxValue final : public Check {
         const bool ok = at >= 0 && at < static_cast<double>(e.args.size()) &&
                         e.args[static_cast<std::size_t>(at)] == want &&
                         std::signbit(e.args[static_cast<std::size_t>(at)]) == std::signbit(want);
-        if (ok) acc.record(v.c, tally, true, nullptr);
+        if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("x at index {} of output cell {} is not {}'s value", at, e.out, p_.related));
       });
     });

@@ -45,21 +45,26 @@ class BadInput final : public Check {
         } catch (const std::exception& e) {
           what = fmt::format("untyped error instead of KernelError: {}", e.what());
         }
-        engine::ElementReport r;
-        if (!ok) {
+        acc.record(v.c, tally, ok, fmt::format("variant {}", i), [&] {
+          // The invalid calls are built from this valid case: the replay names it.
+          engine::ElementReport r;
           r.check = tally.name;
-          r.repro = engine::base_command(v.c) + fmt::format(" --seed {} --bad-input", v.c.opts.seed);
+          r.case_index = v.first_valid_id;
+          r.repro = engine::base_command(v.c) + fmt::format(" --seed {} --case {} --bad-input", v.c.opts.seed,
+                                                            v.first_valid_id);
           r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", k.name, dtype_name(v.c.t),
                                   tally.name, i, what, describe(*bad), r.repro);
-        }
-        acc.record(v.c, tally, ok, &r);
+          return r;
+        });
       }
       if (tally.passed + tally.failed == 0) {
-        engine::ElementReport r;
-        r.check = tally.name;
-        r.message = fmt::format("{} {}: {}: no invalid input could be generated for this rule", k.name,
-                                dtype_name(v.c.t), tally.name);
-        acc.record(v.c, tally, false, &r);
+        acc.record(v.c, tally, false, "no variant", [&] {
+          engine::ElementReport r;
+          r.check = tally.name;
+          r.message = fmt::format("{} {}: {}: no invalid input could be generated for this rule", k.name,
+                                  dtype_name(v.c.t), tally.name);
+          return r;
+        });
       }
     }
   }

@@ -23,7 +23,7 @@ class BroadcastConsistent final : public Check {
       std::int64_t bad = -1;
       for (std::int64_t o = 0; ok && o < v.y.numel(); ++o)
         if (!same_bits_or_nan(v.y, o, same[0], o)) ok = false, bad = o;
-      if (ok) acc.record(v.c, tally, true, nullptr);
+      if (ok) acc.record(v.c, tally, true);
       else fail(fmt::format("{}(a, b) differs from {}(broadcast_to(a), broadcast_to(b)) at element {}", v.c.k.name,
                             p_.related, bad));
     });

@@ -71,8 +71,10 @@ const Registry& kinds();
 const Kind* find(std::string_view name);
 
 // The checks of one kernel x dtype run: the run checks that apply, then one
-// per property the entry names, in the entry's order.
-std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t);
+// per property the entry names, in the entry's order; or only the check
+// called `only` (a replay of its failure).
+std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t,
+                                            std::optional<std::string_view> only = std::nullopt);
 
 // A relational property on one case: its tally, a way to fail the whole
 // case with a reason, and any exception from a call it makes turned into
@@ -82,8 +84,8 @@ void relational(const contract::Property& p, const CaseView& v, engine::Tallies&
   if (!p.applies_to(v.c.t)) return;
   CheckTally& tally = acc.tally("property:" + std::string(p.name), "property");
   auto fail = [&](const std::string& what) {
-    const engine::ElementReport r = engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what);
-    acc.record(v.c, tally, false, &r);
+    acc.record(v.c, tally, false, fmt::format("case {}", v.case_id),
+               [&] { return engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what); });
   };
   try {
     body(tally, fail);

@@ -23,7 +23,7 @@ class Commutative final : public Check {
         if (!p_.holds(e.args[0], e.args[1])) return;
         const bool ok = swapped.size() == 1 && swapped[0].numel() == v.y.numel() &&
                         same_bits_or_nan(v.y, e.out, swapped[0], e.out);
-        if (ok) acc.record(v.c, tally, true, nullptr);
+        if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("f(a, b) != f(b, a) at output element {}", e.out));
       });
     });

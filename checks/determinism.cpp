@@ -25,8 +25,8 @@ class Determinism final : public Check {
     } catch (const std::exception& e) {
       what = e.what();
     }
-    const engine::ElementReport r = engine::case_report(v.c, tally.name, v.first_valid_id, {}, *v.first_valid, what);
-    acc.record(v.c, tally, ok, &r);
+    acc.record(v.c, tally, ok, "first valid case",
+               [&] { return engine::case_report(v.c, tally.name, v.first_valid_id, {}, *v.first_valid, what); });
   }
 };
 

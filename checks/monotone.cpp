@@ -37,8 +37,8 @@ class Monotone final : public Check {
                            engine::fmt_value(xy[i].second));
       }
     }
-    const engine::ElementReport r = engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what);
-    acc.record(v.c, tally, ok, &r);
+    acc.record(v.c, tally, ok, fmt::format("case {}", v.case_id),
+               [&] { return engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what); });
   }
 
  private:

@@ -21,14 +21,18 @@ class Pointwise final : public Check {
       const double xv = x.value_at(i), yv = v.y.value_at(i);
       if (std::isnan(xv)) continue;
       const bool ok = p_.holds(xv, yv);
-      engine::ElementReport r;
-      if (!ok) {
-        engine::Grade g;
-        g.why = "property does not hold";
-        const drivers::Element e{.out = i, .args = {xv}, .shown = {x.bits_at(i)}, .names = {"x"}, .replayable = true};
-        r = engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, yv, v.y.bits_at(i), g, "(property)");
+      if (ok) {
+        acc.record(v.c, tally, true);
+        continue;
       }
-      acc.record(v.c, tally, ok, &r);
+      engine::Grade g;
+      g.why = "property does not hold";
+      const drivers::Element e{.out = i, .args = {xv}, .shown = {x.bits_at(i)}, .names = {"x"}, .replayable = true};
+      acc.record(v.c, tally, false, engine::element_key(v.c, e), [&] {
+        // A property is checked by a run, not by `--input`: the replay is the case.
+        return engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, yv, v.y.bits_at(i), g, "(property)",
+                                      false);
+      });
     }
   }
 

@@ -22,10 +22,11 @@ const Kind* find(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t) {
+std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only) {
   std::vector<std::unique_ptr<Check>> v;
   for (const Kind& kind : kinds())
-    if (!kind.per_property && kind.applies(k, t)) v.push_back(kind.make(nullptr));
+    if (!kind.per_property && kind.applies(k, t) && (!only || kind.name == *only)) v.push_back(kind.make(nullptr));
+  if (only) return v;
   for (const auto& p : k.properties)
     if (const Kind* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));
   return v;

@@ -32,9 +32,9 @@ class Symmetry final : public Check {
     try {
       out2 = v.c.backend.run(v.c.k.name, neg.inputs, neg.params);
     } catch (const std::exception& e) {
-      const engine::ElementReport r = engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs,
-                                                          fmt::format("kernel failed on -x: {}", e.what()));
-      acc.record(v.c, tally, false, &r);
+      const std::string what = fmt::format("kernel failed on -x: {}", e.what());
+      acc.record(v.c, tally, false, fmt::format("case {}", v.case_id),
+                 [&] { return engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what); });
       return;
     }
     if (out2.size() != 1 || out2[0].numel() != x.numel()) return;  // the output check reports it
@@ -44,16 +44,17 @@ class Symmetry final : public Check {
       const std::uint64_t a = v.y.bits_at(i), b = out2[0].bits_at(i);
       const double av = v.y.value_at(i), bv = out2[0].value_at(i);
       const bool ok = (std::isnan(av) && std::isnan(bv)) || (odd_ ? b == (a ^ sign) : b == a);
-      engine::ElementReport r;
-      if (!ok) {
-        engine::Grade g;
-        g.why = odd_ ? "f(-x) != -f(x)" : "f(-x) != f(x)";
-        const drivers::Element e{.out = i, .args = {x.value_at(i)}, .shown = {x.bits_at(i)}, .names = {"x"},
-                                 .replayable = true};
-        r = engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, av, a, g,
-                                   fmt::format("f(-x) = {} ({})", engine::fmt_value(bv), hex_bits(v.c.t, b)));
+      if (ok) {
+        acc.record(v.c, tally, true);
+        continue;
       }
-      acc.record(v.c, tally, ok, &r);
+      engine::Grade g;
+      g.why = odd_ ? "f(-x) != -f(x)" : "f(-x) != f(x)";
+      const drivers::Element e{.out = i, .args = {x.value_at(i)}, .shown = {x.bits_at(i)}, .names = {"x"}};
+      acc.record(v.c, tally, false, engine::element_key(v.c, e), [&] {
+        return engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, av, a, g,
+                                      fmt::format("f(-x) = {} ({})", engine::fmt_value(bv), hex_bits(v.c.t, b)), false);
+      });
     }
   }
 

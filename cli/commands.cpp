@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -14,6 +16,18 @@
 namespace kc::cli {
 
 int list(const ListOptions& o) {
+  if (o.backends && o.json) {
+    nlohmann::json j = nlohmann::json::array();
+    j.push_back({{"name", "reference"}, {"description", "the C++ port of the reference backend"}});
+    for (const auto& m : mutants::all()) {
+      nlohmann::json dtypes = nlohmann::json::array();
+      for (DType t : m.dtypes.list()) dtypes.push_back(dtype_name(t));
+      j.push_back({{"name", fmt::format("mutant:{}", m.name)}, {"description", m.defect}, {"kernels", m.kernels},
+                   {"dtypes", dtypes}, {"expected_check", m.expected_check}});
+    }
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
   if (o.backends) {
     fmt::print("reference  the C++ port of the reference backend\n");
     for (const auto& m : mutants::all())
@@ -32,7 +46,7 @@ int list(const ListOptions& o) {
   for (const auto* k : kernels) {
     std::string acc;
     for (const auto& a : k->accuracy)
-      acc += fmt::format("{}{}: {}", acc.empty() ? "" : "; ", dtype_name(a.dtype), contract::accuracy_kind_name(a.accuracy.kind));
+      acc += fmt::format("{}{}: {}", acc.empty() ? "" : "; ", dtype_name(a.dtype), contract::bound_summary(a.accuracy));
     fmt::print("{:<11} {:<6} {}\n            dtypes {}; {}\n", k->name, k->family, k->summary,
                k->dtypes().to_string(), acc);
   }
@@ -51,6 +65,7 @@ int selftest(const SelftestOptions& o) {
     }
   }
   int missed = 0;
+  std::vector<std::int64_t> shrunk_sizes;  // of the first shrunk case of each run that has one
   engine::checked_kernels();
   for (const auto* m : chosen) {
     auto backend = make_backend(fmt::format("mutant:{}", m->name));
@@ -67,16 +82,37 @@ int selftest(const SelftestOptions& o) {
           if (c.failed > 0 && c.kind == m->expected_check) flagged_by += (flagged_by.empty() ? "" : ", ") + c.name;
         const bool caught = !flagged_by.empty();
         missed += !caught;
-        fmt::print("{} mutant:{} on {} {}: {}\n", caught ? "CAUGHT" : "MISSED", m->name, kernel, dtype_name(t),
-                   caught ? "flagged by " + flagged_by : fmt::format("no '{}' check failed", m->expected_check));
-        if (caught)
+        std::string shrunk;
+        for (const auto& f : r.failures)
+          if (f.shrunk_elements >= 0 && shrunk.empty()) {
+            shrunk = fmt::format("; shrunk to {} input element{}", f.shrunk_elements, f.shrunk_elements == 1 ? "" : "s");
+            shrunk_sizes.push_back(f.shrunk_elements);
+          }
+        fmt::print("{} mutant:{} on {} {}: {}{}\n", caught ? "CAUGHT" : "MISSED", m->name, kernel, dtype_name(t),
+                   caught ? "flagged by " + flagged_by : fmt::format("no '{}' check failed", m->expected_check), shrunk);
+        if (caught) {
+          // The flagging check's first failure, and the first shrunk case
+          // when there is one: each with the replays tests/replay_test.py runs.
           for (const auto& f : r.failures)
             if (f.check == flagged_by.substr(0, flagged_by.find(',')) || f.check.find(m->expected_check) != std::string::npos) {
               fmt::print("{}\n", f.message);
               break;
             }
+          for (const auto& f : r.failures)
+            if (f.shrunk_elements >= 0) {
+              fmt::print("{}\n", f.message);
+              break;
+            }
+        }
       }
     }
+  }
+  if (!shrunk_sizes.empty()) {
+    std::sort(shrunk_sizes.begin(), shrunk_sizes.end());
+    const std::size_t n = shrunk_sizes.size();
+    const double median = n % 2 ? static_cast<double>(shrunk_sizes[n / 2])
+                                : (static_cast<double>(shrunk_sizes[n / 2 - 1]) + static_cast<double>(shrunk_sizes[n / 2])) / 2;
+    fmt::print("shrunk cases: median {} input elements over {} runs (largest {})\n", median, n, shrunk_sizes.back());
   }
   fmt::print("{} mutant x dtype runs missed\n", missed);
   return missed > 0 ? 1 : 0;

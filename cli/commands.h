@@ -32,6 +32,7 @@ struct RunCommand {
   std::string params;
   bool bad_input = false;  // replay only the bad-input checks
   bool quiet = false;
+  double progress_s = 5;  // seconds between progress lines when stderr is not a terminal (0: none)
   std::string dump;  // file: every element graded for the statistics
   std::string command_line;
 };

@@ -63,7 +63,11 @@ int main(int argc, char** argv) {
   run->add_option("--input", ro.input, "Grade one element given by its hex bit pattern (as printed)");
   run->add_option("--params", ro.params, "Parameters for --input, e.g. n=3 or c=0.5r");
   run->add_flag("--bad-input", ro.bad_input, "Replay the bad-input checks only");
-  run->add_flag("--quiet,-q", ro.quiet, "Print only failures and the summary");
+  run->add_flag("--quiet,-q", ro.quiet, "Print only failures and the summary (and no progress)");
+  run->add_option("--progress", ro.progress_s,
+                  "Seconds between progress lines on stderr when it is not a terminal (0: none; a terminal gets "
+                  "one live line)")
+      ->check(CLI::Range(0.0, 86400.0));
   run->add_option("--dump", ro.dump, "Write every graded element (input and result bits) to this file");
 
   kc::cli::SelftestOptions so;

@@ -22,12 +22,12 @@ int report(const ReportOptions& o) {
   reports::OutputFolder out(o.out, reports::FolderKind::site, inputs);
   std::vector<nlohmann::json> docs;
   for (const auto& p : o.inputs) docs.push_back(site::load_document(p));
-  const nlohmann::json doc = site::merge_documents(docs);
   nlohmann::json baseline;
   if (!o.baseline.empty()) baseline = site::load_document(o.baseline);
   site::Diff diff;
   site::Files files;
   try {
+    const nlohmann::json doc = site::merge_documents(docs);
     files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
   } catch (const nlohmann::json::exception& e) {
     // A field of the wrong type deep in a document: still the input's fault, so exit 2.
@@ -41,16 +41,16 @@ int report(const ReportOptions& o) {
   if (!o.quiet)
     fmt::print("wrote {} pages ({} bytes) to {} in {:.2f} s\n", files.size(), bytes, o.out, secs);
   if (o.baseline.empty()) return 0;
-  auto print = [](const char* title, const std::vector<site::Change>& v) {
-    for (const auto& c : v) fmt::print("{}: {} {}: {}\n", title, c.kernel, c.dtype, c.what);
-  };
-  print("REGRESSION new failure", diff.new_failures);
-  print("REGRESSION error increased", diff.error_up);
-  print("REGRESSION coverage dropped", diff.coverage_dropped);
-  if (!o.quiet) print("fixed", diff.fixed);
-  fmt::print("{}: {} new failures, {} error increases, {} coverage drops, {} fixed (see {}/diff.html)\n",
-             diff.regressed() ? "REGRESSED" : "no regression", diff.new_failures.size(), diff.error_up.size(),
-             diff.coverage_dropped.size(), diff.fixed.size(), o.out);
+  // Regressions first and each on its line; the rest as counts (a partial
+  // run's missing results must not bury its one regression).
+  for (const auto& c : diff.regressions)
+    fmt::print("REGRESSION {} {} ({} inputs): {}\n", c.kernel, c.dtype, c.same_inputs ? "same" : "other", c.what);
+  if (!o.quiet)
+    for (const auto& c : diff.fixed) fmt::print("fixed {} {}: {}\n", c.kernel, c.dtype, c.what);
+  fmt::print("{}: {} regressions, {} fixed, {} improved, {} drift on other inputs, {} missing from this run, {} new "
+             "(see {}/diff.html)\n",
+             diff.regressed() ? "REGRESSED" : "no regression", diff.regressions.size(), diff.fixed.size(),
+             diff.improved.size(), diff.drift.size(), diff.missing.size(), diff.added.size(), o.out);
   return diff.regressed() ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "cli/signals.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -24,13 +25,13 @@ namespace {
 
 using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
 
+// One line per result, led by what decides it: on a failure the check that
+// failed and its figure against its bound, with the count.
 std::string summary_line(const engine::KernelDTypeResult& r) {
-  const auto& a = r.accuracy;
   const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "fail" ? "FAIL" : "----";
-  std::string s = fmt::format("{:<4} {:<11} {:<5} max {:.4g} ulp, distance {}, {} elements{}", tag, r.kernel,
-                              dtype_name(r.dtype), a.max_frac_ulp, a.max_distance, r.elements,
-                              r.exhaustive ? " (exhaustive)" : "");
-  if (a.max_normalized) s += fmt::format(", normalized {:.4g}", *a.max_normalized);
+  std::string s = fmt::format("{:<4} {:<11} {:<5} {}", tag, r.kernel, dtype_name(r.dtype), r.headline);
+  if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
+  s += fmt::format("; {} elements graded{}", r.elements, r.exhaustive ? " (exhaustive)" : "");
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
   return s;
 }
@@ -61,7 +62,8 @@ engine::RunOptions run_options(const RunCommand& o) {
   opts.backend = o.backend;
   if (!opts.shrink_path.empty() && !opts.only_case) throw UsageError("--shrink needs --case");
   if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
-  if (o.bad_input) opts.cases = std::min(opts.cases, 1), opts.exhaustive_halves = false;
+  if (o.bad_input && !opts.only_case) throw UsageError("--bad-input replays the bad-input checks of one case: add --case N (as printed)");
+  opts.bad_input_only = o.bad_input;
   opts.stop = &stop_signal();
   return opts;
 }
@@ -122,14 +124,21 @@ int run(const RunCommand& o) {
   results.run = reports::collect_metadata(opts.seed, o.backend, o.command_line);
   results.run.cases_per_kernel = o.cases;
   int failures = 0;
-  for (const auto& [k, t] : plan) {
-    if (stop_signal().load()) break;
-    auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
-    if (r.verdict == "fail") ++failures;
-    if (!o.quiet || r.verdict != "pass") fmt::print("{}\n", summary_line(r));
-    if (r.verdict == "fail")
-      for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
-    results.results.push_back(std::move(r));
+  engine::Progress counters;
+  opts.progress = &counters;
+  {
+    ProgressLine progress(counters, static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s);
+    for (const auto& [k, t] : plan) {
+      if (stop_signal().load()) break;
+      auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
+      if (r.verdict == "fail") ++failures;
+      progress.print_above([&] {
+        if (!o.quiet || r.verdict != "pass") fmt::print("{}\n", summary_line(r));
+        if (r.verdict == "fail")
+          for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
+      });
+      results.results.push_back(std::move(r));
+    }
   }
   const int sig = stop_signal().load();
   if (sig) {

@@ -76,6 +76,24 @@ std::vector<double> (*points_for(DType src, DType dst))(DType) {
   return pts::scalar;
 }
 
+// The result classes a cast can produce, from the two formats: a class of
+// the destination is reachable when some source value rounds into it.
+// u32 sources have no NaN, inf or fractions, and none of the casts'
+// destinations overflows below 2^32; a widening float cast keeps every
+// value exact, so the destination's extremes stay out of reach.
+ResultSet cast_reaches(DType src, DType dst) {
+  using RC = ResultClass;
+  const double smallest = src == DType::u32 ? 1.0 : min_subnormal(src);
+  const double largest = src == DType::u32 ? 4294967295.0 : max_finite(src);
+  ResultSet r{RC::zero, RC::normal};
+  if (is_float(src)) r = r.with({RC::inf, RC::nan});
+  if (smallest < min_normal(dst)) r = r.with({RC::subnormal});
+  if (smallest < 2 * min_normal(dst)) r = r.with({RC::near_underflow});
+  if (largest >= std::ldexp(1.0, float_format(dst).emax)) r = r.with({RC::near_overflow});
+  if (largest > max_finite(dst)) r = r.with({RC::inf});
+  return r;
+}
+
 }  // namespace
 
 void register_cast(std::vector<KernelSpec>& out) {
@@ -96,7 +114,8 @@ void register_cast(std::vector<KernelSpec>& out) {
                             .near_ties_of = (is_float(c.src) && is_float(c.dst) &&
                                              float_format(c.dst).precision < float_format(c.src).precision)
                                                 ? std::optional<DType>(c.dst)
-                                                : std::nullopt},
+                                                : std::nullopt,
+                            .reaches = is_float(c.dst) ? cast_reaches(c.src, c.dst) : ResultSet{}},
                  .oracle = f.oracle,
                  .oracle_text = f.oracle_text,
                  .notes = f.notes};

@@ -82,6 +82,11 @@ struct Accuracy {
   std::string_view bound_param;
 };
 
+// The bound in a few words, as `kconform list` and the contract JSON show
+// it: "exact", "correctly rounded", "<= 2.5 ulp, distance <= 1",
+// "<= bound(n) ulp", "normalized error <= 1 (K = 3, u of f64)".
+std::string bound_summary(const Accuracy& a);
+
 struct DTypeAccuracy {
   DType dtype;
   Accuracy accuracy;
@@ -115,6 +120,32 @@ struct Property {
   bool applies_to(DType t) const { return dtypes.empty() || dtypes.contains(t); }
 };
 
+// Classes of a result (of RN_T(z), the correctly rounded exact value): the
+// generators must reach each one a kernel can produce, on every dtype, and
+// the coverage table counts them (engine/tally.cpp).
+enum class ResultClass : std::uint8_t { zero, subnormal, near_underflow, normal, near_overflow, inf, nan };
+inline constexpr ResultClass kResultClasses[] = {ResultClass::zero, ResultClass::subnormal, ResultClass::near_underflow,
+                                                 ResultClass::normal, ResultClass::near_overflow, ResultClass::inf,
+                                                 ResultClass::nan};
+std::string_view result_class_name(ResultClass c);  // "zero", "subnormal", "near underflow", ...
+class ResultSet {
+ public:
+  constexpr ResultSet() = default;
+  constexpr ResultSet(std::initializer_list<ResultClass> cs) {
+    for (ResultClass c : cs) mask_ |= bit(c);
+  }
+  static constexpr ResultSet all() { return ResultSet{0x7f}; }
+  constexpr bool contains(ResultClass c) const { return (mask_ & bit(c)) != 0; }
+  constexpr ResultSet with(ResultSet o) const { return ResultSet{static_cast<std::uint8_t>(mask_ | o.mask_)}; }
+  constexpr ResultSet without(ResultSet o) const { return ResultSet{static_cast<std::uint8_t>(mask_ & ~o.mask_)}; }
+  constexpr bool empty() const { return mask_ == 0; }
+
+ private:
+  explicit constexpr ResultSet(std::uint8_t m) : mask_(m) {}
+  static constexpr std::uint8_t bit(ResultClass c) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(c)); }
+  std::uint8_t mask_ = 0;
+};
+
 // What the value generator favours besides the shared special values.
 struct ValueProfile {
   double lo, hi;                                  // ordinary range of uniform draws
@@ -127,6 +158,12 @@ struct ValueProfile {
   // Casts to a narrower float: values at that format's midpoints, offset in
   // the source's low significand bits (where truncating roundings go wrong).
   std::optional<DType> near_ties_of = {};
+  // The result classes the kernel can produce in its output dtype (all
+  // seven unless the entry says which cannot occur, and why): each must be
+  // reached by the generators (tests/conformance_test.cpp).
+  ResultSet reaches = ResultSet::all();
+  // Where `reaches` depends on the dtype (casts): overrides it when set.
+  ResultSet (*reaches_for)(DType) = nullptr;
 };
 
 struct KernelSpec {
@@ -150,6 +187,11 @@ struct KernelSpec {
   std::string_view notes;               // semantic choices and known deviations
 
   DTypeSet dtypes() const;              // the first operand's dtypes
+  // None when the output is an integer dtype: classes are of floats.
+  ResultSet reachable_results(DType t) const {
+    if (!is_float(out_dtype(t))) return {};
+    return values.reaches_for ? values.reaches_for(t) : values.reaches;
+  }
   const Accuracy* accuracy_for(DType t) const;
   DType out_dtype(DType in) const { return output_dtype.value_or(in); }
   const Param* param(std::string_view name) const;

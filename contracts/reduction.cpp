@@ -43,6 +43,10 @@ Param target_param(std::string_view domain) { return {.name = "target", .kind = 
 
 const ValueProfile kSumValues{.lo = -1e3, .hi = 1e3, .points = pts::scalar};
 const ValueProfile kSelectValues{.lo = -10, .hi = 10, .points = pts::zero};
+// max and min ignore NaN and start from -inf / +inf: an all-NaN or empty
+// input gives the start, so a NaN result cannot occur.
+const ValueProfile kMaxMinValues{.lo = -10, .hi = 10, .points = pts::zero,
+                                 .reaches = ResultSet::all().without({ResultClass::nan})};
 
 // Reductions to a scalar run on the "reduce_all" driver, along one dim on
 // "reduce_dim"; the reduce-to-shape kernels name their own driver.
@@ -71,11 +75,11 @@ void register_reduction(std::vector<KernelSpec>& out) {
                            .oracle_text = "sum a_i (exact), S = gamma_{n-1}/u sum |a_i|; empty: 0", .notes = kSumNotes}));
   out.push_back(reduction({.name = "max_all", .summary = "start -inf, replace on strict >", .source = "ops.rs:352",
                            .preconditions = x_rules({}), .accuracy = exact(),
-                           .zero_sign_checked = true, .values = kSelectValues, .oracle = oracle::max_fold,
+                           .zero_sign_checked = true, .values = kMaxMinValues, .oracle = oracle::max_fold,
                            .oracle_text = "max ignoring NaN, first of equals; empty or all NaN: -inf"}));
   out.push_back(reduction({.name = "min_all", .summary = "start +inf, replace on strict <", .source = "ops.rs:364",
                            .preconditions = x_rules({}), .accuracy = exact(),
-                           .values = kSelectValues, .oracle = oracle::min_fold,
+                           .values = kMaxMinValues, .oracle = oracle::min_fold,
                            .oracle_text = "min ignoring NaN, first of equals; empty or all NaN: +inf"}));
   out.push_back(reduction({.name = "mean_all", .summary = "sum_all / T(n); empty: NaN", .source = "ops.rs:376",
                            .preconditions = x_rules({}), .accuracy = mean,
@@ -92,7 +96,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
     out.push_back(reduction({.name = name, .summary = summary, .source = source, .params = {dim_param()},
                              .preconditions = dim_rules(false),
                              .accuracy = summing ? (is_mean ? mean : sum_stats) : exact(),
-                             .values = summing ? kSumValues : kSelectValues, .oracle = fn,
+                             .values = summing ? kSumValues : kMaxMinValues, .oracle = fn,
                              .oracle_text = summing ? "per output cell, as sum_all / mean_all over the reduced axis"
                                                     : "per output cell, as max_all / min_all over the reduced axis",
                              .notes = summing ? kSumNotes : "NaN ignored; an empty axis gives the identity."}));
@@ -123,7 +127,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
   out.push_back(reduction({.name = "reduce_max_to", .family = "reduce_to", .driver = "reduce_to",
                            .summary = "max-reduce x to a broadcast-compatible target", .source = "ops.rs:911",
                            .params = {target_param("broadcast-compatible into x")},
-                           .preconditions = target_rules(true), .accuracy = exact(), .values = kSelectValues,
+                           .preconditions = target_rules(true), .accuracy = exact(), .values = kMaxMinValues,
                            .oracle = oracle::max_fold, .oracle_text = "per target cell, max ignoring NaN"}));
   out.push_back(reduction(
       {.name = "reduce_max_to_backward", .family = "reduce_to", .driver = "reduce_backward",

@@ -1,6 +1,8 @@
 // The contract table and the names of its enumerations.
 #include "contracts/contract.h"
 
+#include <fmt/format.h>
+
 namespace kc::contract {
 
 std::string_view param_kind_name(ParamKind k) {
@@ -8,6 +10,32 @@ std::string_view param_kind_name(ParamKind k) {
     case ParamKind::integer: return "integer";
     case ParamKind::real: return "real";
     case ParamKind::shape: return "shape";
+  }
+  return "?";
+}
+
+std::string_view result_class_name(ResultClass c) {
+  switch (c) {
+    case ResultClass::zero: return "zero";
+    case ResultClass::subnormal: return "subnormal";
+    case ResultClass::near_underflow: return "near underflow";
+    case ResultClass::normal: return "normal";
+    case ResultClass::near_overflow: return "near overflow";
+    case ResultClass::inf: return "inf";
+    case ResultClass::nan: return "NaN";
+  }
+  return "?";
+}
+
+std::string bound_summary(const Accuracy& a) {
+  switch (a.kind) {
+    case AccuracyKind::exact: return "exact";
+    case AccuracyKind::correctly_rounded: return "correctly rounded";
+    case AccuracyKind::ulp_bound:
+      return (a.param_bound ? fmt::format("<= bound({}) ulp", a.bound_param) : fmt::format("<= {:g} ulp", a.max_frac_ulp)) +
+             (a.max_distance >= 0 ? fmt::format(", distance <= {}", a.max_distance) : "");
+    case AccuracyKind::condition_aware:
+      return fmt::format("normalized error <= 1 (K = {:g}, u of {})", a.magnitude_coeff, dtype_name(a.work));
   }
   return "?";
 }

@@ -33,6 +33,20 @@ std::vector<Precondition> real_param_rules(std::string_view name) { return param
 
 Operand x_operand() { return {.name = "x", .dtypes = kFloatSet, .min_rank = 0, .max_rank = 6}; }
 
+// Result classes a kernel cannot produce, by why (ValueProfile::reaches).
+using RC = ResultClass;
+// Bounded by 1 in magnitude: never near overflow, never infinite.
+constexpr ResultSet kBounded = ResultSet::all().without({RC::near_overflow, RC::inf});
+// Integer-valued: nothing between 0 and 1.
+constexpr ResultSet kIntegral = ResultSet::all().without({RC::subnormal, RC::near_underflow});
+// A root (or its reciprocal) of a float: far from both ends of the range.
+constexpr ResultSet kRoot{RC::zero, RC::normal, RC::inf, RC::nan};
+// cos of a float never comes near 0 in f32, f64 or bf16 (the closest
+// approach is far above their smallest normal); in f16 it can.
+ResultSet cos_reaches(DType t) {
+  return t == DType::f16 ? ResultSet::all().without({RC::zero, RC::near_overflow, RC::inf}) : ResultSet{RC::normal, RC::nan};
+}
+
 // NaN in, NaN out: the rule most kernels share.
 const std::vector<SpecialRule> kNanPropagates{{VC::nan, OC::nan}};
 
@@ -40,7 +54,7 @@ Param real_param(std::string_view name, std::string_view domain) {
   return {.name = name,
           .kind = ParamKind::real,
           .domain = domain,
-          .samples = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-3, 3.0e38, 1e300, -1e-300},
+          .samples = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-3, 3.0e38, 1e300, -1e-300, 1.7e308, INFINITY, -INFINITY},
           .lo = -8.0,
           .hi = 8.0};
 }
@@ -73,7 +87,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"relu(x) >= 0", "pointwise", props::nonneg},
                      {"relu(x) is x or +0", "pointwise", props::relu_values},
                      {"relu is monotone", "monotone"}},
-      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet::all().without({RC::nan})},
       .oracle = oracle::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0 (the reference's `x > 0` test), where PyTorch returns NaN.",
   }));
@@ -93,7 +107,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero}},
       .properties = {{"sqrt(x) >= 0 or NaN", "pointwise", props::nonneg_or_nan},
                      {"sqrt is monotone", "monotone"}},
-      .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
+      .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
       .oracle = oracle::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
   }));
   out.push_back(unary({
@@ -113,7 +127,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one}},
       .properties = {{"sign(x) is -1, 0 or 1", "pointwise", props::sign_values},
                      {"sign is monotone", "monotone"}},
-      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
       .oracle = oracle::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0, where PyTorch's sign returns NaN; sign(-0) is +0.",
   }));
@@ -123,7 +137,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::neg_inf}, {VC::neg_zero, OC::neg_inf},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
       .properties = {{"log is monotone", "monotone"}},
-      .values = {.lo = 0, .hi = 100, .points = pts::log},
+      .values = {.lo = 0, .hi = 100, .points = pts::log, .reaches = ResultSet{RC::zero, RC::normal, RC::inf, RC::nan}},
       .oracle = oracle::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
   }));
   out.push_back(unary({
@@ -132,7 +146,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|sin(x)| <= 1", "pointwise", props::in_pm_one}, {"sin is odd", "odd"}},
-      .values = {.lo = -10, .hi = 10, .points = pts::trig},
+      .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches = kBounded},
       .oracle = oracle::sin, .oracle_text = "sin(x)",
   }));
   out.push_back(unary({
@@ -141,7 +155,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::nan}, {VC::neg_inf, OC::nan},
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"|cos(x)| <= 1", "pointwise", props::in_pm_one}, {"cos is even", "even"}},
-      .values = {.lo = -10, .hi = 10, .points = pts::trig},
+      .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches_for = cos_reaches},
       .oracle = oracle::cos, .oracle_text = "cos(x)",
   }));
   out.push_back(unary({
@@ -169,7 +183,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|tanh(x)| <= 1", "pointwise", props::in_pm_one}, {"tanh is odd", "odd"},
                      {"tanh is monotone", "monotone"}},
-      .values = {.lo = -12, .hi = 12, .points = pts::tanh},
+      .values = {.lo = -12, .hi = 12, .points = pts::tanh, .reaches = kBounded},
       .oracle = oracle::tanh, .oracle_text = "tanh(x)",
   }));
   out.push_back(unary({
@@ -180,7 +194,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"floor(x) <= x", "pointwise", props::le_input},
                      {"floor(x) is an integer", "pointwise", props::integer_valued},
                      {"floor is monotone", "monotone"}},
-      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
+      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
       .oracle = oracle::floor, .oracle_text = "floor(x)",
   }));
   out.push_back(unary({
@@ -191,7 +205,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"ceil(x) >= x", "pointwise", props::ge_input},
                      {"ceil(x) is an integer", "pointwise", props::integer_valued},
                      {"ceil is monotone", "monotone"}},
-      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true},
+      .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
       .oracle = oracle::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
   }));
   out.push_back(unary({
@@ -201,11 +215,12 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|erf(x)| <= 1", "pointwise", props::in_pm_one}, {"erf is odd", "odd"},
                      {"erf is monotone", "monotone"}},
-      .values = {.lo = -6, .hi = 6, .points = pts::erf},
+      .values = {.lo = -6, .hi = 6, .points = pts::erf, .reaches = kBounded},
       .oracle = oracle::erf, .oracle_text = "erf(x)",
-      .notes = "The reference uses the Rust libm crate's erf (FreeBSD msun); the port uses the system libm's "
-               "double erf. f64 results may differ from the Rust crate in the last bit; f32 and halves only in "
-               "rare double-rounding cases. Halves narrow f64 -> f32 -> T (NumCast).",
+      .notes = "The libm step is the Rust libm crate's erf (musl's erf.c, from FreeBSD msun, calling the "
+               "crate's e_exp.c port), as the reference calls it; core/rust_libm.cpp implements it, checked bit "
+               "for bit against the crate (glibc's erf differs in the last bit on about one f64 input in a "
+               "thousand). Halves narrow f64 -> f32 -> T (NumCast).",
   }));
   out.push_back(unary({
       .name = "gelu_erf", .summary = "(0.5 x)(1 + erf(x / sqrt 2)) in f64, then T", .source = "ops.rs:160",
@@ -227,7 +242,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|round(x) - x| <= 1/2", "pointwise", props::within_half},
                      {"round(x) is an integer", "pointwise", props::integer_valued},
                      {"round is monotone", "monotone"}, {"round is odd", "odd"}},
-      .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true},
+      .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true, .reaches = kIntegral},
       .oracle = oracle::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
   }));
   out.push_back(unary({
@@ -239,7 +254,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       // bf16 sigmoid(-0.9140625) = 0.287109375 > sigmoid(-0.91015625) = 0.28515625).
       .properties = {{"0 <= sigmoid(x) <= 1", "pointwise", props::in_unit_interval},
                      {"sigmoid is monotone", "monotone", nullptr, {DType::f32, DType::f64}}},
-      .values = {.lo = -30, .hi = 30, .points = pts::logistic},
+      .values = {.lo = -30, .hi = 30, .points = pts::logistic, .reaches = kBounded},
       .oracle = oracle::sigmoid, .oracle_text = "1 / (1 + e^-x)",
       .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
                "and f64 only.",
@@ -279,7 +294,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {{VC::nan, OC::pos_zero}, {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
       .properties = {{"step(x) is 0 or 1", "pointwise", props::step_values}, {"step is monotone", "monotone"}},
-      .values = {.lo = -10, .hi = 10, .points = pts::zero},
+      .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
       .oracle = oracle::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
   }));
   out.push_back(unary({
@@ -288,7 +303,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {{VC::nan, OC::nan}, {VC::pos_zero, OC::pos_inf}, {VC::neg_zero, OC::neg_inf},
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::nan}},
       .properties = {{"rsqrt(x) > 0 for x > 0", "pointwise", props::positive_for_positive}},
-      .values = {.lo = 0, .hi = 1e4, .points = pts::roots},
+      .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
       .oracle = oracle::rsqrt, .oracle_text = "1/sqrt(x)",
   }));
   out.push_back(unary({

@@ -1,5 +1,6 @@
 // Driver "binary": two operands of exactly equal shape, no broadcasting
 // (the reference's assert_same_shape); output element i reads a[i] and b[i].
+#include "drivers/shrinking.h"
 #include "drivers/pairwise.h"
 #include "generators/invalid.h"
 
@@ -16,6 +17,10 @@ class SameShape final : public Pairwise {
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
     return pair_case(k, t, false);
   }
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0, 1}}, true);
+  }
+
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
   }

@@ -4,6 +4,7 @@
 // own index code.
 #include <stdexcept>
 
+#include "drivers/shrinking.h"
 #include "drivers/index_maps.h"
 #include "drivers/pairwise.h"
 #include "generators/invalid.h"
@@ -21,6 +22,10 @@ class Broadcast final : public Pairwise {
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
     return pair_case(k, t, true);
   }
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = expected_output(k, c).dims, .inputs = {0, 1}}, false);
+  }
+
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     const auto out = broadcast_of(c.inputs.at(0).dims(), c.inputs.at(1).dims());
     if (!out) throw std::logic_error("broadcast driver: a generated case has incompatible shapes");

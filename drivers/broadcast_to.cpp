@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
+#include "drivers/shrinking.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -73,6 +74,11 @@ class BroadcastTo final : public Driver {
       return c;
     }
     return std::nullopt;
+  }
+
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.params.shape("target"), .inputs = {0}, .shape_params = {"target"}},
+                                      false);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

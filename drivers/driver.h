@@ -90,6 +90,11 @@ class Driver {
     return std::nullopt;
   }
 
+  // Smaller cases to try in place of a failing one, the most reduced first
+  // (drivers/shrinking.h): the engine keeps the first that still fails the
+  // same check and asks again.
+  virtual std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case&) const { return {}; }
+
   // The output a case must produce.
   virtual Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const = 0;
   // Every output element of a case, in flat order, with what it depends on.

@@ -3,9 +3,13 @@
 // input of a 16-bit dtype (once per parameter draw), and for casts from f32
 // to a 16-bit format every f32 exponent with random mantissas and the
 // target's ties.
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
+#include "drivers/shrinking.h"
 #include "generators/tensors.h"
 #include "oracles/exact.h"
 
@@ -42,6 +46,37 @@ gen::Case exponent_sweep(const KernelSpec& k, std::uint64_t seed, const Params& 
   return gen::Case{{gen::tensor_of(DType::f32, {static_cast<std::int64_t>(both.size())}, both)}, p, true};
 }
 
+// Inputs at which results change class, reached on every seed alike: each
+// contract threshold at 0, +-1, +-2, +-4, ..., +-2^30 ulps (a kernel that
+// overflows a little early, or is wrong on a window of width 2^-16 around an
+// edge of its libm's intervals, is caught), and 16 evenly spaced values
+// between each pair of neighbouring thresholds (a band whose results are
+// subnormal is graded inside, not only at its ends).
+gen::Case threshold_sweep(const KernelSpec& k, DType t, const Params& p) {
+  std::vector<double> pts;
+  for (double v : k.values.points ? k.values.points(t) : std::vector<double>{}) {
+    const double r = round_to_format(v, t);
+    if (std::isfinite(r)) pts.push_back(r);
+  }
+  std::vector<std::uint64_t> bits;
+  for (double v : pts) {
+    const std::uint64_t b = double_to_bits(t, v);
+    bits.push_back(b);
+    for (int j = 0; j <= 30; ++j) {
+      bits.push_back(gen::step_bits(t, b, 1 << j));
+      bits.push_back(gen::step_bits(t, b, -(1 << j)));
+    }
+  }
+  std::sort(pts.begin(), pts.end());
+  pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+  for (std::size_t i = 0; i + 1 < pts.size(); ++i)
+    for (int j = 1; j <= 16; ++j)
+      bits.push_back(double_to_bits(t, round_to_format(pts[i] + (pts[i + 1] - pts[i]) * j / 17.0, t)));
+  return gen::Case{{gen::tensor_of(t, {static_cast<std::int64_t>(bits.size())}, bits)}, p, false};
+}
+
+bool has_thresholds(const KernelSpec& k, DType t) { return k.values.points && is_float(t) && !k.values.points(t).empty(); }
+
 class Elementwise final : public Driver {
  public:
   std::string_view name() const override { return "elementwise"; }
@@ -70,15 +105,19 @@ class Elementwise final : public Driver {
     });
   }
 
+  // Halves: every input (once per parameter draw). f32/f64: the thresholds
+  // (once per parameter draw); casts from f32 to a half: every exponent.
   int sweep_count(const KernelSpec& k, DType t, int param_sweeps) const override {
-    if (is_half(t)) return k.params.empty() ? 1 : param_sweeps;
-    return narrows_f32_to_half(k, t) ? 1 : 0;
+    if (narrows_f32_to_half(k, t)) return 1;
+    if (is_half(t) || has_thresholds(k, t)) return k.params.empty() ? 1 : param_sweeps;
+    return 0;
   }
 
   gen::Case sweep_case(const KernelSpec& k, DType t, std::uint64_t seed, int) const override {
     Params p;
     if (!k.params.empty()) p = gen::params(k.params)(rc::Random(seed), gen::kMaxSize).value();
     if (narrows_f32_to_half(k, t)) return exponent_sweep(k, seed, p);
+    if (!is_half(t)) return threshold_sweep(k, t, p);
     return gen::Case{{gen::every_16bit_pattern(t)}, p, true};
   }
 
@@ -88,6 +127,10 @@ class Elementwise final : public Driver {
                                         const Params& p) const override {
     if (bits.size() != 1) return std::nullopt;
     return gen::Case{{gen::tensor_of(t, {1}, {bits[0]})}, p, false};
+  }
+
+  std::vector<gen::Case> shrink_candidates(const KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0}}, true);
   }
 
   Expectation expected_output(const KernelSpec& k, const gen::Case& c) const override {

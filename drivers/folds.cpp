@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "generators/tensors.h"
 #include "generators/values.h"
 #include "oracles/exact.h"
 
@@ -28,6 +29,24 @@ void evaluate_terms(const contract::KernelSpec& k, const oracle::Context& ctx, c
 std::string check_fold_entry(const contract::KernelSpec& k, std::string_view driver) {
   if (auto e = expects_inputs(k, 1); !e.empty()) return e;
   return expects_oracle<oracle::Terms>(k, driver);
+}
+
+std::vector<std::uint64_t> sweep_values(const contract::KernelSpec& k, DType t) {
+  std::vector<std::uint64_t> v = gen::special_bits(t);
+  if (k.values.points)
+    for (double p : k.values.points(t)) v.push_back(double_to_bits(t, round_to_format(p, t)));
+  return v;
+}
+
+Tensor all_pairs(DType t, const std::vector<std::uint64_t>& values) {
+  const auto n = static_cast<std::int64_t>(values.size());
+  Tensor x(t, {n * n, 2});
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      x.set_bits((i * n + j) * 2, values[static_cast<std::size_t>(i)]);
+      x.set_bits((i * n + j) * 2 + 1, values[static_cast<std::size_t>(j)]);
+    }
+  return x;
 }
 
 std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed) {

@@ -12,16 +12,25 @@ std::string Pairwise::check_entry(const contract::KernelSpec& k) const {
   return expects_oracle<oracle::Pair>(k, name());
 }
 
-int Pairwise::sweep_count(const contract::KernelSpec&, DType t, int) const { return is_half(t) ? 2 : 0; }
+// Halves: every a against generated b, then every pair of special values.
+// f32/f64: every pair of the special values and the contract's thresholds,
+// so that products at the edges of the range (sqrt(min_normal)^2 = min_normal,
+// max * 2 = inf) are graded on every seed, not only when drawn.
+int Pairwise::sweep_count(const contract::KernelSpec&, DType t, int) const {
+  if (is_half(t)) return 2;
+  return is_float(t) ? 1 : 0;
+}
 
 gen::Case Pairwise::sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const {
   Params p;
   if (!k.params.empty()) p = gen::params(k.params)(rc::Random(seed), gen::kMaxSize).value();
-  if (index == 0) {  // every a against generated b
+  if (index == 0 && is_half(t)) {  // every a against generated b
     const auto bs = gen::values_for(t, k.values, 65536)(rc::Random(seed), gen::kMaxSize).value();
     return gen::Case{{gen::every_16bit_pattern(t), gen::tensor_of(t, {65536}, bs)}, p, true};
   }
-  const auto sp = gen::special_bits(t);  // every pair of special values
+  auto sp = gen::special_bits(t);  // every pair of special values (and thresholds, beyond halves)
+  if (!is_half(t) && k.values.points)
+    for (double v : k.values.points(t)) sp.push_back(double_to_bits(t, round_to_format(v, t)));
   std::vector<std::uint64_t> as, bs;
   for (auto a : sp)
     for (auto b : sp) as.push_back(a), bs.push_back(b);

@@ -11,8 +11,8 @@ namespace kc::drivers {
 class Pairwise : public Driver {
  public:
   std::string check_entry(const contract::KernelSpec& k) const override;
-  // Sweeps of the 16-bit dtypes: every a against generated b, then every
-  // pair of special values.
+  // Sweeps: for the 16-bit dtypes every a against generated b, then every
+  // pair of special values; for f32/f64 every pair of special values and thresholds.
   int sweep_count(const contract::KernelSpec&, DType t, int) const override;
   gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const override;
   std::optional<gen::Case> element_case(const contract::KernelSpec&, DType t, std::span<const std::uint64_t> bits,

@@ -1,4 +1,5 @@
 // Driver "reduce_all": x of any shape folds into one rank-0 output.
+#include "drivers/shrinking.h"
 #include "drivers/folds.h"
 #include "generators/tensors.h"
 
@@ -21,6 +22,23 @@ class ReduceAll final : public Driver {
         return gen::Case{{gen::tensor_of(t, d, v)}, {}, false};
       });
     });
+  }
+
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0}}, true);
+  }
+
+  // Each special value and threshold alone, then twice: one output per
+  // case, so the result classes (a subnormal, an overflowing sum, NaN, ...)
+  // need a case each to be reached on every seed.
+  int sweep_count(const contract::KernelSpec& k, DType t, int) const override {
+    return 2 * static_cast<int>(sweep_values(k, t).size());
+  }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int index) const override {
+    const auto v = sweep_values(k, t);
+    const auto n = static_cast<int>(v.size());
+    const std::uint64_t b = v[static_cast<std::size_t>(index % n)];
+    return gen::Case{{index < n ? gen::tensor_of(t, {1}, {b}) : gen::tensor_of(t, {2}, {b, b})}, {}, false};
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -4,6 +4,7 @@
 // whole cell (reduce_max_to_backward: which elements tie for the maximum).
 #include <fmt/format.h>
 
+#include "drivers/shrinking.h"
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
@@ -37,6 +38,17 @@ class ReduceBackward final : public Driver {
     });
   }
 
+  // Every ordered pair of the special values and thresholds as a cell, its
+  // upstream value cycling through them too.
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 1 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int) const override {
+    const auto v = sweep_values(k, t);
+    Tensor x = all_pairs(t, v);
+    Tensor up(t, {x.dims()[0], 1});
+    for (std::int64_t i = 0; i < up.numel(); ++i) up.set_bits(i, v[static_cast<std::size_t>(i) % v.size()]);
+    return gen::Case{{std::move(x), std::move(up)}, {}, false};
+  }
+
   // `up` of higher rank than x; a dim of `up` that is neither x's nor 1.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
@@ -46,6 +58,10 @@ class ReduceBackward final : public Driver {
     else if (rule.rule == "target.incompatible") c.inputs.at(1) = gen::zeros(t, gen::incompatible_shape(c, index));
     else return std::nullopt;
     return c;
+  }
+
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0, 1}}, false);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -3,6 +3,7 @@
 // coordinates (sum/max/min/mean_dim, argmax/argmin_dim).
 #include <fmt/format.h>
 
+#include "drivers/shrinking.h"
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
@@ -41,6 +42,12 @@ class ReduceDim final : public Driver {
     });
   }
 
+  // Every ordered pair of the special values and thresholds, a row each.
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 1 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int) const override {
+    return gen::Case{{all_pairs(t, sweep_values(k, t))}, Params().set("dim", std::int64_t{1}), false};
+  }
+
   // 128 output cells of 48 terms each.
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed))}, Params().set("dim", std::int64_t{1}),
@@ -62,6 +69,10 @@ class ReduceDim final : public Driver {
       return c;
     }
     return std::nullopt;
+  }
+
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0}, .fixed_axis = dim_of(c)}, false);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

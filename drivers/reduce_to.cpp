@@ -4,6 +4,7 @@
 // (reduce_sum_to, reduce_max_to).
 #include <fmt/format.h>
 
+#include "drivers/shrinking.h"
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
@@ -39,6 +40,14 @@ class ReduceTo final : public Driver {
     });
   }
 
+  // Every ordered pair of the special values and thresholds, a target cell each.
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 1 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int) const override {
+    Tensor x = all_pairs(t, sweep_values(k, t));
+    const Dims target{x.dims()[0], 1};
+    return gen::Case{{std::move(x)}, Params().set("target", target), false};
+  }
+
   // 128 target cells of 48 terms each.
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {48, 128}, statistics_values(t, seed))}, Params().set("target", Dims{128}),
@@ -53,6 +62,10 @@ class ReduceTo final : public Driver {
     else if (rule.rule == "target.incompatible") c.params.set("target", gen::incompatible_shape(c, index));
     else return std::nullopt;
     return c;
+  }
+
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0}, .shape_params = {"target"}}, false);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -8,17 +8,19 @@ namespace kc::engine {
 
 namespace {
 
+std::string case_key(std::int64_t case_id) { return fmt::format("case {}", case_id); }
+
 // The call itself; a valid call that throws fails the case.
 bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
           std::vector<Tensor>& out) {
   auto& run = acc.tally("accepts valid input", "run");
   try {
     out = c.backend.run(c.k.name, cs.inputs, cs.params);
-    acc.record(c, run, true, nullptr);
+    acc.record(c, run, true);
     return true;
   } catch (const std::exception& e) {
-    const ElementReport r = case_report(c, run.name, case_id, path, cs, fmt::format("a valid call failed: {}", e.what()));
-    acc.record(c, run, false, &r);
+    const std::string what = fmt::format("a valid call failed: {}", e.what());
+    acc.record(c, run, false, case_key(case_id), [&] { return case_report(c, run.name, case_id, path, cs, what); });
     return false;
   }
 }
@@ -27,12 +29,13 @@ bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const 
                     const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
   auto& shape = acc.tally("output shape and dtype", "output");
   const bool ok = out.size() == 1 && out[0].dims() == want.dims && out[0].dtype() == want.dtype && out[0].consistent();
-  const std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
-                                           : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(want.dims),
-                                                         dtype_name(want.dtype), dims_to_string(out[0].dims()),
-                                                         dtype_name(out[0].dtype()), out[0].byte_size());
-  const ElementReport r = case_report(c, shape.name, case_id, path, cs, what);
-  acc.record(c, shape, ok, &r);
+  acc.record(c, shape, ok, case_key(case_id), [&] {
+    const std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
+                                             : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(want.dims),
+                                                           dtype_name(want.dtype), dims_to_string(out[0].dims()),
+                                                           dtype_name(out[0].dtype()), out[0].byte_size());
+    return case_report(c, shape.name, case_id, path, cs, what);
+  });
   return ok;
 }
 
@@ -44,10 +47,31 @@ void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vec
   if (want.zero_copy) ok = y.shares_storage(cs.inputs.front());
   else
     for (const Tensor& in : cs.inputs) ok &= !y.shares_storage(in) || y.numel() == 0;
-  const ElementReport r = case_report(c, t.name, case_id, path, cs,
-                                      want.zero_copy ? "the output was copied although the target only pads leading 1s"
-                                                     : "the output shares storage with an input");
-  acc.record(c, t, ok, &r);
+  acc.record(c, t, ok, case_key(case_id), [&] {
+    return case_report(c, t.name, case_id, path, cs,
+                       want.zero_copy ? "the output was copied although the target only pads leading 1s"
+                                      : "the output shares storage with an input");
+  });
+}
+
+// Whether the element, graded alone (one element per operand, as `--input`
+// replays it), fails the same way: only then is `--input` its replay. A
+// defect in how a kernel indexes its inputs shows in the case, not alone.
+bool fails_alone(const Context& c, const drivers::Element& e, const Params& params, const Grade& g) {
+  if (!e.replayable) return false;
+  const auto alone = c.driver.element_case(c.k, c.t, e.shown, params);
+  if (!alone) return false;
+  try {
+    const auto out = c.backend.run(c.k.name, alone->inputs, alone->params);
+    if (out.size() != 1 || out[0].numel() != 1) return false;
+    drivers::Element e1;
+    c.driver.for_each_element(c.k, *alone, [&](const drivers::Element& el) { e1 = el; });
+    const Grade g1 = grade_element(c, e1, out[0].value_at(0), params);
+    if (!g.pass) return !g1.pass && g1.failure == g.failure;
+    return g1.semantics_ok && !*g1.semantics_ok;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -77,18 +101,23 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     if (full_stats) acc.add_coverage(c, e, g, yv);
     const std::string check = g.special ? "special:" + g.rule : "accuracy";
     auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
-    const bool could_be_worst = full_stats && acc.could_be_worst(g);
     const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
-    ElementReport rep;
-    if (!g.pass || semantics_failed || could_be_worst)
-      rep = element_report(c, check, case_id, path, cs, e, yv, yb, g, exact_text(c, e, cs.params, g));
-    acc.record(c, tally, g.pass, &rep);
+    // Formatted only where one is kept: a failure, or an element that
+    // enters the current top 5 (formatting every element would dominate a sweep).
+    auto report_as = [&](const std::string& name) {
+      const bool alone = g.pass && !semantics_failed ? e.replayable : fails_alone(c, e, cs.params, g);
+      return element_report(c, name, case_id, path, cs, e, yv, yb, g, exact_text(c, e, cs.params, g), alone);
+    };
+    auto report = [&] { return report_as(check); };
+    const std::string key = g.pass && !semantics_failed ? "" : element_key(c, e);
+    acc.record(c, tally, g.pass, key, report);
+    if (full_stats && !g.pass) acc.add_failure(g);
     if (g.semantics_ok) {
-      auto& sem = acc.tally("semantics: the reference's rounding steps, bit for bit", "semantics");
-      ElementReport srep = rep;
-      srep.check = sem.name;
-      srep.message = "(semantics) " + rep.message;
-      acc.record(c, sem, *g.semantics_ok, &srep);
+      // An element that failed its accuracy too is reported once, there
+      // (its error line names the reference's bits); here it is counted.
+      auto& sem = acc.tally(kSemanticsCheck, "semantics");
+      acc.record(c, sem, *g.semantics_ok, key,
+                 g.pass ? std::function<ElementReport()>([&] { return report_as(sem.name); }) : nullptr);
     }
     if (keep_grades) grades.push_back(g);
     if (g.special) {
@@ -100,8 +129,8 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     if (std::isfinite(g.frac) && c.opts.dump)
       *c.opts.dump << c.k.name << ' ' << dtype_name(c.t) << ' ' << case_id << ' ' << e.out << ' ' << joined_hex(c, e)
                    << ' ' << hex_bits(want.dtype, yb) << '\n';
+    if (acc.could_be_worst(g)) acc.keep_worst(report());
     acc.add_error(c, e, g);
-    if (could_be_worst) acc.keep_worst(rep);
     acc.add_normalized(g);
   });
 

@@ -19,6 +19,14 @@
 
 namespace kc::engine {
 
+// Live counters of a run, for a progress line (cli/progress.h): the runner
+// adds to them after each case; another thread only reads them.
+struct Progress {
+  std::atomic<std::int64_t> elements{0};  // elements graded
+  std::atomic<std::int64_t> failures{0};  // failing elements (all checks)
+  std::atomic<std::int64_t> results{0};   // kernel x dtype results finished
+};
+
 struct RunOptions {
   std::uint64_t seed = 1;
   int cases = 100;            // random cases per kernel and dtype
@@ -27,6 +35,7 @@ struct RunOptions {
   int invalid_per_rule = 6;   // invalid calls per precondition
   std::optional<std::int64_t> only_case;  // replay one case
   std::vector<int> shrink_path;           // ... then follow these shrink steps
+  bool bad_input_only = false;            // of the run checks, only the bad-input one (its replay)
   std::string backend = "reference";
   std::size_t max_failures_per_check = 5;
   // If set, every element that enters the accuracy statistics is written as
@@ -35,6 +44,7 @@ struct RunOptions {
   // Set (to the signal's number) to stop at the next case boundary: the
   // result so far is returned, marked interrupted.
   const std::atomic<int>* stop = nullptr;
+  Progress* progress = nullptr;
 };
 
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,

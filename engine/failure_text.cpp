@@ -1,5 +1,6 @@
 #include "engine/failure_text.h"
 
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -13,8 +14,12 @@ std::string fmt_value(double v) {
 }
 
 std::string base_command(const Context& c) {
+  const RunOptions defaults;
   std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
-  if (c.opts.backend != "reference") s += " --backend " + c.opts.backend;
+  if (c.opts.backend != defaults.backend) s += " --backend " + c.opts.backend;
+  if (c.opts.cases != defaults.cases) s += fmt::format(" --cases {}", c.opts.cases);
+  if (c.opts.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", c.opts.sweeps);
+  if (!c.opts.exhaustive_halves) s += " --no-exhaustive";
   return s;
 }
 
@@ -54,9 +59,17 @@ std::string input_text(const Context& c, const drivers::Element& e) {
 
 std::string joined_hex(const Context& c, const drivers::Element& e) { return hex_list(c, e, ","); }
 
+std::string element_key(const Context& c, const drivers::Element& e) {
+  if (e.args.size() <= e.shown.size()) return joined_hex(c, e);
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over every input's exact value
+  for (double a : e.args)
+    for (int b = 0; b < 64; b += 8) h = (h ^ ((std::bit_cast<std::uint64_t>(a) >> b) & 0xff)) * 1099511628211ull;
+  return fmt::format("{}#{}:{:016x}", joined_hex(c, e), e.args.size(), h);
+}
+
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
-                             std::uint64_t y_bits, const Grade& g, const std::string& exact) {
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone) {
   const DType t_out = c.k.out_dtype(c.t);
   ElementReport r;
   r.check = check;
@@ -75,7 +88,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
   r.distance = g.distance;
   r.normalized = g.normalized;
   r.bound = g.bound;
-  r.repro = e.replayable ? element_repro(c, r.input_hex, cs.params) : case_repro(c, case_id, path);
+  r.repro = alone ? element_repro(c, r.input_hex, cs.params) : case_repro(c, case_id, path);
   std::string err = fmt::format("{:.6g} ulp (fractional)", g.frac);
   if (g.distance >= 0) err += fmt::format(", {} (integer distance)", g.distance);
   if (g.normalized) err += fmt::format(", {:.6g} (normalized)", *g.normalized);
@@ -84,15 +97,18 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
                        hex_bits(t_out, double_to_bits(t_out, g.replay)));
   r.message = fmt::format(
       "{} {}: {}{}\n"
-      "  where:             output element {} of case {} (input shape {}{})\n"
+      "  where:             {}\n"
       "  input:             {}\n"
       "  result:            {} ({})\n"
       "  exact:             {}\n"
       "  correctly rounded: {} ({})\n"
       "  error:             {}\n"
       "  replay:            {}",
-      c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why, e.out, case_id, r.dims,
-      r.params.empty() ? "" : ", params " + r.params, input_text(c, e), fmt_value(y), r.result_hex, r.exact,
+      c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why,
+      case_id < 0 ? std::string("the one element given by --input")
+                  : fmt::format("output element {} of case {} (input shape {}{})", e.out, case_id, r.dims,
+                                r.params.empty() ? "" : ", params " + r.params),
+      input_text(c, e), fmt_value(y), r.result_hex, r.exact,
       fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
   return r;
 }

@@ -16,7 +16,9 @@ namespace kc::engine {
 
 std::string fmt_value(double v);  // 9 significant digits, "NaN"
 
-// `kconform run --kernel K --dtype T [--backend B]`.
+// `kconform run --kernel K --dtype T`, then every run option that is not
+// its default (--backend, --cases, --sweeps, --no-exhaustive), so that the
+// replayed case is the same case.
 std::string base_command(const Context& c);
 // ... --seed S --case N [--shrink PATH]
 std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path);
@@ -25,12 +27,20 @@ std::string element_repro(const Context& c, const std::string& hex, const Params
 
 // The element's shown bit patterns, comma-separated ("0x3f80,0x4000").
 std::string joined_hex(const Context& c, const drivers::Element& e);
+// What makes two failures of one check the same failure: the element's
+// input bits (all of them, for an element that depends on a cell).
+std::string element_key(const Context& c, const drivers::Element& e);
 
 // One element's report. `exact` is the exact value in words (exact_text, or
-// what a property compared against).
+// what a property compared against). `alone`: the element fails the same
+// way graded alone, so its replay is `--input`; otherwise the case's.
+// The tally of the bit-for-bit check against the reference's replayed
+// rounding steps (casts, halves' sums): one name for runs and replays.
+inline constexpr const char* kSemanticsCheck = "semantics: the reference's rounding steps, bit for bit";
+
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
-                             std::uint64_t y_bits, const Grade& g, const std::string& exact);
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone);
 // A whole case's report (output shape, layout, a relational property...).
 ElementReport case_report(const Context& c, const std::string& check, std::int64_t case_id,
                           const std::vector<int>& path, const gen::Case& cs, const std::string& what);

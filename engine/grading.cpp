@@ -9,6 +9,14 @@
 
 namespace kc::engine {
 
+std::string_view failure_name(Failure f) {
+  static constexpr std::string_view kNames[kFailureKinds] = {
+      "none",      "special_rule", "nan_result",            "missing_nan", "missed_overflow",
+      "spurious_inf", "zero_sign", "not_exact", "not_correctly_rounded", "frac_bound",
+      "distance_bound", "normalized_bound", "replay_mismatch", "wrong_integer"};
+  return kNames[static_cast<std::size_t>(f)];
+}
+
 namespace {
 
 using contract::AccuracyKind;
@@ -69,7 +77,7 @@ Grade grade_integer(double y, const oracle::Exact& ex) {
   g.frac = std::fabs(y - g.rn);
   g.distance = static_cast<std::int64_t>(g.frac);
   g.pass = y == g.rn;
-  if (!g.pass) g.why = "not the exact integer result";
+  if (!g.pass) g.why = "not the exact integer result", g.failure = Failure::wrong_integer;
   return g;
 }
 
@@ -90,6 +98,7 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
     if (z_nan && std::isnan(y)) return g;
     g.pass = false;
     g.frac = INFINITY;
+    g.failure = z_nan ? Failure::missing_nan : Failure::nan_result;
     g.why = z_nan ? "the exact result is NaN but the kernel returned a number"
                   : "the kernel returned NaN for a non-NaN exact result";
     return g;
@@ -105,6 +114,7 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
     if (r.value == y) return g;
     g.pass = false;
     g.frac = INFINITY;
+    g.failure = std::isinf(r.value) ? Failure::missed_overflow : Failure::spurious_inf;
     g.why = std::isinf(r.value) ? "the correctly rounded result is infinite (overflow) but the kernel returned a "
                                   "finite value or the other infinity"
                                 : "the kernel returned an infinity where the correctly rounded result is finite";
@@ -116,25 +126,27 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   if (ex.replayed) {  // bit-exact against the replayed reference
     g.bound = 0;
     g.pass = g.distance == 0;
-    if (!g.pass) g.why = "differs from the reference's square-and-multiply replayed outside the normal range";
+    if (!g.pass) g.why = "differs from the reference's steps, replayed where they leave the normal range",
+                 g.failure = Failure::replay_mismatch;
     return g;
   }
   const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
   if (sign_graded && k.zero_sign_checked && y == 0 && r.value == 0 && std::signbit(y) != std::signbit(r.value)) {
     g.pass = false;
     g.why = "wrong sign of zero";
+    g.failure = Failure::zero_sign;
     return g;
   }
   switch (acc.kind) {
     case AccuracyKind::exact:
       g.bound = 0;
       g.pass = g.frac == 0;
-      if (!g.pass) g.why = "not the exact result";
+      if (!g.pass) g.why = "not the exact result", g.failure = Failure::not_exact;
       break;
     case AccuracyKind::correctly_rounded:
       g.bound = 0.5;
       g.pass = g.distance == 0;
-      if (!g.pass) g.why = "not correctly rounded";
+      if (!g.pass) g.why = "not correctly rounded", g.failure = Failure::not_correctly_rounded;
       break;
     case AccuracyKind::ulp_bound: {
       g.bound = acc.max_frac_ulp;
@@ -142,8 +154,9 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
       const bool frac_ok = g.frac <= g.bound;
       const bool dist_ok = acc.max_distance < 0 || g.distance <= acc.max_distance;
       g.pass = frac_ok && dist_ok;
-      if (!frac_ok) g.why = fmt::format("fractional error above the bound of {:.6g} ulp", g.bound);
-      else if (!dist_ok) g.why = fmt::format("integer distance above the bound of {}", acc.max_distance);
+      if (!frac_ok) g.why = fmt::format("fractional error above the bound of {:.6g} ulp", g.bound), g.failure = Failure::frac_bound;
+      else if (!dist_ok)
+        g.why = fmt::format("integer distance above the bound of {}", acc.max_distance), g.failure = Failure::distance_bound;
       g.bias_sample = acc.check_bias;
       if (g.bias_sample) g.signed_normalized = g.signed_frac;
       break;
@@ -162,7 +175,8 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
       g.pass = *g.normalized <= 1;
       if (!g.pass)
         g.why = fmt::format("error above the condition-aware bound {:.6g} ulp + {} u S", acc.max_frac_ulp,
-                            acc.magnitude_coeff);
+                            acc.magnitude_coeff),
+        g.failure = Failure::normalized_bound;
       // The bias statistic takes the signed ulp error where the result does
       // not cancel (S <= 4|z|): there rounding errors carry the sign of a
       // systematic defect; where it cancels they are amplified noise.
@@ -200,6 +214,7 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, const
     g.pass = same_value(g.rn, y);
     if (!g.pass) {
       g.frac = INFINITY;
+      g.failure = Failure::special_rule;
       g.why = fmt::format("special-value rule {} broken", g.rule);
     }
     return g;

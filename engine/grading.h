@@ -13,8 +13,30 @@
 
 namespace kc::engine {
 
+// How an element failed its accuracy (or special-value) check: each way is
+// counted apart and has its own figure (engine/tally.cpp, findings).
+enum class Failure : std::uint8_t {
+  none,
+  special_rule,           // a contract special-value rule broken
+  nan_result,             // NaN where the exact result is a number
+  missing_nan,            // a number where the exact result is NaN
+  missed_overflow,        // finite (or the other infinity) where RN_T(z) overflows
+  spurious_inf,           // an infinity where RN_T(z) is finite
+  zero_sign,              // a zero of the wrong sign
+  not_exact,              // error above 0 where the result is exact
+  not_correctly_rounded,  // distance above 0 where one rounding is the contract
+  frac_bound,             // fractional error above the bound
+  distance_bound,         // integer distance above the bound
+  normalized_bound,       // condition-aware: normalized error above 1
+  replay_mismatch,        // not the bits of the reference's replayed steps (graded as exact there)
+  wrong_integer,          // an integer result that is not the exact one
+};
+inline constexpr int kFailureKinds = 14;
+std::string_view failure_name(Failure f);  // "spurious_inf", ...: results JSON findings[].failure
+
 struct Grade {
   bool pass = true;
+  Failure failure = Failure::none;
   bool special = false;     // decided by a contract special-value rule
   bool replayed = false;    // graded against a replay of the reference
   bool overflow = false;    // RN_T(z) is infinite for a finite input

@@ -33,6 +33,7 @@ struct ElementReport {
   double bound = 0;              // the fractional (or normalized) bound it was held to
   std::string repro;             // one command that replays it
   std::string message;           // the full self-explaining text
+  std::int64_t shrunk_elements = -1;  // a shrunk case: how many input elements it has left
 };
 
 struct CheckTally {
@@ -42,18 +43,43 @@ struct CheckTally {
   // Times the check could not judge (a statistic with too few samples): never a failure.
   std::int64_t not_graded = 0;
   std::string detail;  // e.g. the bias statistic, or why it was not graded
+  // A check judged by a statistic: what it measures, its value, its limit.
+  std::string metric;
+  std::optional<double> figure, bound;
+};
+
+// One way a result fails, with the figure that shows it: the failing
+// result leads with its first finding, and that figure violates that bound
+// ("integer distance 2 > 1 on 476 elements", "179 results overflow to inf
+// where the correctly rounded result is finite", "|z| 11.1 > 6").
+struct Finding {
+  std::string check;   // the tally it belongs to ("accuracy", "special:NaN->+0", "bias: ...")
+  std::string kind;
+  std::string metric;  // "integer distance", "fractional ulp", "normalized error", "|z|", "elements", "cases", ...
+  double figure = 0;   // the worst value seen; for a count, the count
+  double bound = 0;    // what it must not exceed
+  std::int64_t count = 0;  // elements or cases that fail this way
+  std::string text;
+  std::string failure;     // of the accuracy grading: the Failure's name ("spurious_inf"); else empty
+  std::string bound_text;  // the bound as the text writes it ("2.5", "its bound")
 };
 
 struct Histogram {
+  std::string metric;         // "fractional ulp", "integer distance", "normalized error"
   std::vector<double> edges;  // bin i holds values in [edges[i], edges[i+1]); last edge is +inf
   std::vector<std::int64_t> counts;
+  std::vector<std::int64_t> failing;  // of counts, the elements that failed a check of their accuracy
 };
 
-// Max fractional error over 256 slices of the input domain (ordered by bit
-// pattern), for the error-versus-input plot of unary kernels.
+// The error versus the input, for one-input elementwise kernels: up to 256
+// slices holding equal numbers of graded inputs, in input order (for a
+// 16-bit dtype graded exhaustively: its bit patterns, 256 to a slice), so
+// that inputs crowded into a few binades still spread over the plot.
 struct ErrorProfile {
-  std::vector<double> x_lo, x_hi;
+  std::vector<double> x_lo, x_hi;    // the smallest and largest input of the slice
   std::vector<double> max_frac_ulp;  // NaN where nothing was graded in the slice
+  std::vector<double> max_distance, max_normalized;  // NaN where not applicable
+  std::vector<std::int64_t> failed;  // elements of the slice that failed their accuracy check
 };
 
 struct AccuracyStats {
@@ -67,11 +93,16 @@ struct AccuracyStats {
   std::int64_t not_correctly_rounded = 0;  // graded elements at distance >= 1 (the misses)
   std::optional<double> max_normalized, mean_normalized;  // condition-aware
   std::optional<double> bias_mean, bias_stderr;           // mean signed ulp error (bias samples) and its s.e.
-  Histogram histogram;
+  std::int64_t bias_samples = 0;
+  Histogram histogram;                       // fractional ulp
+  std::optional<Histogram> distance_histogram;    // where integer distance applies
+  std::optional<Histogram> normalized_histogram;  // condition-aware models
 };
 
 struct Coverage {
   std::map<std::string, std::int64_t> value_classes;  // zero, subnormal, normal, inf, nan, tie, integer, overflow
+  // Of the correct results RN_T(z) (float outputs): contract::ResultClass names.
+  std::map<std::string, std::int64_t> result_classes;
   std::map<std::string, std::int64_t> shape_classes;  // rank0..rank6, empty, size1_dim
   std::int64_t outputs = 0, outputs_zero = 0, outputs_nan = 0;
 };
@@ -80,9 +111,17 @@ struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
   std::string verdict;  // pass | fail | not_graded
+  // Why: on a failure its findings, the first leading; on a pass the
+  // figure that decides it, against its bound.
+  std::vector<Finding> findings;
+  std::string headline;
   bool exhaustive = false;
   bool interrupted = false;  // stopped by a signal before its last case
   std::int64_t cases = 0, elements = 0;
+  // FNV-1a over every case's inputs (dtype, dims, bits, parameters) in case
+  // order: two results with equal digests graded the same inputs, so
+  // `report --baseline` compares them like with like (any change counts).
+  std::uint64_t inputs_digest = 0;
   AccuracyStats accuracy;
   std::vector<ElementReport> worst;     // top 5 by error
   std::vector<CheckTally> checks;

@@ -17,80 +17,125 @@ namespace kc::engine {
 
 namespace {
 
+std::uint64_t statistics_seed(const Context& c) {
+  return gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "statistics", 0);
+}
+
 gen::Case sweep_case(const Context& c, std::int64_t sweep) {
   const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "sweep",
                                               static_cast<std::uint64_t>(sweep));
   return c.driver.sweep_case(c.k, c.t, seed, static_cast<int>(sweep));
 }
 
-rc::Shrinkable<gen::Case> random_case(const Context& c, std::int64_t id) {
-  const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "case", static_cast<std::uint64_t>(id));
-  return c.driver.random_case(c.k, c.t)(rc::Random(seed), gen::kMaxSize);
+// The k-th random case (case id sweeps + k): its seed derives from k, not
+// from the id, so that adding a sweep to a driver leaves every random case
+// as it was.
+gen::Case random_case(const Context& c, std::int64_t k) {
+  const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "case", static_cast<std::uint64_t>(k));
+  return c.driver.random_case(c.k, c.t)(rc::Random(seed), gen::kMaxSize).value();
 }
 
-// Follow RapidCheck's shrink tree while the case still fails; returns the
-// path of shrink indices (replayable with --shrink).
-std::vector<int> shrink(const Context& c, const CheckList& checks, std::int64_t id, rc::Shrinkable<gen::Case> sh,
-                        gen::Case& smallest) {
+// The first check that failed in a case (what its shrinking must keep).
+std::string first_failed_check(const Tallies& t) {
+  for (const auto& c : t.tallies)
+    if (c.failed > 0) return c.name;
+  return {};
+}
+
+bool still_fails(const Context& c, const CheckList& checks, std::int64_t id, const std::vector<int>& path,
+                 const gen::Case& cs, const std::string& check) {
+  Tallies scratch;
+  grade_case(c, checks, scratch, id, path, cs, false);
+  for (const auto& t : scratch.tallies)
+    if (t.name == check) return t.failed > 0;
+  return false;
+}
+
+// Greedy shrinking over the driver's candidates (drivers/shrinking.h):
+// keep the first candidate that still fails `check`, until none does or the
+// budget is spent. Returns the indices chosen (replayable with --shrink).
+std::vector<int> shrink(const Context& c, const CheckList& checks, std::int64_t id, gen::Case& cs,
+                        const std::string& check) {
   std::vector<int> path;
-  int budget = 400;
-  bool progress = true;
-  while (progress && budget > 0) {
+  int budget = 300;
+  for (bool progress = true; progress && budget > 0;) {
     progress = false;
-    auto seq = sh.shrinks();
-    int idx = 0;
-    while (auto next = seq.next()) {
-      if (--budget <= 0) break;
-      Tallies scratch;
-      if (grade_case(c, checks, scratch, id, path, next->value(), false) > 0) {
-        path.push_back(idx);
-        sh = *next;
-        progress = true;
-        break;
-      }
-      ++idx;
+    const auto candidates = c.driver.shrink_candidates(c.k, cs);
+    for (std::size_t i = 0; i < candidates.size() && budget > 0; ++i, --budget) {
+      if (!still_fails(c, checks, id, path, candidates[i], check)) continue;
+      path.push_back(static_cast<int>(i));
+      cs = candidates[i];
+      progress = true;
+      break;
     }
   }
-  smallest = sh.value();
   return path;
 }
 
-gen::Case replay_path(rc::Shrinkable<gen::Case> sh, const std::vector<int>& path) {
+gen::Case replay_path(const Context& c, gen::Case cs, const std::vector<int>& path) {
   for (int step : path) {
-    auto seq = sh.shrinks();
-    int idx = 0;
-    bool found = false;
-    while (auto next = seq.next()) {
-      if (idx++ == step) {
-        sh = *next;
-        found = true;
-        break;
-      }
-    }
-    if (!found) throw UsageError(fmt::format("--shrink: step {} does not exist in this case's shrink tree", step));
+    auto candidates = c.driver.shrink_candidates(c.k, cs);
+    if (step < 0 || static_cast<std::size_t>(step) >= candidates.size())
+      throw UsageError(fmt::format("--shrink: step {} does not exist (this case has {} shrink candidates there)", step,
+                                   candidates.size()));
+    cs = std::move(candidates[static_cast<std::size_t>(step)]);
   }
-  return sh.value();
+  return cs;
 }
 
-// The first failure of the shrunk case, marked as such, with both replays.
-void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std::int64_t id,
-                   const rc::Shrinkable<gen::Case>& sh) {
-  gen::Case smallest;
-  const std::vector<int> path = shrink(c, checks, id, sh, smallest);
+// FNV-1a 64 (offset basis 14695981039346656037, prime 1099511628211).
+void fnv(std::uint64_t& h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+}
+void digest_case(std::uint64_t& h, std::int64_t id, const gen::Case& cs) {
+  fnv(h, static_cast<std::uint64_t>(id));
+  for (const auto& t : cs.inputs) {
+    fnv(h, static_cast<std::uint64_t>(t.dtype()));
+    fnv(h, t.dims().size());
+    for (auto d : t.dims()) fnv(h, static_cast<std::uint64_t>(d));
+    for (std::int64_t i = 0; i < t.numel(); ++i) fnv(h, t.bits_at(i));
+  }
+  for (char ch : cs.params.to_string()) fnv(h, static_cast<unsigned char>(ch));
+}
+
+std::int64_t input_elements(const gen::Case& cs) {
+  std::int64_t n = 0;
+  for (const auto& t : cs.inputs) n += t.numel();
+  return n;
+}
+
+// The first failure of the shrunk case, marked as such, with the replay of
+// the shrunk case (and of its element, when that reproduces it alone).
+void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std::int64_t id, gen::Case cs,
+                   const std::string& check) {
+  const std::vector<int> path = shrink(c, checks, id, cs, check);
   Tallies scratch;
-  grade_case(c, checks, scratch, id, path, smallest, true);
-  if (scratch.failures.empty()) return;
-  ElementReport f = scratch.failures.front();
-  f.check = "shrunk: " + f.check;
-  f.message = "(shrunk) " + f.message + "\n  shrunk case: " + case_repro(c, id, path);
-  acc.failures.push_back(f);
+  grade_case(c, checks, scratch, id, path, cs, true);
+  for (const ElementReport& first : scratch.failures) {
+    if (first.check != check) continue;
+    ElementReport f = first;
+    f.check = "shrunk: " + f.check;
+    f.shrunk_elements = input_elements(cs);
+    const std::string shrunk_case = case_repro(c, id, path);
+    f.message = fmt::format("(shrunk to {} input element{}) {}{}", f.shrunk_elements, f.shrunk_elements == 1 ? "" : "s",
+                            f.message, f.repro == shrunk_case ? "" : "\n  shrunk case: " + shrunk_case);
+    // The same input already listed under the check (the unshrunk case's
+    // element): the shrunk report replaces it, so each is listed once.
+    if (!f.input_hex.empty())
+      std::erase_if(acc.failures, [&](const ElementReport& e) { return e.check == check && e.input_hex == f.input_hex && e.params == f.params; });
+    acc.failures.push_back(f);
+    return;
+  }
 }
 
 }  // namespace
 
 std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
-  const std::int64_t sweeps = opts.exhaustive_halves ? drivers::of(k).sweep_count(k, t, opts.sweeps) : 0;
-  return sweeps + opts.cases;
+  const auto& d = drivers::of(k);
+  const std::int64_t sweeps = opts.exhaustive_halves ? d.sweep_count(k, t, opts.sweeps) : 0;
+  const contract::Accuracy* m = k.accuracy_for(t);
+  const bool statistics = m && m->check_case_statistics && d.statistics_case(k, t, 0);
+  return sweeps + opts.cases + (statistics ? 1 : 0);
 }
 
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
@@ -103,19 +148,24 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
                                    const RunOptions& opts) {
   const auto start = std::chrono::steady_clock::now();
   const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = checks::for_run(k, t);
+  const CheckList checks = checks::for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
+                                                                     : std::nullopt);
   KernelDTypeResult res;
   res.kernel = std::string(k.name);
   res.family = std::string(k.family);
   res.dtype = t;
 
+  // The cases, by id: the driver's sweeps, the random cases, then the
+  // statistics case where the model asks for one; each replays with --case.
   Tallies acc;
   const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
   res.exhaustive = sweeps > 0 && c.driver.sweeps_are_exhaustive(k, t);
-  const std::int64_t total = sweeps + opts.cases;
+  const std::int64_t random_end = sweeps + opts.cases;
+  const std::int64_t total = case_count(k, t, opts);
   bool shrunk = false;
   std::optional<gen::Case> first_valid;
   std::int64_t first_valid_id = 0, done = 0;
+  std::uint64_t digest = 14695981039346656037ull;
   for (std::int64_t id = 0; id < total; ++id) {
     if (opts.only_case && *opts.only_case != id) continue;
     if (opts.stop && opts.stop->load()) {
@@ -123,37 +173,36 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
       break;
     }
     ++done;
-    if (id < sweeps) {
-      const gen::Case cs = sweep_case(c, id);
-      grade_case(c, checks, acc, id, {}, cs, true);
-      if (!first_valid) first_valid = cs;
-      continue;
+    const bool statistics = id >= random_end;
+    gen::Case cs = id < sweeps      ? sweep_case(c, id)
+                   : statistics     ? *c.driver.statistics_case(k, t, statistics_seed(c))
+                                    : random_case(c, id - sweeps);
+    if (!opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), opts.shrink_path);
+    digest_case(digest, id, cs);
+    const std::int64_t before = acc.elements;
+    const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
+    if (opts.progress) {
+      opts.progress->elements += acc.elements - before;
+      opts.progress->failures += n_failed;
     }
-    auto sh = random_case(c, id);
-    const gen::Case cs = opts.shrink_path.empty() ? sh.value() : replay_path(sh, opts.shrink_path);
-    const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true);
-    if (!first_valid || first_valid->inputs.front().numel() == 0) first_valid = cs;
-    if (n_failed > 0 && !shrunk && opts.shrink_path.empty()) {
+    if (!statistics && (!first_valid || first_valid->inputs.front().numel() == 0)) {
+      first_valid = cs;
+      first_valid_id = id;
+    }
+    if (n_failed > 0 && !shrunk && opts.shrink_path.empty() && !statistics) {
       shrunk = true;
-      report_shrunk(c, checks, acc, id, sh);
+      report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
     }
   }
-  if (opts.only_case) first_valid_id = *opts.only_case;
   res.cases = done;
+  res.inputs_digest = digest;
+  if (opts.progress) ++opts.progress->results;
   if (res.interrupted) {  // the checks of a whole run would judge a part of it: not graded
     acc.not_graded(acc.tally("run: interrupted by a signal", "run"),
                    fmt::format("stopped after {} of {} cases", done, total));
     acc.finish(c, res);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
-  }
-  // The dedicated case of the per-case statistics (case -2), where the model asks for them.
-  if (const auto* m = k.accuracy_for(t); m && m->check_case_statistics && !opts.only_case) {
-    const auto sc = c.driver.statistics_case(k, t, gen::derive_seed(opts.seed, k.name, dtype_name(t), "statistics", 0));
-    if (sc) {
-      grade_case(c, checks, acc, -2, {}, *sc, true, true);
-      ++res.cases;
-    }
   }
   const checks::RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id};
   for (const auto& ch : checks) ch->on_finish(run, acc);
@@ -177,9 +226,12 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
   c.driver.for_each_element(k, *cs, [&](const drivers::Element& e) {
     const double yv = out[0].value_at(0);
     const Grade g = grade_element(c, e, yv, params);
-    failed = !g.pass || (g.semantics_ok && !*g.semantics_ok);
-    r = element_report(c, g.special ? "special:" + g.rule : "accuracy", -1, {}, *cs, e, yv, out[0].bits_at(0), g,
-                       exact_text(c, e, params, g));
+    const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
+    failed = !g.pass || semantics_failed;
+    // Named as the run names it (engine/case_run.cpp): an accurate element
+    // off the reference's bits fails the semantics check, not accuracy.
+    const std::string check = g.special ? "special:" + g.rule : g.pass && semantics_failed ? kSemanticsCheck : "accuracy";
+    r = element_report(c, check, -1, {}, *cs, e, yv, out[0].bits_at(0), g, exact_text(c, e, params, g), true);
   });
   return r;
 }

@@ -6,42 +6,34 @@
 
 #include <fmt/format.h>
 
+#include "engine/findings.h"
+
 namespace kc::engine {
 
 namespace {
 
-// Histogram edges of fractional ulp error (last bin open).
-const std::vector<double> kEdges{0, 1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6, 1, 1.5, 2, 4, 8, 16, 64, 256, 1024, INFINITY};
+// Histogram edges per metric (last bin open). Fractional ulp: fine around
+// 1/2, where correct rounding sits; distance: each small distance its own
+// bin; normalized: the bound 1 is an edge.
+const std::vector<double> kFracEdges{0, 1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6, 1, 1.5, 2, 4, 8, 16, 64, 256, 1024, INFINITY};
+const std::vector<double> kDistEdges{0, 1, 2, 3, 4, 5, 8, 16, 64, 256, 4096, 1048576, INFINITY};
+const std::vector<double> kNormEdges{0, 0.125, 0.25, 0.5, 0.75, 1, 1.25, 2, 4, 16, 256, 65536, INFINITY};
 constexpr std::size_t kSlices = 256;  // of the input domain, for the error profile
 
 double worst_key(const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; }
 
-// The error profile's 256 slices of a dtype's input domain. Floats are cut
-// by the ordered bit pattern (sign-magnitude: -NaN ... -0 | +0 ... +NaN),
-// integers by value; slice i starts at lower(i). Integer arithmetic
-// throughout: f64's ordered range spans 2^64 values.
-struct Slices {
-  DType t;
-  int bits() const { return is_float(t) ? float_format(t).total_bits : static_cast<int>(dtype_size(t) * 8); }
-  std::size_t of(std::uint64_t pattern) const {
-    if (!is_float(t)) return static_cast<std::size_t>(pattern >> (bits() - 8));
-    const __int128 half = static_cast<__int128>(1) << (bits() - 1);
-    const __int128 shifted = static_cast<__int128>(ordered_bits(t, pattern)) + half;  // in [1, 2 half)
-    return static_cast<std::size_t>(std::min<__int128>(shifted >> (bits() - 8), 255));
-  }
-  // The bit pattern of the first input of slice i (i = 256: the last input).
-  std::uint64_t lower(std::size_t i) const {
-    const int b = bits();
-    if (!is_float(t)) {
-      const __int128 v = static_cast<__int128>(i) << (b - 8);
-      return static_cast<std::uint64_t>(std::min<__int128>(v, (static_cast<__int128>(1) << b) - 1));
-    }
-    const __int128 half = static_cast<__int128>(1) << (b - 1);
-    const __int128 o = std::clamp<__int128>((static_cast<__int128>(i) << (b - 8)) - half, -(half - 1), half - 1);
-    const std::uint64_t sign = 1ull << (b - 1);
-    return o >= 0 ? static_cast<std::uint64_t>(o) : (sign | static_cast<std::uint64_t>(-o));
-  }
-};
+Histogram empty_histogram(const char* metric, const std::vector<double>& edges) {
+  return {metric, edges, std::vector<std::int64_t>(edges.size() - 1, 0), std::vector<std::int64_t>(edges.size() - 1, 0)};
+}
+
+void add_to(Histogram& h, double v, bool failing) {
+  if (std::isnan(v)) return;
+  auto it = std::upper_bound(h.edges.begin(), h.edges.end(), v);
+  const auto i = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(it - h.edges.begin() - 1, 0,
+                                                                      static_cast<std::ptrdiff_t>(h.counts.size()) - 1));
+  ++h.counts[i];
+  if (failing) ++h.failing[i];
+}
 
 std::string classify_value(DType t, double x) {
   if (!is_float(t)) return x == 0 ? "zero" : "integer";
@@ -52,9 +44,92 @@ std::string classify_value(DType t, double x) {
   return "normal";
 }
 
+// The class of a correct result in its dtype (contract::ResultClass).
+contract::ResultClass classify_result(DType t, double r) {
+  using RC = contract::ResultClass;
+  if (std::isnan(r)) return RC::nan;
+  if (std::isinf(r)) return RC::inf;
+  if (r == 0) return RC::zero;
+  const double a = std::fabs(r);
+  if (a < min_normal(t)) return RC::subnormal;
+  if (a < 2 * min_normal(t)) return RC::near_underflow;
+  if (a >= std::ldexp(1.0, float_format(t).emax)) return RC::near_overflow;
+  return RC::normal;
+}
+
+// The findings of the accuracy and special-value failures, in the order a
+// kernel author should read them: wrong NaNs and infinities first (their
+// error is infinite), then the bounds.
+void accuracy_findings(const Context& c, const Tallies& acc, std::vector<Finding>& out) {
+  const contract::Accuracy* model = c.k.accuracy_for(c.t);
+  auto add = [&](Failure f, const char* metric, double bound, std::string bound_text) {
+    const auto ft = acc.by_failure[static_cast<std::size_t>(f)];
+    if (ft.count == 0) return;
+    const bool special = f == Failure::special_rule, counted = std::string_view(metric) == "elements";
+    const std::string name(failure_name(f));
+    out.push_back({special ? "special" : "accuracy", special ? "special" : "accuracy", metric,
+                   counted ? static_cast<double>(ft.count) : ft.worst, bound, ft.count,
+                   accuracy_finding_text(name, ft.count, ft.worst, bound_text), name, bound_text});
+  };
+  for (Failure f : {Failure::special_rule, Failure::spurious_inf, Failure::missed_overflow, Failure::nan_result,
+                    Failure::missing_nan, Failure::zero_sign, Failure::wrong_integer})
+    add(f, "elements", 0, "0");
+  add(Failure::replay_mismatch, "integer distance", 0, "0");
+  add(Failure::not_exact, "fractional ulp", 0, "0");
+  add(Failure::not_correctly_rounded, "integer distance", 0, "0");
+  if (model) {
+    add(Failure::frac_bound, "fractional ulp", model->max_frac_ulp,
+        model->param_bound ? "its bound" : figure_text(model->max_frac_ulp));
+    add(Failure::distance_bound, "integer distance", static_cast<double>(model->max_distance),
+        fmt::format("{}", model->max_distance));
+  }
+  add(Failure::normalized_bound, "normalized error", 1, "1");
+}
+
+PassFigures pass_figures(const Context& c, const AccuracyStats& s) {
+  PassFigures p{.graded = s.graded, .special = s.special, .max_frac_ulp = s.max_frac_ulp,
+                .max_distance = s.max_distance, .max_normalized = s.max_normalized};
+  if (const contract::Accuracy* m = c.k.accuracy_for(c.t)) {
+    p.kind = std::string(contract::accuracy_kind_name(m->kind));
+    p.frac_bound_text = m->param_bound ? "its bound" : figure_text(m->max_frac_ulp);
+    p.distance_bound = m->max_distance;
+  }
+  return p;
+}
+
+// Up to 256 slices of equal numbers of graded inputs, in input order.
+ErrorProfile profile_of(std::vector<Tallies::ProfilePoint> pts) {
+  ErrorProfile p;
+  if (pts.empty()) return p;
+  std::stable_sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
+  const std::size_t n = pts.size(), slices = std::min(kSlices, n);
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::size_t lo = s * n / slices, hi = (s + 1) * n / slices;
+    double f = NAN, d = NAN, z = NAN;
+    std::int64_t failed = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      const auto& q = pts[i];
+      if (!std::isnan(q.frac)) f = std::isnan(f) ? q.frac : std::max(f, q.frac);
+      if (!std::isnan(q.distance)) d = std::isnan(d) ? q.distance : std::max(d, q.distance);
+      if (!std::isnan(q.normalized)) z = std::isnan(z) ? q.normalized : std::max(z, q.normalized);
+      failed += q.failed;
+    }
+    p.x_lo.push_back(pts[lo].x);
+    p.x_hi.push_back(pts[hi - 1].x);
+    p.max_frac_ulp.push_back(f);
+    p.max_distance.push_back(d);
+    p.max_normalized.push_back(z);
+    p.failed.push_back(failed);
+  }
+  return p;
+}
+
 }  // namespace
 
-Tallies::Tallies() : hist(kEdges.size() - 1, 0), prof_max(kSlices, NAN) {}
+Tallies::Tallies()
+    : frac_hist(empty_histogram("fractional ulp", kFracEdges)),
+      dist_hist(empty_histogram("integer distance", kDistEdges)),
+      norm_hist(empty_histogram("normalized error", kNormEdges)) {}
 
 CheckTally& Tallies::tally(const std::string& name, const std::string& kind) {
   for (auto& t : tallies)
@@ -63,17 +138,19 @@ CheckTally& Tallies::tally(const std::string& name, const std::string& kind) {
   return tallies.back();
 }
 
-void Tallies::record(const Context& c, CheckTally& t, bool ok, const ElementReport* report) {
+void Tallies::record(const Context& c, CheckTally& t, bool ok, const std::string& key,
+                     const std::function<ElementReport()>& make) {
   if (ok) {
     ++t.passed;
     return;
   }
   ++t.failed;
   ++failed;
-  if (!report) return;
+  if (!make) return;
   std::size_t stored = 0;
   for (const auto& f : failures) stored += f.check == t.name;
-  if (stored < c.opts.max_failures_per_check) failures.push_back(*report);
+  if (stored >= c.opts.max_failures_per_check || !kept_.insert({t.name, key}).second) return;
+  failures.push_back(make());
 }
 
 void Tallies::not_graded(CheckTally& t, const std::string& why) {
@@ -100,26 +177,28 @@ void Tallies::add_coverage(const Context& c, const drivers::Element& e, const Gr
     if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc["integer"];
   }
   if (g.overflow) ++vc["overflow"];
+  const DType t_out = c.k.out_dtype(c.t);
+  if (is_float(t_out)) ++coverage.result_classes[std::string(contract::result_class_name(classify_result(t_out, g.rn)))];
   ++coverage.outputs;
   if (y == 0) ++coverage.outputs_zero;
   if (std::isnan(y)) ++coverage.outputs_nan;
 }
 
 void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade& g) {
-  if (!std::isfinite(g.frac)) return;
-  fracs.push_back(g.frac);
-  auto it = std::upper_bound(kEdges.begin(), kEdges.end(), g.frac);
-  ++hist[static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, it - kEdges.begin() - 1))];
+  const bool failing = !g.pass;
+  if (std::isfinite(g.frac)) fracs.push_back(g.frac);
+  add_to(frac_hist, g.frac, failing);
   if (g.distance >= 0) {
     max_dist = std::max(max_dist, g.distance);
     cr += g.distance == 0;
     ++n_dist;
+    add_to(dist_hist, static_cast<double>(g.distance), failing);
   }
-  // Error profile over the input domain, for one-input elementwise elements.
-  if (e.replayable && e.shown.size() == 1) {
-    const std::size_t slice = Slices{c.t}.of(e.shown[0]);
-    if (std::isnan(prof_max[slice]) || g.frac > prof_max[slice]) prof_max[slice] = g.frac;
-  }
+  if (g.normalized) add_to(norm_hist, *g.normalized, failing);
+  if (e.replayable && e.shown.size() == 1)
+    profile_points.push_back({ordered_bits(c.t, e.shown[0]), e.args[0], g.frac,
+                              g.distance >= 0 ? static_cast<double>(g.distance) : NAN, g.normalized.value_or(NAN),
+                              failing});
 }
 
 void Tallies::add_normalized(const Grade& g) {
@@ -133,6 +212,20 @@ void Tallies::add_normalized(const Grade& g) {
     bias_sq += g.signed_normalized * g.signed_normalized;
     ++bias_n;
   }
+}
+
+void Tallies::add_failure(const Grade& g) {
+  if (g.failure == Failure::none) return;
+  auto& ft = by_failure[static_cast<std::size_t>(g.failure)];
+  ++ft.count;
+  double figure = g.frac;
+  if (g.failure == Failure::distance_bound || g.failure == Failure::not_correctly_rounded ||
+      g.failure == Failure::replay_mismatch)
+    figure = static_cast<double>(g.distance);
+  else if (g.failure == Failure::normalized_bound)
+    figure = g.normalized.value_or(INFINITY);
+  if (!std::isnan(figure)) ft.worst = std::max(ft.worst, figure);
+  max_failing_frac = std::max(max_failing_frac, std::isnan(g.frac) ? INFINITY : g.frac);
 }
 
 bool Tallies::could_be_worst(const Grade& g) const {
@@ -162,6 +255,9 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     s.correctly_rounded_share = static_cast<double>(cr) / static_cast<double>(f.size());
     s.not_correctly_rounded = n_dist - cr;
   }
+  // A failure is never dropped from the maximum: a wrong NaN, infinity or
+  // special value has an infinite error and makes the maximum infinite.
+  s.max_frac_ulp = std::max(s.max_frac_ulp, max_failing_frac);
   s.max_distance = max_dist;
   if (n_norm > 0) {
     s.max_normalized = max_norm;
@@ -171,19 +267,20 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     const double n = static_cast<double>(bias_n), mean = bias_sum / n;
     s.bias_mean = mean;
     s.bias_stderr = std::sqrt(std::max(0.0, bias_sq / n - mean * mean) / n);
+    s.bias_samples = bias_n;
   }
-  s.histogram = {kEdges, hist};
+  s.histogram = frac_hist;
+  if (n_dist > 0) s.distance_histogram = dist_hist;
+  if (n_norm > 0) s.normalized_histogram = norm_hist;
   res.elements = elements;
   res.checks = tallies;
   res.failures = failures;
   res.worst = worst;
   res.coverage = coverage;
-  const Slices slices{c.t};
-  for (std::size_t i = 0; i < kSlices; ++i) {
-    res.profile.x_lo.push_back(bits_to_double(c.t, slices.lower(i)));
-    res.profile.x_hi.push_back(bits_to_double(c.t, slices.lower(i + 1)));
-    res.profile.max_frac_ulp.push_back(prof_max[i]);
-  }
+  res.profile = profile_of(profile_points);
+  accuracy_findings(c, *this, res.findings);
+  for (const auto& t : tallies)
+    if (t.failed > 0 && t.kind != "accuracy" && t.kind != "special") res.findings.push_back(check_finding(t));
   std::int64_t n_failed = 0;
   for (const auto& t : tallies) n_failed += t.failed;
   if (res.interrupted) {
@@ -195,9 +292,11 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     r.message = fmt::format("{} {}: no element was graded", c.k.name, dtype_name(c.t));
     res.failures.push_back(r);
     res.checks.push_back({.name = "graded something", .kind = "run", .failed = 1});
+    res.findings.push_back({"graded something", "run", "runs that graded nothing", 1, 0, 1, "no element was graded"});
   } else {
     res.verdict = n_failed > 0 ? "fail" : "pass";
   }
+  res.headline = res.findings.empty() ? pass_headline(pass_figures(c, s)) : res.findings.front().text;
 }
 
 }  // namespace kc::engine

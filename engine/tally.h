@@ -1,12 +1,18 @@
 // Everything a kernel x dtype run accumulates over its cases: the check
-// tallies and kept failures, the accuracy statistics (errors, histogram,
-// error profile over the input domain, normalized errors, the bias sums),
-// the coverage of value and shape classes, and the worst cases; `finish`
-// turns them into the result the JSON and the report show.
+// tallies and kept failures, the accuracy statistics (errors, histograms
+// per metric with their failing elements, the error profile over the input
+// domain, normalized errors, the bias sums), the ways elements failed and
+// the worst figure of each, the coverage of value, result and shape
+// classes, and the worst cases; `finish` turns them into the result the
+// JSON and the report show, led by the finding that failed it.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "drivers/driver.h"
@@ -21,37 +27,59 @@ struct Tallies {
   std::vector<ElementReport> worst, failures;
   std::int64_t failed = 0;  // failures recorded, all checks
   // accuracy statistics
-  std::vector<double> fracs;
+  std::vector<double> fracs;  // finite fractional errors of the graded elements
   std::int64_t elements = 0, special = 0, replayed = 0, escalations = 0, cr = 0, n_dist = 0, max_dist = 0;
   double sum_norm = 0, max_norm = -1;
   std::int64_t n_norm = 0;
   double bias_sum = 0, bias_sq = 0;  // signed ulp errors of the bias samples
   std::int64_t bias_n = 0;
-  std::vector<std::int64_t> hist;
-  std::vector<double> prof_max;  // per slice of the input domain
+  double max_failing_frac = 0;   // over failing elements (inf for non-finite and special-value failures)
+  Histogram frac_hist, dist_hist, norm_hist;
+  // The ways elements failed: count and worst figure of each.
+  struct FailureTally {
+    std::int64_t count = 0;
+    double worst = 0;
+  };
+  std::array<FailureTally, kFailureKinds> by_failure{};
+  // One-input elementwise elements, for the error profile: ordered input bits, input, errors, failed.
+  struct ProfilePoint {
+    std::int64_t order;
+    double x, frac, distance, normalized;
+    bool failed;
+  };
+  std::vector<ProfilePoint> profile_points;
   Coverage coverage;
 
   Tallies();
   // The tally of a check, created (in the order the run meets them) on first use.
   CheckTally& tally(const std::string& name, const std::string& kind);
-  // One outcome of a check; a failure keeps its report (up to the run's cap per check).
-  void record(const Context& c, CheckTally& t, bool ok, const ElementReport* report);
+  // One outcome of a check. A failure's report is built (by `make`) and kept
+  // only if the check has fewer than the run's cap and no failure with the
+  // same `key` (the input bits, or the case) yet: kept failures are
+  // distinct, and formatting is paid only for what is shown.
+  void record(const Context& c, CheckTally& t, bool ok, const std::string& key,
+              const std::function<ElementReport()>& make);
+  void record(const Context& c, CheckTally& t, bool ok) { record(c, t, ok, "", nullptr); }
   // A check that could not judge (too few samples): says why, fails nothing.
   void not_graded(CheckTally& t, const std::string& why);
 
   void add_shape(const Tensor& x);  // shape classes of a case's first input
-  // Coverage of one element's inputs and output.
+  // Coverage of one element's inputs and result.
   void add_coverage(const Context& c, const drivers::Element& e, const Grade& g, double y);
-  // Error statistics of one graded element (not decided by a special rule, not a replay).
+  // Error statistics of one element graded against the oracle (not decided
+  // by a special rule, not a replay), failing or not.
   void add_error(const Context& c, const drivers::Element& e, const Grade& g);
   void add_normalized(const Grade& g);
-  // Reports are built only where one is kept: a failure, or an element that
-  // enters the current top 5 (formatting every element would dominate a sweep).
+  // An element that failed its accuracy or special-value check.
+  void add_failure(const Grade& g);
   bool could_be_worst(const Grade& g) const;
   void keep_worst(const ElementReport& r);
 
-  // The result's statistics, tallies, coverage, error profile and verdict.
+  // The result's statistics, findings, tallies, coverage, error profile and verdict.
   void finish(const Context& c, KernelDTypeResult& res) const;
+
+ private:
+  std::set<std::pair<std::string, std::string>> kept_;  // (check, key) of kept failures
 };
 
 }  // namespace kc::engine

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "core/rust_libm.h"
 #include "kernels/arms.h"
 #include "kernels/scalar.h"
 
@@ -60,11 +61,11 @@ T round_even(T x) {
 }
 
 // §1 erf: rne_T(libm erf(f64(x))), the narrowing through cst (double rounding
-// for halves). The system libm stands in for the Rust libm crate; see the
-// contract's note.
+// for halves). The libm is the Rust crate's (core/rust_libm.h), not glibc's:
+// they differ in the last bit on some f64 inputs.
 template <class T>
 T erf_of(T x) {
-  return cst<T>(std::erf(to_f64(x)));
+  return cst<T>(rust_libm::erf(to_f64(x)));
 }
 
 // §1 gelu_erf, all in f64: a = f * (1/sqrt 2) with the f64 constant
@@ -74,7 +75,7 @@ T gelu_erf_of(T x) {
   const double f = to_f64(x);
   const double inv_sqrt2 = 0x1.6a09e667f3bcdp-1;
   const double a = f * inv_sqrt2;
-  const double e = std::erf(a);
+  const double e = rust_libm::erf(a);
   const double r = (0.5 * f) * (1.0 + e);
   return cst<T>(r);
 }

@@ -8,12 +8,6 @@ namespace kc::reports {
 
 using nlohmann::json;
 
-json number(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
 json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   json j;
   j["name"] = k.name;
@@ -42,6 +36,7 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
     const auto& m = a.accuracy;
     json aj{{"dtype", dtype_name(a.dtype)},
             {"kind", contract::accuracy_kind_name(m.kind)},
+            {"bound", contract::bound_summary(m)},
             {"max_frac_ulp", number(m.max_frac_ulp)},
             {"max_distance", m.max_distance < 0 ? nlohmann::json(nullptr) : nlohmann::json(m.max_distance)},
             {"derivation", m.derivation},
@@ -65,7 +60,12 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
                                {"dtypes", p.dtypes.empty() ? k.dtypes().to_string() : p.dtypes.to_string()}});
   json g{{"ordinary_range", {k.values.lo, k.values.hi}}, {"ties", k.values.ties}, {"integers", k.values.integers}};
   g["thresholds"] = json::object();
+  g["result_classes"] = json::object();
   for (const auto& a : k.accuracy) {
+    json rc = json::array();
+    for (contract::ResultClass c : contract::kResultClasses)
+      if (k.reachable_results(a.dtype).contains(c)) rc.push_back(contract::result_class_name(c));
+    g["result_classes"][std::string(dtype_name(a.dtype))] = rc;
     json pts = json::array();
     if (k.values.points)
       for (double v : k.values.points(a.dtype)) pts.push_back(number(v));

@@ -40,8 +40,17 @@ json element_json(const engine::ElementReport& e) {
          {"repro", e.repro},
          {"message", e.message}};
   j["normalized"] = e.normalized ? number(*e.normalized) : json(nullptr);
+  if (e.shrunk_elements >= 0) j["shrunk_elements"] = e.shrunk_elements;
   return j;
 }
+
+json histogram_json(const engine::Histogram& h) {
+  json edges = json::array();
+  for (double e : h.edges) edges.push_back(number(e));
+  return {{"metric", h.metric}, {"edges", edges}, {"counts", h.counts}, {"failing", h.failing}};
+}
+
+json nan_as_null(double v) { return std::isnan(v) ? json(nullptr) : number(v); }
 
 json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
 
@@ -60,29 +69,45 @@ json result_json(const engine::KernelDTypeResult& r) {
            {"max_normalized", opt(a.max_normalized)},
            {"mean_normalized", opt(a.mean_normalized)},
            {"bias_mean", opt(a.bias_mean)},
-           {"bias_stderr", opt(a.bias_stderr)}};
-  json edges = json::array();
-  for (double e : a.histogram.edges) edges.push_back(number(e));
-  acc["histogram"] = {{"edges", edges}, {"counts", a.histogram.counts}};
+           {"bias_stderr", opt(a.bias_stderr)},
+           {"bias_samples", a.bias_samples}};
+  acc["histogram"] = histogram_json(a.histogram);
+  acc["distance_histogram"] = a.distance_histogram ? histogram_json(*a.distance_histogram) : json(nullptr);
+  acc["normalized_histogram"] = a.normalized_histogram ? histogram_json(*a.normalized_histogram) : json(nullptr);
   json checks = json::array();
-  for (const auto& c : r.checks)
-    checks.push_back({{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"not_graded", c.not_graded}, {"detail", c.detail}});
+  for (const auto& c : r.checks) {
+    json cj{{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"not_graded", c.not_graded},
+            {"detail", c.detail}};
+    if (c.figure) cj["figure"] = {{"metric", c.metric}, {"value", number(*c.figure)}, {"bound", opt(c.bound)}};
+    checks.push_back(cj);
+  }
+  json findings = json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"check", f.check}, {"kind", f.kind}, {"metric", f.metric}, {"figure", number(f.figure)},
+                        {"bound", number(f.bound)}, {"count", f.count}, {"text", f.text},
+                        {"failure", f.failure}, {"bound_text", f.bound_text}});
   json worst = json::array(), failures = json::array();
   for (const auto& w : r.worst) worst.push_back(element_json(w));
   for (const auto& f : r.failures) failures.push_back(element_json(f));
-  json prof{{"x_lo", json::array()}, {"x_hi", json::array()}, {"max_frac_ulp", json::array()}};
-  for (std::size_t i = 0; i < r.profile.max_frac_ulp.size(); ++i) {
-    prof["x_lo"].push_back(number(r.profile.x_lo[i]));
-    prof["x_hi"].push_back(number(r.profile.x_hi[i]));
-    const double m = r.profile.max_frac_ulp[i];
-    prof["max_frac_ulp"].push_back(std::isnan(m) ? json(nullptr) : number(m));
+  const auto& p = r.profile;
+  json prof{{"x_lo", json::array()}, {"x_hi", json::array()}, {"max_frac_ulp", json::array()},
+            {"max_distance", json::array()}, {"max_normalized", json::array()}, {"failed", p.failed}};
+  for (std::size_t i = 0; i < p.max_frac_ulp.size(); ++i) {
+    prof["x_lo"].push_back(number(p.x_lo[i]));
+    prof["x_hi"].push_back(number(p.x_hi[i]));
+    prof["max_frac_ulp"].push_back(nan_as_null(p.max_frac_ulp[i]));
+    prof["max_distance"].push_back(nan_as_null(p.max_distance[i]));
+    prof["max_normalized"].push_back(nan_as_null(p.max_normalized[i]));
   }
   return {{"dtype", dtype_name(r.dtype)},
           {"verdict", r.verdict},
+          {"headline", r.headline},
+          {"findings", findings},
           {"exhaustive", r.exhaustive},
           {"interrupted", r.interrupted},
           {"cases", r.cases},
           {"elements", r.elements},
+          {"inputs_digest", fmt::format("{:016x}", r.inputs_digest)},
           {"accuracy", acc},
           {"worst", worst},
           {"checks", checks},
@@ -90,6 +115,7 @@ json result_json(const engine::KernelDTypeResult& r) {
           {"coverage",
            {{"value_classes", r.coverage.value_classes},
             {"shape_classes", r.coverage.shape_classes},
+            {"result_classes", r.coverage.result_classes},
             {"outputs", r.coverage.outputs},
             {"outputs_zero", r.coverage.outputs_zero},
             {"outputs_nan", r.coverage.outputs_nan}}},

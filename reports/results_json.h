@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/json_number.h"
+
 #include "contracts/contract.h"
 #include "core/backend.h"
 #include "engine/results.h"
@@ -18,9 +20,6 @@ inline constexpr const char* kSchema = "kconform-results/1";
 nlohmann::json contract_json(const contract::KernelSpec& k, const Backend* backend = nullptr);
 nlohmann::json results_json(const engine::RunResults& r, const Backend* backend = nullptr);
 
-// Numbers that may be infinite or NaN are written as strings "inf", "-inf",
-// "NaN" (JSON has no such numbers).
-nlohmann::json number(double v);
 
 // Fill run metadata: versions of MPFR, GMP, glibc, Boost, compiler, commit, machine, date.
 engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& backend, const std::string& command);

@@ -64,6 +64,30 @@ check_page diff.html report-diff.png
 
 grep -q 'REGRESSED' "$work/report-diff.png.dom" || fail "diff page does not flag the planted regression"
 
+# A failing kernel page, as a kernel author first sees it: the failing check
+# and its figure lead the dtype's section, before the failures, plots,
+# statistics and the contract (the screenshot keeps the top of the page).
+"$kc" run --kernel exp --dtype f32 --backend mutant:exp_f32_2ulp --out "$work/failing" --quiet >"$work/failing.log" 2>&1
+[ $? -eq 1 ] || fail "the mutant run did not fail"
+failing_page="$work/failing/site/kernel-exp.html"
+chrome "$work/failing.log" --dump-dom "file://$failing_page" >"$work/failing.dom"
+python3 - "$work/failing.dom" <<'PY' || fails=$((fails + 1))
+import re, sys
+dom = open(sys.argv[1], encoding="utf-8").read()
+section = dom.find('id="dtype-f32"')
+lead = re.search(r'<li class="headline finding"[^>]*data-figure="([^"]*)" data-bound="([^"]*)"[^>]*><strong>([^<]*)</strong>', dom)
+if section < 0 or not lead:
+    print("FAIL: failing page: no headline finding"); sys.exit(1)
+later = [dom.find(m, section) for m in ('id="failures-', '<h3>Error histogram', '<h3>Statistics', 'id="contract"')]
+if any(0 <= p < lead.start() for p in later) or lead.start() < section:
+    print("FAIL: failing page: something comes before the headline finding"); sys.exit(1)
+if not float(lead.group(1)) > float(lead.group(2)):
+    print(f"FAIL: failing page: the headline's figure {lead.group(1)} is within its bound {lead.group(2)}"); sys.exit(1)
+print(f"failing page leads with: {lead.group(3)}")
+PY
+chrome "$work/failing.log" --screenshot="$artifacts/report-failing-kernel.png" --window-size=1280,900 "file://$failing_page" >/dev/null
+[ -s "$artifacts/report-failing-kernel.png" ] && echo "screenshot: $artifacts/report-failing-kernel.png" || fail "no screenshot of the failing page"
+
 # The filter works in the rendered DOM: the script fills in the row count.
 grep -q 'id="shown"[^>]*>[0-9]* of [0-9]* shown' "$work/report-index.png.dom" || fail "index: filter did not initialise"
 

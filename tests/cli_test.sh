@@ -15,6 +15,19 @@ expect 0 "run --help"                -- "$kc" run --help
 expect 0 "list"                      -- "$kc" list
 expect 0 "list --json"               -- "$kc" list --json
 expect 0 "list --backends"           -- "$kc" list --backends
+# `list` shows each dtype's bound, not only its kind; `list --backends --json` is JSON.
+"$kc" list >"$work/list" 2>&1
+grep -q "f32: <= 2.5 ulp, distance <= 1" "$work/list" && grep -q "f64: correctly rounded" "$work/list" &&
+  grep -q "normalized error <= 1 (K = " "$work/list" && echo "ok:   list shows the bounds" ||
+  { echo "FAIL: list does not show the bounds"; fails=$((fails + 1)); }
+"$kc" list --backends --json >"$work/backends.json" 2>&1
+python3 - "$work/backends.json" <<'PY' && echo "ok:   list --backends --json is JSON naming every backend" || { echo "FAIL: list --backends --json"; fails=$((fails + 1)); }
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = [b["name"] for b in j]
+assert names[0] == "reference" and "mutant:exp_f32_2ulp" in names, names
+assert all(b["kernels"] and b["expected_check"] for b in j[1:])
+PY
 expect 2 "unknown subcommand"        -- "$kc" frobnicate
 expect 2 "unknown kernel"            -- "$kc" run --kernel nope
 expect 2 "unknown dtype"             -- "$kc" run --kernel exp --dtype f8
@@ -24,6 +37,10 @@ expect 2 "bad --input"               -- "$kc" run --kernel exp --dtype f32 --inp
 expect 2 "--shrink without --case"   -- "$kc" run --kernel exp --dtype f32 --shrink 1
 expect 0 "reference exp f32 passes"  -- "$kc" run --kernel exp --dtype f32 --cases 20
 expect 1 "a mutant fails"            -- "$kc" run --kernel exp --dtype f32 --backend mutant:exp_f32_2ulp
+# The FAIL line names the failing check, its figure against the bound, and the count.
+grep -Eq "^FAIL exp +f32 +accuracy: integer distance 2 > 1 on [0-9]+ elements" "$work/out" &&
+  echo "ok:   the FAIL line names the check, the figure and the count" ||
+  { echo "FAIL: the FAIL line: $(grep '^FAIL' "$work/out")"; fails=$((fails + 1)); }
 
 # The first replay command a failure prints reproduces it.
 "$kc" run --kernel exp --dtype f32 --backend mutant:exp_f32_2ulp >"$work/mut" 2>&1
@@ -50,6 +67,49 @@ strip = lambda d: [(r["dtype"], r["elements"], r["accuracy"]["max_frac_ulp"], r[
 sys.exit(0 if strip(a) == strip(b) else 1)
 PY
 then echo "ok:   same seed gives the same results"; else echo "FAIL: same seed, different results"; fails=$((fails + 1)); fi
+
+# No noise: each failure is printed once (by check and input bits), each
+# with its replay once.
+for m in exp_f32_2ulp:exp sum_bf16_truncating:sum_dim add_f16_ftz:add sum_drops_last:sum_all; do
+  "$kc" run --kernel "${m#*:}" --backend "mutant:${m%%:*}" >"$work/noise" 2>&1
+  if python3 - "$work/noise" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+seen, bad = set(), 0
+for block in re.split(r"\n(?=\S)", text):
+    lines = block.splitlines()
+    head = re.sub(r"^\(shrunk to \d+ input elements?\) ", "", lines[0])
+    inputs = [l for l in lines if l.lstrip().startswith("input:")]
+    if inputs:
+        key = (head.split(": ")[1] if ": " in head else head, lines[0].split()[1], inputs[0])
+        if key in seen: print("printed twice:", key); bad += 1
+        seen.add(key)
+    # Distinct failures of one case share its replay; one failure prints each replay once.
+    replays = [l.split(":", 1)[1].strip() for l in lines if l.lstrip().startswith(("replay:", "shrunk case:"))]
+    for r in {r for r in replays if replays.count(r) > 1}: print("replay printed twice in one failure:", r); bad += 1
+sys.exit(1 if bad or not seen else 0)
+PY
+  then echo "ok:   mutant:${m%%:*}: each failure and each replay printed once"
+  else echo "FAIL: mutant:${m%%:*}: duplicates printed"; fails=$((fails + 1)); fi
+done
+
+# Progress: lines on a piped stderr at the --progress interval, a live line
+# redrawn in place on a terminal, nothing with --quiet; stdout keeps only
+# the results.
+progress_check() {  # description, then a condition on $work/err and $work/stdout
+  if eval "$2"; then echo "ok:   $1"; else echo "FAIL: $1"; sed 's/^/    /' "$work/err" | head -5; fails=$((fails + 1)); fi
+}
+"$kc" run --family unary --dtype f32 --progress 0.2 >"$work/stdout" 2>"$work/err"
+progress_check "piped: progress lines on stderr" \
+  '[ "$(grep -c "^progress: \[[0-9]*/[0-9]* kernel x dtype\] .* elements, .* failing, .* elapsed, " "$work/err")" -ge 2 ]'
+progress_check "piped: no progress on stdout" '! grep -q "progress:" "$work/stdout"'
+"$kc" run --family unary --dtype f32 --progress 0.2 --quiet >"$work/stdout" 2>"$work/err"
+progress_check "--quiet: no progress" '[ ! -s "$work/err" ]'
+"$kc" run --family unary --dtype f32 --progress 0 >"$work/stdout" 2>"$work/err"
+progress_check "--progress 0: none when piped" '[ ! -s "$work/err" ]'
+script -qec "$kc run --family unary --dtype f32" /dev/null >"$work/err" 2>&1
+progress_check "terminal: a live line redrawn in place, erased before each result line" \
+  'python3 -c "import re,sys; d=b\"\\n\"+open(sys.argv[1],\"rb\").read(); sys.exit(0 if re.search(rb\"\\r\\x1b\\[K\\[[0-9]+/26 kernel x dtype\\]\", d) and not re.search(rb\"(?<!\\n)(?<!\\x1b\\[K)PASS \", d) else 1)" "$work/err"'
 
 # Published max fractional ulp of f32 exp == an independent MPFR computation.
 "$kc" run --kernel exp --dtype f32 --out "$work/exp" --dump "$work/elements.txt" >/dev/null

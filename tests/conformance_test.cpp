@@ -50,6 +50,15 @@ TEST_P(Conformance, ReferencePassesItsContract) {
     EXPECT_TRUE(r.exhaustive) << "every 16-bit input";
   }
   for (const auto& c : r.checks) EXPECT_GT(c.passed + c.failed, 0) << c.name << " checked nothing";
+  // Every class of result the kernel can produce in this dtype was reached
+  // (issue 9): a kernel wrong only on subnormal results, or only near
+  // overflow, is otherwise graded on nothing that shows it.
+  for (contract::ResultClass rc : contract::kResultClasses) {
+    if (!k->reachable_results(t).contains(rc)) continue;
+    const auto it = r.coverage.result_classes.find(std::string(contract::result_class_name(rc)));
+    EXPECT_TRUE(it != r.coverage.result_classes.end() && it->second > 0)
+        << "no case produced a " << contract::result_class_name(rc) << " result";
+  }
   EXPECT_EQ(r.verdict, "pass");
   for (const auto& f : r.failures) ADD_FAILURE() << f.message;
 

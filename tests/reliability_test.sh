@@ -125,7 +125,10 @@ for sig in INT TERM HUP; do
 done
 
 # --- False PASS and silent acceptance: every argument is checked.
-for c in 100 1000000 -1 2147483648 9223372036854775808; do
+# The first index past the end, from what the run says its cases are.
+last=$("$kc" run --kernel exp --dtype f32 --case 1000000 --out "$work/case-range" 2>&1 | sed -n 's/.*has cases 0 to \([0-9]*\).*/\1/p')
+expect 0 "--case $last, the last case of the run" -- "$kc" run --kernel exp --dtype f32 --case "$last" --out "$work/case-last"
+for c in $((last + 1)) 1000000 -1 2147483648 9223372036854775808; do
   expect 2 "--case $c outside the run" -- "$kc" run --kernel exp --dtype f32 --case "$c"
 done
 said "is not a case index"

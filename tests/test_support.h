@@ -10,13 +10,16 @@
 namespace kc::testing_support {
 
 // `kernels` x `dtypes`, 5 random cases each, no exhaustive sweeps.
-inline engine::RunResults small_run(std::initializer_list<const char*> kernels, std::initializer_list<DType> dtypes) {
-  auto backend = make_backend("reference");
+inline engine::RunResults small_run(std::initializer_list<const char*> kernels, std::initializer_list<DType> dtypes,
+                                    std::uint64_t seed = 1, const char* backend_name = "reference") {
+  auto backend = make_backend(backend_name);
   engine::RunOptions opts;
   opts.cases = 5;
   opts.exhaustive_halves = false;
+  opts.seed = seed;
+  opts.backend = backend_name;
   engine::RunResults r;
-  r.run = reports::collect_metadata(1, "reference", "test");
+  r.run = reports::collect_metadata(seed, backend_name, "test");
   for (const char* name : kernels)
     for (DType t : dtypes) r.results.push_back(engine::run_kernel_dtype(*contract::find_kernel(name), t, *backend, opts));
   return r;

@@ -177,6 +177,30 @@ Outputs powi_wraps_exponent(std::string_view, std::span<const Tensor> in, const 
   return ref::execute("powi", in, p);
 }
 
+// Three defects only results reveal: the inputs are ordinary, the results
+// are in a class of their own (subnormal, just below overflow) or in a
+// narrow window around an interval edge of the function.
+Outputs exp_f32_ftz_results(std::string_view, std::span<const Tensor> in, const Params& p) {
+  // Flushes subnormal results to zero (a denormals-are-zero output stage).
+  return rewrite("exp", in, p, {DType::f32}, [](double, std::uint64_t y) {
+    return ((y & 0x7f800000u) == 0 && (y & 0x7fffffu) != 0) ? (y & 0x80000000u) : y;
+  });
+}
+
+Outputs exp_f32_overflows_early(std::string_view, std::span<const Tensor> in, const Params& p) {
+  // Returns +inf from ln(FLT_MAX) - 2^-12 on: a range check a little too tight.
+  const double limit = std::log(static_cast<double>(max_finite(DType::f32))) - std::ldexp(1.0, -12);
+  return rewrite("exp", in, p, {DType::f32}, [limit](double x, std::uint64_t y) { return x > limit ? 0x7f800000u : y; });
+}
+
+Outputs tanh_f32_edge_window(std::string_view, std::span<const Tensor> in, const Params& p) {
+  // Two ulps high on |x -+ 0.55| < 2^-17 (a window of width 2^-16 around
+  // the edge where tanhf changes its method).
+  return rewrite("tanh", in, p, {DType::f32}, [](double x, std::uint64_t y) {
+    return std::fabs(std::fabs(x) - 0.55) < std::ldexp(1.0, -17) ? y + 2 : y;
+  });
+}
+
 }  // namespace
 
 void register_unary(std::vector<Mutant>& v) {
@@ -211,6 +235,12 @@ void register_unary(std::vector<Mutant>& v) {
        abs_skips_buffer_check},
       {"powi_wraps_exponent", {"powi"}, kFloatSet, "bad-input", "truncates an out-of-range n to i32 instead of rejecting",
        powi_wraps_exponent},
+      {"exp_f32_ftz_results", {"exp"}, {DType::f32}, "accuracy", "f32 exp flushes subnormal results to zero",
+       exp_f32_ftz_results},
+      {"exp_f32_overflows_early", {"exp"}, {DType::f32}, "accuracy",
+       "f32 exp returns +inf from ln(FLT_MAX) - 2^-12 on (a range check a little too tight)", exp_f32_overflows_early},
+      {"tanh_f32_edge_window", {"tanh"}, {DType::f32}, "accuracy",
+       "f32 tanh two ulps high on a window of width 2^-16 around |x| = 0.55", tanh_f32_edge_window},
   });
 }
 

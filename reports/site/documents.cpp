@@ -127,9 +127,17 @@ void validate_document(const json& doc, const std::string& where) {
       check_count(r, "worst", kMaxListed, where, what);
       check_count(r, "failures", kMaxListed, where, what);
       check_count(r, "checks", kMaxListed, where, what);
-      if (r["accuracy"].contains("histogram") && r["accuracy"]["histogram"].is_object()) {
-        check_count(r["accuracy"]["histogram"], "edges", kMaxBins + 1, where, what + " histogram");
-        check_count(r["accuracy"]["histogram"], "counts", kMaxBins, where, what + " histogram");
+      for (const char* hname : {"histogram", "distance_histogram", "normalized_histogram"}) {
+        if (!r["accuracy"].contains(hname) || !r["accuracy"][hname].is_object()) continue;
+        const json& h = r["accuracy"][hname];
+        check_count(h, "edges", kMaxBins + 1, where, what + " " + hname);
+        check_count(h, "counts", kMaxBins, where, what + " " + hname);
+        check_count(h, "failing", kMaxBins, where, what + " " + hname);
+        for (const char* f : {"counts", "failing"})
+          if (h.contains(f) && h[f].is_array())
+            for (const auto& v : h[f])
+              if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+                bad(fmt::format("{}: {}.{} holds {}, not a count", what, hname, f, v.dump()));
       }
       if (r.contains("error_profile") && r["error_profile"].is_object())
         for (const char* f : {"x_lo", "x_hi", "max_frac_ulp"})
@@ -171,42 +179,6 @@ json normalize(const json& in) {
     }
   }
   return doc;
-}
-
-json merge_documents(const std::vector<json>& docs) {
-  if (docs.empty()) throw UsageError("no results document given");
-  if (docs.size() == 1) return docs[0];
-  json out{{"schema", kSchema}, {"run", docs[0]["run"]}, {"runs", json::array()}, {"kernels", json::array()}};
-  std::set<std::pair<std::string, std::string>> seen;
-  std::int64_t pass = 0, fail = 0, not_graded = 0, elements = 0, n = 0;
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    out["runs"].push_back(docs[i]["run"]);
-    for (const auto& k : docs[i]["kernels"]) {
-      const std::string name = k["name"].get<std::string>();
-      json* entry = nullptr;
-      for (auto& e : out["kernels"])
-        if (e["name"] == name) entry = &e;
-      if (!entry) {
-        json copy = k;
-        copy["results"] = json::array();
-        out["kernels"].push_back(copy);
-        entry = &out["kernels"].back();
-      }
-      for (auto r : k["results"]) {
-        const std::string dt = r["dtype"].get<std::string>();
-        if (!seen.insert({name, dt}).second)
-          throw UsageError(fmt::format("kernel '{}' dtype {} appears in more than one results document; merge needs "
-                                       "each kernel x dtype once", name, dt));
-        r["run_index"] = i + 1;
-        const std::string v = r["verdict"].get<std::string>();
-        pass += v == "pass", fail += v == "fail", not_graded += v == "not_graded", ++n;
-        elements += r.value("elements", std::int64_t{0});
-        (*entry)["results"].push_back(std::move(r));
-      }
-    }
-  }
-  out["totals"] = {{"kernel_dtypes", n}, {"pass", pass}, {"fail", fail}, {"not_graded", not_graded}, {"elements", elements}};
-  return out;
 }
 
 }  // namespace kc::reports::site

@@ -25,6 +25,18 @@ std::string run_metadata(const json& run) {
   return s + "</dl>";
 }
 
+// What decides the row, beside its verdict: a failure's first finding (its
+// figure and bound also as data, so a test can hold the two together), or
+// a pass's deciding figure.
+std::string headline_cell(const json& r) {
+  const json& f = r.contains("findings") && r["findings"].is_array() ? r["findings"] : json::array();
+  if (r.value("verdict", "") == "fail" && !f.empty() && f[0].is_object())
+    return fmt::format("<td class=\"headline\" data-metric=\"{}\" data-figure=\"{}\" data-bound=\"{}\">{}{}</td>",
+                       str(f[0], "metric"), exact(f[0].value("figure", json())), exact(f[0].value("bound", json())),
+                       str(f[0], "text"), f.size() > 1 ? fmt::format(" <span class=\"muted\">(+{} more)</span>", f.size() - 1) : "");
+  return fmt::format("<td class=\"headline\">{}</td>", str(r, "headline"));
+}
+
 bool any_normalized(const json& doc) {
   for (const auto& k : doc["kernels"])
     for (const auto& r : k["results"])
@@ -47,9 +59,9 @@ std::string index_page(const json& doc, bool has_diff) {
       const std::string why = untrustworthy_reason(r);
       rows += fmt::format(
           "<tr class=\"v-{0}\" data-verdict=\"{0}\" data-kernel=\"{1}\" data-dtype=\"{2}\">"
-          "<td><a href=\"{3}#dtype-{4}\">{1}</a></td><td>{5}</td><td>{2}</td><td data-v=\"{0}\">{6}</td><td>{7}</td>",
+          "<td><a href=\"{3}#dtype-{4}\">{1}</a></td><td>{5}</td><td>{2}</td><td data-v=\"{0}\">{6}</td>{7}<td>{8}</td>",
           slug(v), escape_html(name), escape_html(dt), escape_html(page_name(name)), slug(dt), str(k, "family"),
-          verdict_badge(v), model.empty() ? "n/a" : str(model, "kind"));
+          verdict_badge(v), headline_cell(r), model.empty() ? "n/a" : str(model, "kind"));
       rows += num_td(a["max_frac_ulp"]);
       // A condition-aware model's max_frac_ulp is its coefficient A, not a bound on the column beside it.
       rows += model.value("kind", "") == "condition-aware bound" ? "<td data-v=\"\">normalized &le; 1</td>"
@@ -88,7 +100,7 @@ std::string index_page(const json& doc, bool has_diff) {
       "graded</option></select></label> <span id=\"shown\" class=\"muted\"></span> <span class=\"muted small\">Click a "
       "column heading to sort.</span></div>\n";
   body += "<table id=\"results\" class=\"sortable\"><thead><tr><th>kernel</th><th>family</th><th>dtype</th><th>verdict</th>"
-          "<th>accuracy model</th><th>max frac ulp</th><th>bound (frac ulp)</th><th>max distance</th>";
+          "<th>why</th><th>accuracy model</th><th>max frac ulp</th><th>bound (frac ulp)</th><th>max distance</th>";
   if (norm) body += "<th>max normalized</th>";
   body += "<th>cases</th><th>elements</th><th>graded by oracle</th><th>exhaustive</th><th>trust</th></tr></thead><tbody>\n" +
           rows + "</tbody></table>\n";

@@ -2,6 +2,8 @@
 // statistics, figures, worst cases, coverage, checks and failures. Sections
 // appear when the document has data for them, never by kernel family.
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -129,7 +131,8 @@ std::string stats_table(const json& r, const json& model) {
   }
   static const std::set<std::string> known = {"graded", "special", "replayed", "oracle_escalations", "max_frac_ulp",
                                               "mean_frac_ulp", "p99_frac_ulp", "max_distance", "correctly_rounded_share", "not_correctly_rounded",
-                                              "max_normalized", "mean_normalized", "bias_mean", "bias_stderr", "histogram"};
+                                              "max_normalized", "mean_normalized", "bias_mean", "bias_stderr", "bias_samples",
+                                              "histogram", "distance_histogram", "normalized_histogram"};
   for (const auto& [k, v] : a.items())
     if (!known.count(k)) row(label(k), v);
   if (r.contains("seconds")) row("seconds", r["seconds"]);
@@ -170,7 +173,10 @@ std::string elements_table(const json& list, bool normalized) {
   return s + "</tbody></table>";
 }
 
-std::string count_table(const json& counts, std::initializer_list<const char*> expected, const char* what, const char* unit) {
+// `possible(key)`: "" when the class can occur, else why it cannot (shown
+// instead of "not exercised": rank 0 for a kernel whose minimum rank is 1).
+std::string count_table(const json& counts, std::initializer_list<const char*> expected, const char* what, const char* unit,
+                        const std::function<std::string(const std::string&)>& impossible = {}) {
   std::vector<std::string> keys(expected.begin(), expected.end());
   if (counts.is_object())
     for (const auto& [k, v] : counts.items())
@@ -179,20 +185,54 @@ std::string count_table(const json& counts, std::initializer_list<const char*> e
   for (const auto& k : keys) {
     const json v = counts.is_object() && counts.contains(k) ? counts[k] : json(0);
     const bool zero = as_double(v).value_or(0) == 0;
+    const std::string why = zero && impossible ? impossible(k) : "";
     s += fmt::format("<tr><td>{}</td>{}</tr>", label(k),
-                     zero ? fmt::format("<td class=\"num zero\" data-v=\"0\">0 (not exercised)</td>") : num_td(v));
+                     !why.empty() ? fmt::format("<td class=\"num muted\" data-v=\"\">n/a ({})</td>", escape_html(why))
+                     : zero       ? std::string("<td class=\"num zero\" data-v=\"0\">0 (not exercised)</td>")
+                                  : num_td(v));
   }
   return s + "</tbody></table>";
 }
 
-std::string coverage_section(const json& r) {
+std::string coverage_section(const json& k, const json& r) {
   const auto& c = r["coverage"];
+  // The ranks the contract admits: a rank outside them is not a gap.
+  int min_rank = 0, max_rank = 6;
+  if (k.contains("contract") && k["contract"].is_object() && k["contract"].contains("inputs") &&
+      k["contract"]["inputs"].is_array() && !k["contract"]["inputs"].empty() && k["contract"]["inputs"][0].is_object()) {
+    const auto& in = k["contract"]["inputs"][0];
+    min_rank = static_cast<int>(as_double(in.value("min_rank", json(0))).value_or(0));
+    max_rank = static_cast<int>(as_double(in.value("max_rank", json(6))).value_or(6));
+  }
+  auto rank_possible = [&](const std::string& key) -> std::string {
+    if (key.rfind("rank", 0) != 0) return "";
+    const int rank = std::atoi(key.c_str() + 4);
+    if (rank < min_rank) return fmt::format("the contract's minimum rank is {}", min_rank);
+    if (rank > max_rank) return fmt::format("the contract's maximum rank is {}", max_rank);
+    return "";
+  };
   std::string s = "<h3>Coverage: what the grade rests on</h3><div style=\"display:flex;gap:2em;flex-wrap:wrap\"><div>";
   s += count_table(c["value_classes"], {"zero", "subnormal", "normal", "tie", "integer", "inf", "nan", "overflow"},
                    "input value class", "inputs");
   s += "</div><div>";
   s += count_table(c["shape_classes"], {"empty", "size1_dim", "rank0", "rank1", "rank2", "rank3", "rank4", "rank5", "rank6"},
-                   "shape class", "cases");
+                   "shape class", "cases", rank_possible);
+  // The classes of the correct results; the contract says which the kernel can produce.
+  if (c.contains("result_classes") && c["result_classes"].is_object() && !c["result_classes"].empty()) {
+    std::set<std::string> can;
+    const std::string dt = r.value("dtype", "");
+    if (k.contains("contract") && k["contract"].is_object() && k["contract"].contains("generator") &&
+        k["contract"]["generator"].is_object() && k["contract"]["generator"].contains("result_classes") &&
+        k["contract"]["generator"]["result_classes"].is_object() &&
+        k["contract"]["generator"]["result_classes"].contains(dt) && k["contract"]["generator"]["result_classes"][dt].is_array())
+      for (const auto& x : k["contract"]["generator"]["result_classes"][dt])
+        if (x.is_string()) can.insert(x.get<std::string>());
+    s += "</div><div>";
+    s += count_table(c["result_classes"], {"zero", "subnormal", "near underflow", "normal", "near overflow", "inf", "NaN"},
+                     "result class (of RN(z))", "elements", [&](const std::string& key) -> std::string {
+                       return can.empty() || can.count(key) ? "" : "the kernel cannot produce it";
+                     });
+  }
   s += "</div><div>";
   const double outs = as_double(c["outputs"]).value_or(0);
   auto pct = [&](const json& v) { return outs > 0 ? fmt::format(" ({:.1f}%)", 100 * as_double(v).value_or(0) / outs) : std::string(); };
@@ -232,24 +272,104 @@ std::string checks_table(const json& checks) {
 std::string failures_section(const json& failures) {
   std::string s = fmt::format("<h3>Failures ({} kept)</h3>", failures.size());
   if (failures.empty()) return s + "<p>None.</p>";
-  s += "<p class=\"small\">Up to 5 per check are kept (the checks table has the counts). A check named "
-       "<code>shrunk: ...</code> is the first failing random case after shrinking.</p>";
-  for (const auto& f : failures) {
+  s += "<p class=\"small\">Up to 5 distinct failures per check are kept (the checks table has the counts). A check "
+       "named <code>shrunk: ...</code> is the first failing case after shrinking.</p>";
+  // The shrunk case first: the smallest counterexample is the one to read.
+  std::vector<const json*> order;
+  for (const auto& f : failures) order.push_back(&f);
+  std::stable_partition(order.begin(), order.end(),
+                        [](const json* f) { return f->is_object() && f->value("check", "").rfind("shrunk: ", 0) == 0; });
+  for (const json* fp : order) {
+    const json& f = *fp;
     const std::string check = str(f, "check");
+    const std::string shrunk = f.contains("shrunk_elements") && f["shrunk_elements"].is_number()
+                                   ? fmt::format(" <span class=\"badge\">shrunk to {} input element{}</span>", show(f["shrunk_elements"]),
+                                                 f["shrunk_elements"] == 1 ? "" : "s")
+                               : check.rfind("shrunk: ", 0) == 0 ? " <span class=\"badge\">shrunk</span>"
+                                                                  : "";
     s += fmt::format("<div><p><strong>{}</strong>{} &mdash; {}</p><pre>{}</pre><p>reproduce: <code>{}</code></p></div>", check,
-                     check.rfind("shrunk: ", 0) == 0 ? " <span class=\"badge\">shrunk</span>" : "", where(f),
-                     str(f, "message"), str(f, "repro"));
+                     shrunk, where(f), str(f, "message"), str(f, "repro"));
   }
   return s;
 }
 
-std::optional<double> plot_bound(const json& model) {
-  // Only ulp-bound and correctly-rounded models state one bound in fractional
-  // ulps; a condition-aware bound varies per element, an exact one is 0.
-  if (!model.is_object() || !model.contains("max_frac_ulp")) return std::nullopt;
+// The metric a result's histogram and profile show: the failing check's
+// (a distance failure shows distances), else the model's own (normalized
+// error for a condition-aware model, distance for one correct rounding).
+struct Metric {
+  std::string histogram;  // field of "accuracy"
+  std::string profile;    // field of "error_profile"
+  std::string label;
+  std::optional<double> bound;
+};
+
+Metric metric_of(const json& r, const json& model) {
   const std::string kind = model.value("kind", "");
-  if (kind != "ulp bound" && kind != "correctly rounded") return std::nullopt;
-  return as_double(model["max_frac_ulp"]);
+  const std::string lead = r.contains("findings") && r["findings"].is_array() && !r["findings"].empty() &&
+                                   r["findings"][0].is_object()
+                               ? r["findings"][0].value("metric", "")
+                               : "";
+  const auto& a = r["accuracy"];
+  auto has = [&](const char* f) { return a.contains(f) && a[f].is_object(); };
+  if ((lead == "normalized error" || (lead.empty() && kind == "condition-aware bound")) && has("normalized_histogram"))
+    return {"normalized_histogram", "max_normalized", "normalized error", 1.0};
+  if ((lead == "integer distance" || (lead.empty() && kind == "correctly rounded")) && has("distance_histogram")) {
+    const auto d = as_double(model.value("max_distance", json()));
+    return {"distance_histogram", "max_distance", "integer distance", lead.empty() || !d || *d < 0 ? std::optional<double>(0) : d};
+  }
+  std::optional<double> b;
+  if ((kind == "ulp bound" || kind == "correctly rounded" || kind == "exact") && model.contains("max_frac_ulp"))
+    b = as_double(model["max_frac_ulp"]);
+  return {"histogram", "max_frac_ulp", "fractional ulp error", b};
+}
+
+// What decides the result, first: on a failure each finding with its figure
+// against its bound (data-figure and data-bound say so to a machine too);
+// on a pass the figure that holds.
+std::string verdict_block(const json& r) {
+  const std::string v = r["verdict"].get<std::string>();
+  std::string s;
+  const json& f = r.contains("findings") && r["findings"].is_array() ? r["findings"] : json::array();
+  if (v == "fail" && !f.empty()) {
+    s += "<ul class=\"findings\">";
+    for (std::size_t i = 0; i < f.size(); ++i)
+      s += fmt::format("<li class=\"{}\" data-check=\"{}\" data-metric=\"{}\" data-figure=\"{}\" data-bound=\"{}\">{}</li>",
+                       i == 0 ? "headline finding" : "finding", str(f[i], "check"), str(f[i], "metric"),
+                       exact(f[i].value("figure", json())), exact(f[i].value("bound", json())),
+                       i == 0 ? "<strong>" + str(f[i], "text") + "</strong>" : str(f[i], "text"));
+    return s + "</ul>";
+  }
+  return fmt::format("<p class=\"headline\">{}</p>", str(r, "headline"));
+}
+
+std::string figures(const json& r, const json& model, const std::string& dt) {
+  std::string s;
+  const Metric m = metric_of(r, model);
+  const std::string hist = error_histogram(r["accuracy"].value(m.histogram, json()), m.bound);
+  if (!hist.empty())
+    s += "<h3>Error histogram</h3><figure>" + hist +
+         fmt::format("<figcaption>Elements graded against the oracle, by {}. Bin [a, b) counts values a &le; e &lt; b; "
+                     "the count is printed over each bar. Cross-hatched: the bin holds elements that failed a check of "
+                     "their accuracy (their number in bold); hatched: none did.{}</figcaption></figure>",
+                     escape_html(m.label), m.bound ? fmt::format(" The contract's bound: {}.", show(*m.bound)) : "");
+  if (r.contains("error_profile")) {
+    const std::string prof = error_profile_plot(
+        r["error_profile"], m.profile, m.label, m.bound,
+        model.contains("bound_depends_on") && m.profile == "max_frac_ulp"
+            ? "largest contract bound (depends on " + model["bound_depends_on"].dump() + ")"
+            : "contract bound",
+        dt);
+    if (!prof.empty())
+      s += "<h3>Error versus input</h3><figure>" + prof +
+           fmt::format("<figcaption>The graded inputs in input order, cut into slices that hold equal numbers of them; a "
+                       "marker is the largest {} in its slice. {} Open circle: no element of the slice failed; filled "
+                       "triangle: one did.{}</figcaption></figure>",
+                       escape_html(m.label),
+                       r.value("exhaustive", false) ? "Every input of the dtype was graded."
+                                                    : "Random cases and sweeps: each slice spans the inputs it holds.",
+                       m.bound ? " Dashed line: the contract's bound." : "");
+  }
+  return s;
 }
 
 std::string dtype_section(const json& doc, const json& k, const json& r) {
@@ -257,42 +377,31 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   const std::string v = r["verdict"].get<std::string>();
   const auto& model = contract_accuracy(k, dt);
   std::string s = fmt::format("<h2 id=\"dtype-{}\">{} {} {}</h2>", slug(dt), show(k["name"]), escape_html(dt), verdict_badge(v));
+  s += verdict_block(r);
   if (r.contains("run_index") && doc.contains("runs"))
     s += fmt::format("<p class=\"small\">From run {} of the merged documents (<a href=\"index.html#run-{}\">metadata</a>).</p>",
                      show(r["run_index"]), show(r["run_index"]));
-  if (!model.empty())
-    s += fmt::format("<p>Accuracy model: <strong>{}</strong>. {}</p>", str(model, "kind"), str(model, "derivation"));
+  if (r.contains("run_indices") && r["run_indices"].is_array() && doc.contains("runs")) {
+    std::vector<std::string> links;
+    for (const auto& i : r["run_indices"]) links.push_back(fmt::format("<a href=\"index.html#run-{}\">{}</a>", show(i), show(i)));
+    s += fmt::format("<p class=\"small\" id=\"merged-{}\">Merged from runs {} of the documents: counts are their sums, "
+                     "maxima and worst cases the worst of them, the p99 an upper bound.</p>",
+                     slug(dt), fmt::join(links, ", "));
+  }
   const std::string why = untrustworthy_reason(r);
   if (!why.empty()) s += fmt::format("<p class=\"warn\">&#9888; <strong>Untrustworthy grade:</strong> {}. {}</p>", escape_html(why), kTrustRule);
+  const bool failed = v == "fail";
+  if (failed) s += failures_section(r["failures"]);  // the failing case is the product: first
+  s += figures(r, model, dt);
+  if (!model.empty())
+    s += fmt::format("<p>Accuracy model: <strong>{}</strong>. {}</p>", str(model, "kind"), str(model, "derivation"));
   s += "<h3>Statistics</h3>" + stats_table(r, model);
-  const auto bound = plot_bound(model);
-  const std::string hist = error_histogram(r["accuracy"]["histogram"], bound);
-  if (!hist.empty())
-    s += "<h3>Error histogram</h3><figure>" + hist +
-         "<figcaption>Elements graded against the oracle, by fractional ulp error |y&minus;z|/ulp(z). Bin [a, b) counts errors "
-         "a &le; e &lt; b; the count is printed over each bar. Hatched: within the contract's bound; cross-hatched: bins that "
-         "reach past it (a bin may straddle the bound; the exact maximum is in the statistics).</figcaption></figure>";
-  if (r.contains("error_profile")) {
-    const std::string prof = error_profile_plot(
-        r["error_profile"], bound,
-        model.contains("bound_depends_on") ? "largest contract bound (depends on " + model["bound_depends_on"].dump() + ")"
-                                           : "contract bound",
-        dt);
-    if (!prof.empty())
-      s += "<h3>Error versus input</h3><figure>" + prof +
-           fmt::format("<figcaption>The input domain cut into slices ordered by bit pattern (negative inputs left, from "
-                       "&minus;NaN to &minus;0, then +0 to +NaN); a marker is the largest fractional ulp error graded in the "
-                       "slice. {} Open circle: within the bound; triangle: above it.{}</figcaption></figure>",
-                       r.value("exhaustive", false) ? "Every input of the dtype was graded."
-                                                    : "Random cases: a slice without a marker had no graded input.",
-                       bound ? " Dashed line: the contract's bound." : "");
-  }
   const bool norm = !r["accuracy"]["max_normalized"].is_null();
   s += fmt::format("<h3>Worst cases ({})</h3>", norm ? "largest normalized error first" : "largest error first");
   s += r["worst"].empty() ? "<p class=\"muted\">No element was graded against the oracle.</p>" : elements_table(r["worst"], norm);
-  s += coverage_section(r);
+  s += coverage_section(k, r);
   s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
-  s += failures_section(r["failures"]);
+  if (!failed) s += failures_section(r["failures"]);
   return s;
 }
 
@@ -303,13 +412,15 @@ std::string kernel_page(const json& doc, const json& k) {
   std::string body = "<p><a href=\"index.html\">&larr; all kernels</a></p>";
   body += fmt::format("<h1>{}</h1><p>{}{}</p>", escape_html(name), str(k, "family"),
                       k.contains("contract") && k["contract"].is_object() ? " &mdash; " + str(k["contract"], "summary") : "");
-  body += "<nav class=\"toc\"><a href=\"#contract\">contract</a>";
+  // Results first, each led by what decides it; the contract they were
+  // graded by closes the page.
+  body += "<nav class=\"toc\">";
   for (const auto& r : k["results"])
     body += fmt::format("<a href=\"#dtype-{}\">{}</a> {} ", slug(r["dtype"].get<std::string>()), show(r["dtype"]),
                         verdict_badge(r["verdict"].get<std::string>()));
-  body += "</nav>";
-  body += contract_section(k.contains("contract") ? k["contract"] : json());
+  body += "<a href=\"#contract\">contract</a></nav>";
   for (const auto& r : k["results"]) body += dtype_section(doc, k, r);
+  body += contract_section(k.contains("contract") ? k["contract"] : json());
   return page("kconform: " + name, body);
 }
 

@@ -36,11 +36,19 @@ inline constexpr std::size_t kMaxKernels = 100000, kMaxResults = 64, kMaxListed 
 // results); throws UsageError with `where` in the message.
 void validate_document(const json& doc, const std::string& where);
 
-// Concatenates the kernels x dtypes of several documents. The merged
-// document keeps "run" (the first run) and adds "runs" (all of them); each
-// result gets "run_index" so its page names the run it came from. Totals are
-// recounted. The same kernel x dtype twice is a UsageError naming it.
+// Joins several documents (reports/site/merge.cpp). The merged document
+// keeps "run" (the first run) and adds "runs" (all of them); a result from
+// one run gets "run_index", so its page names the run it came from. The
+// same kernel x dtype from several runs (other seeds, other shards) is
+// merged into one result (merge_results); from two runs of the same seed
+// and shard, or under different contracts, it is a UsageError naming it.
+// Totals are recounted.
 json merge_documents(const std::vector<json>& docs);
+// One kernel x dtype from two runs: counts add, maxima and worst cases
+// combine, coverage adds up, failures are kept once each, the bias test is
+// redone on the pooled samples, and the findings and headline are
+// rewritten from the merged figures; "run_indices" lists the runs.
+json merge_results(const json& a, const json& b, const json& contract, const std::string& where);
 
 // A copy with every field the pages read present (null where absent). The
 // page functions below expect a normalized document; render_site and
@@ -57,10 +65,17 @@ std::string kernel_page(const json& doc, const json& kernel);
 // One kernel x dtype compared across two runs.
 struct Change {
   std::string kernel, dtype, what;  // what: a readable reason, e.g. "max_frac_ulp 0.5 -> 2.1"
+  bool same_inputs = false;         // both graded the same inputs (equal inputs_digest)
 };
+// Like is compared with like (diff_page.cpp, kRegressionRule): on the same
+// inputs any change is real, so any worsening is a regression; across
+// seeds a regression is a verdict that stopped passing or a check that
+// crossed its bound, and figures that moved otherwise are drift. Results
+// missing from the new run are listed apart: a partial run is not a
+// regression of what it did not run.
 struct Diff {
-  std::vector<Change> new_failures, fixed, error_up, error_down, coverage_dropped, added, removed;
-  bool regressed() const { return !new_failures.empty() || !error_up.empty() || !coverage_dropped.empty(); }
+  std::vector<Change> regressions, fixed, improved, drift, missing, added;
+  bool regressed() const { return !regressions.empty(); }
 };
 Diff compare(const json& old_doc, const json& new_doc);
 std::string diff_page(const json& old_doc, const json& new_doc, const Diff& d);

@@ -13,13 +13,13 @@ namespace kc::reports::site {
 
 using nlohmann::json;
 
-namespace {
-
 std::string short_num(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "\u221e" : "\u2212\u221e";
   return fmt::format("{:.3g}", v);
 }
+
+namespace {
 
 // Bin edges in full (0.5 and 0.5001 must not both read "0.5").
 std::string edge_label(double v) { return std::isfinite(v) ? fmt::format("{}", v) : short_num(v); }
@@ -41,21 +41,23 @@ const char* kPatterns =
 
 }  // namespace
 
-bool has_profile_data(const json& profile) {
-  if (!profile.is_object() || !profile.contains("max_frac_ulp") || !profile["max_frac_ulp"].is_array()) return false;
-  for (const auto& v : profile["max_frac_ulp"])
+bool has_profile_data(const json& profile, const std::string& field) {
+  if (!profile.is_object() || !profile.contains(field) || !profile[field].is_array()) return false;
+  for (const auto& v : profile[field])
     if (as_double(v)) return true;
   return false;
 }
 
 std::string error_histogram(const json& h, std::optional<double> bound) {
-  if (!h.is_object() || !h.contains("edges") || !h.contains("counts")) return "";
+  if (!h.is_object() || !h.contains("edges") || !h.contains("counts") || !h["counts"].is_array()) return "";
   const auto& counts = h["counts"];
   const auto& edges = h["edges"];
   const std::size_t n = counts.size();
-  if (n == 0 || edges.size() != n + 1) return "";
+  if (n == 0 || !edges.is_array() || edges.size() != n + 1) return "";
+  const json& failing = h.contains("failing") && h["failing"].is_array() && h["failing"].size() == n ? h["failing"] : json();
+  const std::string metric = h.value("metric", std::string("fractional ulp"));
   std::int64_t maxc = 0;
-  for (const auto& c : counts) maxc = std::max(maxc, c.get<std::int64_t>());
+  for (const auto& c : counts) maxc = std::max(maxc, c.is_number() ? c.get<std::int64_t>() : 0);
   if (maxc == 0) return "";
 
   const double W = 760, H = 300, L = 72, R = 16, T = 18, B = 78;
@@ -66,25 +68,33 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
 
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "aria-label=\"histogram of fractional ulp errors\">{}",
-      W, H, W, H, kPatterns);
+      "aria-label=\"histogram of {} errors\">{}",
+      W, H, W, H, escape_html(metric), kPatterns);
   for (double p = 1; p <= static_cast<double>(maxc) * 1.0001; p *= 10) {
     s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#bbb\" stroke-dasharray=\"2,3\"/>"
                      "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
                      L, W - R, y(p), y(p), L - 5, y(p) + 4, p < 1e6 ? fmt::format("{:.0f}", p) : fmt::format("1e{:.0f}", std::log10(p)));
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const auto c = counts[i].get<std::int64_t>();
+    const auto c = counts[i].is_number() ? counts[i].get<std::int64_t>() : 0;
+    const auto f = failing.is_array() && failing[i].is_number() ? failing[i].get<std::int64_t>() : 0;
     const auto e0 = as_double(edges[i]).value_or(0), e1 = as_double(edges[i + 1]).value_or(0);
     const double x = L + bw * static_cast<double>(i);
     const bool beyond = bound && e1 > *bound;
     if (c > 0) {
+      // Failing elements mark their bin whatever its place: a distance failure
+      // can sit in a fractional bin within the fractional bound.
       s += fmt::format(
-          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"url(#{})\" stroke=\"#000\">"
-          "<title>[{}, {}) ulp: {} elements</title></rect>"
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"url(#{})\" stroke=\"#000\" "
+          "stroke-width=\"{}\"><title>[{}, {}): {} elements, {} failing</title></rect>"
           "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\">{}</text>",
-          x + 2, y(static_cast<double>(c)), bw - 4, T + ph - y(static_cast<double>(c)), beyond ? "cross" : "hatch",
-          escape_html(short_num(e0)), escape_html(short_num(e1)), c, x + bw / 2, y(static_cast<double>(c)) - 3, c);
+          x + 2, y(static_cast<double>(c)), bw - 4, T + ph - y(static_cast<double>(c)), f > 0 ? "cross" : "hatch",
+          f > 0 || beyond ? 2.5 : 1, escape_html(short_num(e0)), escape_html(short_num(e1)), c, f, x + bw / 2,
+          y(static_cast<double>(c)) - 3, c);
+      if (f > 0)
+        s += fmt::format("<text class=\"failing\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" font-weight=\"bold\" "
+                         "text-anchor=\"middle\" fill=\"#900\">{} fail</text>",
+                         x + bw / 2, y(static_cast<double>(c)) - 14, f);
     }
   }
   for (std::size_t i = 0; i <= n; ++i) {
@@ -95,18 +105,22 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
   }
   s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/><line x1=\"{0}\" x2=\"{0}\" y1=\"{3}\" y2=\"{2}\" stroke=\"#000\"/>",
                    L, W - R, T + ph, T);
-  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">fractional ulp error (bins; edges in ulp)</text>",
-                   L + pw / 2, H - 6);
+  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">{} (bins)</text>", L + pw / 2,
+                   H - 6, escape_html(metric));
   s += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">elements (log scale)</text>",
                    T + ph / 2);
   return s + "</svg>";
 }
 
-std::string error_profile_plot(const json& prof, std::optional<double> bound, const std::string& bound_label,
-                               const std::string& dtype) {
-  if (!has_profile_data(prof) || !prof.contains("x_lo") || !prof.contains("x_hi")) return "";
-  const auto& m = prof["max_frac_ulp"];
+std::string error_profile_plot(const json& prof, const std::string& field, const std::string& metric,
+                               std::optional<double> bound, const std::string& bound_label, const std::string& dtype) {
+  if (!has_profile_data(prof, field) || !prof.contains("x_lo") || !prof.contains("x_hi") || !prof["x_lo"].is_array() ||
+      !prof["x_hi"].is_array())
+    return "";
+  const auto& m = prof[field];
   const std::size_t n = m.size();
+  const json& failed = prof.contains("failed") && prof["failed"].is_array() && prof["failed"].size() == n ? prof["failed"] : json();
+  auto failing = [&](std::size_t i) { return failed.is_array() && as_double(failed[i]).value_or(0) > 0; };
   std::vector<std::optional<double>> v(n);
   double ymax = 0;
   bool any_inf = false;
@@ -127,8 +141,8 @@ std::string error_profile_plot(const json& prof, std::optional<double> bound, co
 
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "aria-label=\"maximum fractional ulp error versus input\">",
-      W, H, W, H);
+      "aria-label=\"maximum {} versus input\">",
+      W, H, W, H, escape_html(metric));
   for (double t = 0; t <= ytop * 1.0001; t += step)
     s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ccc\" stroke-dasharray=\"2,3\"/>"
                      "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
@@ -139,40 +153,45 @@ std::string error_profile_plot(const json& prof, std::optional<double> bound, co
     const std::size_t i = std::min(n - 1, static_cast<std::size_t>(static_cast<double>(k) / nt * static_cast<double>(n - 1) + 0.5));
     const double x = xs(static_cast<double>(i));
     const std::string label = i < xlo.size() ? short_num(as_double(xlo[i]).value_or(std::nan(""))) : "";
+    // The outer labels are anchored inwards, so that "1.7e+38" at the right edge is not cut to "1.7e+3".
+    const char* anchor = k == 0 ? "start" : k == nt ? "end" : "middle";
     s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\"/>"
-                     "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>",
-                     x, T + ph, T + ph + 4, T + ph + 17, escape_html(label));
+                     "<text x=\"{0:.1f}\" y=\"{3}\" font-size=\"11\" text-anchor=\"{5}\">{4}</text>",
+                     x, T + ph, T + ph + 4, T + ph + 17, escape_html(label), anchor);
   }
   if (bound && std::isfinite(*bound))
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"8,5\"/>"
-                     "<text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"end\">{4} {5} ulp</text>",
+                     "<text x=\"{1}\" y=\"{3:.1f}\" font-size=\"11\" text-anchor=\"end\">{4} {5}</text>",
                      L, W - R, ys(*bound), ys(*bound) - 4, escape_html(bound_label), escape_html(fmt::format("{:.6g}", *bound)));
   for (std::size_t i = 0; i < n; ++i) {
     if (!v[i]) continue;
     const double x = xs(static_cast<double>(i));
     const std::string tip = fmt::format(
-        "<title>slice {}: inputs [{}, {}]: max {} ulp</title>", i,
+        "<title>slice {}: inputs [{}, {}]: max {} {}{}</title>", i,
         escape_html(i < xlo.size() ? short_num(as_double(xlo[i]).value_or(std::nan(""))) : "?"),
         escape_html(i < prof["x_hi"].size() ? short_num(as_double(prof["x_hi"][i]).value_or(std::nan(""))) : "?"),
-        escape_html(short_num(*v[i])));
+        escape_html(short_num(*v[i])), escape_html(metric),
+        failing(i) ? fmt::format(", {} failing", show(failed[i])) : "");
     if (!std::isfinite(*v[i])) {
       // Off the scale (a special-value mismatch): a filled triangle pinned to the top.
-      s += fmt::format("<path d=\"M{0:.1f},{1:.1f}l-4,7h8z\" fill=\"#000\">{2}</path>", x, T, tip);
-    } else if (bound && *v[i] > *bound) {
-      s += fmt::format("<path d=\"M{0:.1f},{1:.1f}l-4,6h8z\" fill=\"#b00\" stroke=\"#000\">{2}</path>", x, ys(*v[i]) - 4, tip);
+      s += fmt::format("<path class=\"failing\" d=\"M{0:.1f},{1:.1f}l-4,7h8z\" fill=\"#000\">{2}</path>", x, T, tip);
+    } else if (failing(i) || (bound && *v[i] > *bound)) {
+      s += fmt::format("<path class=\"failing\" d=\"M{0:.1f},{1:.1f}l-4,6h8z\" fill=\"#b00\" stroke=\"#000\">{2}</path>", x,
+                       ys(*v[i]) - 4, tip);
     } else {
       s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.2\" fill=\"none\" stroke=\"#1f3f7f\">{}</circle>", x, ys(*v[i]), tip);
     }
   }
   s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/><line x1=\"{0}\" x2=\"{0}\" y1=\"{3}\" y2=\"{2}\" stroke=\"#000\"/>",
                    L, W - R, T + ph, T);
-  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">input x ({}), {} slices in bit-pattern order "
-                   "(\u2212NaN \u2026 \u22120 | +0 \u2026 +NaN); ticks: lowest input of the slice</text>",
+  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">input x ({}), {} slices of equal numbers of "
+                   "graded inputs, in input order; ticks: lowest input of the slice</text>",
                    L + pw / 2, H - 8, escape_html(dtype), n);
-  s += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">max fractional ulp error in slice (ulp)</text>",
-                   T + ph / 2);
+  s += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">max {} in slice</text>",
+                   T + ph / 2, escape_html(metric));
   if (any_inf)
-    s += fmt::format("<text x=\"{}\" y=\"12\" font-size=\"11\">\u25B2 at the top: infinite error (special-value mismatch)</text>", L);
+    s += fmt::format("<text x=\"{}\" y=\"12\" font-size=\"11\">\u25B2 at the top: infinite error (a wrong NaN, infinity or "
+                     "special value)</text>", L);
   return s + "</svg>";
 }
 

@@ -10,17 +10,24 @@
 
 namespace kc::reports::site {
 
-// Histogram of fractional ulp errors: accuracy.histogram {edges, counts}.
-// Bins that reach past `bound` are cross-hatched (a coarse bin may mix
-// elements on both sides; the exact max is in the statistics). "" when there is nothing to draw.
+// Histogram of one error metric ({metric, edges, counts, failing}: the
+// accuracy's histogram, distance_histogram or normalized_histogram). A bin
+// holding failing elements is cross-hatched and says how many fail, wherever
+// it lies; a bin past `bound` holding none is only outlined. "" when there
+// is nothing to draw.
 std::string error_histogram(const nlohmann::json& histogram, std::optional<double> bound);
 
-// Error versus input from error_profile {x_lo, x_hi, max_frac_ulp}: one marker
-// per slice that graded something, slices in bit-pattern order. A dashed
-// line marks `bound` when given. "" when no slice has a value.
-std::string error_profile_plot(const nlohmann::json& profile, std::optional<double> bound, const std::string& bound_label,
-                               const std::string& dtype);
+// Error versus input from error_profile {x_lo, x_hi, <field>, failed}: one
+// marker per slice that graded something, at the slice's largest value of
+// `field` ("max_frac_ulp", "max_distance" or "max_normalized"); a slice
+// holding a failing element is a filled triangle, whatever its value. A
+// dashed line marks `bound` when given. "" when no slice has a value.
+std::string error_profile_plot(const nlohmann::json& profile, const std::string& field, const std::string& metric,
+                               std::optional<double> bound, const std::string& bound_label, const std::string& dtype);
 
-bool has_profile_data(const nlohmann::json& profile);
+// A number as an axis writes it: 3 significant digits, "NaN", "\u221e".
+std::string short_num(double v);
+
+bool has_profile_data(const nlohmann::json& profile, const std::string& field = "max_frac_ulp");
 
 }  // namespace kc::reports::site

@@ -1,5 +1,5 @@
-// libFuzzer target: the results-document reader and the site renderer on
-// arbitrary bytes. Expected rejections are UsageErrors (and nlohmann type
+// libFuzzer target: the results-document reader, the merge of runs and the
+// site renderer on arbitrary bytes. Expected rejections are UsageErrors (and nlohmann type
 // errors deep in a page, which `kconform report` turns into exit 2); any
 // crash, sanitizer report, leak, hang or other exception is a finding.
 // Built and run by tests/fuzz_test.sh (Debian's clang, -fsanitize=fuzzer).
@@ -17,6 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     kc::reports::site::Diff diff;
     const auto files = kc::reports::site::render_site(doc, &doc, &diff);
     (void)files;
+    // The same document as a second run of another seed: every kernel x
+    // dtype goes through merge_results, and the merged document renders.
+    auto other = doc;
+    if (other.contains("run") && other["run"].is_object()) other["run"]["seed"] = "fuzz-other-seed";
+    const auto merged = kc::reports::site::merge_documents({doc, other});
+    (void)kc::reports::site::render_site(merged, nullptr, nullptr);
   } catch (const kc::UsageError&) {
   } catch (const nlohmann::json::exception&) {
   }
