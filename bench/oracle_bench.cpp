@@ -29,7 +29,7 @@ void BM_grade(benchmark::State& state, const kc::contract::KernelSpec* k, kc::DT
   const kc::engine::RunOptions opts;
   const kc::engine::Context c{*k, t, *backend, driver, opts};
   for (auto _ : state) {
-    auto g = kc::engine::grade_element(c, e, 0.75, p);
+    auto g = kc::engine::grade_element(c, e, 0.75, kc::double_to_bits(t, 0.75), p);
     benchmark::DoNotOptimize(g);
   }
 }

@@ -25,9 +25,10 @@ class ArgmaxValue final : public Check {
         if (has_nan || e.args.empty()) return;
         const double at = v.y.value_at(e.out);
         const double want = best.value_at(e.out);
+        // Values compared, so +0 and -0 are equal: which of two equal zeros
+        // comes first is the tie order, a reference choice the replay grades.
         const bool ok = at >= 0 && at < static_cast<double>(e.args.size()) &&
-                        e.args[static_cast<std::size_t>(at)] == want &&
-                        std::signbit(e.args[static_cast<std::size_t>(at)]) == std::signbit(want);
+                        e.args[static_cast<std::size_t>(at)] == want;
         if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("x at index {} of output cell {} is not {}'s value", at, e.out, p_.related));
       });

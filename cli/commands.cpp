@@ -73,6 +73,7 @@ int selftest(const SelftestOptions& o) {
     opts.seed = parse_seed(o.seed, "--seed");
     opts.cases = o.cases;
     opts.backend = fmt::format("mutant:{}", m->name);
+    opts.profile = m->correct ? engine::Profile::reference : *engine::parse_profile(m->profile);
     for (std::string_view kernel : m->kernels) {
       for (DType t : m->dtypes.list()) {
         const auto* k = contract::find_kernel(kernel);
@@ -80,7 +81,19 @@ int selftest(const SelftestOptions& o) {
         std::string flagged_by;
         for (const auto& c : r.checks)
           if (c.failed > 0 && c.kind == m->expected_check) flagged_by += (flagged_by.empty() ? "" : ", ") + c.name;
-        const bool caught = !flagged_by.empty();
+        bool caught = !flagged_by.empty();
+        if (m->correct) {
+          // Another correct evaluation: the conformance profile must pass it.
+          engine::RunOptions conf = opts;
+          conf.profile = engine::Profile::conformance;
+          const auto rc = engine::run_kernel_dtype(*k, t, *backend, conf);
+          if (rc.verdict != "pass") {
+            caught = false;
+            flagged_by = "";
+            fmt::print("WRONG mutant:{} on {} {}: correct, but the conformance profile failed it: {}\n", m->name,
+                       kernel, dtype_name(t), rc.headline);
+          }
+        }
         missed += !caught;
         std::string shrunk;
         for (const auto& f : r.failures)

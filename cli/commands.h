@@ -26,6 +26,7 @@ struct RunCommand {
   bool no_exhaustive = false;
   std::string out;  // folder: results.json + site/
   std::string backend = "reference";
+  std::string profile;    // "" (the backend's default), conformance or reference
   std::string only_case;  // "" or a case index
   std::string shrink;  // "3,0,1"
   std::string input;   // 0x... bit pattern: single-element replay

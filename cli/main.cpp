@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   run->add_flag("--no-exhaustive", ro.no_exhaustive, "Do not sweep every bf16/f16 input");
   run->add_option("--out,-o", ro.out, "Folder for results.json and the HTML site");
   run->add_option("--backend,-b", ro.backend, "Backend: reference or mutant:<name>");
+  run->add_option("--profile", ro.profile,
+                  "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
+                  "exact bits and choices); default reference for the reference backend, conformance otherwise");
   run->add_option("--case", ro.only_case, "Replay one case (as printed by a failure)");
   run->add_option("--shrink", ro.shrink, "With --case: follow these shrink steps (as printed)");
   run->add_option("--input", ro.input, "Grade one element given by its hex bit pattern (as printed)");

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
@@ -32,6 +33,12 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   std::string s = fmt::format("{:<4} {:<11} {:<5} {}", tag, r.kernel, dtype_name(r.dtype), r.headline);
   if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
   s += fmt::format("; {} elements graded{}", r.elements, r.exhaustive ? " (exhaustive)" : "");
+  if (r.differs > 0) {
+    std::vector<std::string> which;
+    for (const auto& c : r.checks)
+      if (c.differs > 0) which.push_back(fmt::format("{} {}", c.differs, c.kind));
+    s += fmt::format("; differs from the reference: {}", fmt::join(which, ", "));
+  }
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
   return s;
 }
@@ -60,6 +67,12 @@ engine::RunOptions run_options(const RunCommand& o) {
   if (!o.only_case.empty()) opts.only_case = parse_case(o.only_case);
   opts.shrink_path = parse_path(o.shrink);
   opts.backend = o.backend;
+  opts.profile = engine::default_profile(o.backend);
+  if (!o.profile.empty()) {
+    const auto p = engine::parse_profile(o.profile);
+    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
+    opts.profile = *p;
+  }
   if (!opts.shrink_path.empty() && !opts.only_case) throw UsageError("--shrink needs --case");
   if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
   if (o.bad_input && !opts.only_case) throw UsageError("--bad-input replays the bad-input checks of one case: add --case N (as printed)");
@@ -122,6 +135,7 @@ int run(const RunCommand& o) {
 
   engine::RunResults results;
   results.run = reports::collect_metadata(opts.seed, o.backend, o.command_line);
+  results.run.profile = std::string(engine::profile_name(opts.profile));
   results.run.cases_per_kernel = o.cases;
   int failures = 0;
   engine::Progress counters;

@@ -7,6 +7,7 @@
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
 #include "oracles/cast.h"
+#include "oracles/replay.h"
 
 namespace kc::contract {
 
@@ -55,14 +56,14 @@ CastFacts facts(DType src, DType dst) {
     return {models::near_correct(std::ldexp(1.0, -13),
                                  "the low 32 significand bits are dropped (< 2^-13 ulp_bf16), then RNE: "
                                  "within 1/2 + 2^-13 ulp, at most one step from RN"),
-            oracle::cast_f64_to_bf16, "half's bf16::from_f64: low 32 bits dropped, then RNE (not correctly rounded)",
+            oracle::identity, "half's bf16::from_f64: low 32 bits dropped, then RNE (not correctly rounded)",
             "x; the semantics check replays RN_bf16(x with its low 32 significand bits cleared)",
             "Not correctly rounded: 1 + 2^-8 + 2^-22 gives 0x3F80 where RN is 0x3F81 (half-rs#151). The generic "
             "kernels' f64 -> bf16 path (NumCast, via f32) is a different rounding."};
   if (src == DType::f64 && dst == DType::f16)
     return {models::near_correct(std::ldexp(1.0, -14), "RN_f16(RN_f32(x)): the first rounding moves x by at most "
                                                        "2^-14 ulp_f16, then RNE: within 1/2 + 2^-14, one step"),
-            oracle::cast_f64_to_f16, "f64 -> f32 -> f16, RNE twice (x86 F16C)",
+            oracle::identity, "f64 -> f32 -> f16, RNE twice (x86 F16C)",
             "x; the semantics check replays RN_f16(RN_f32(x))",
             "Double rounding on x86 with F16C (any modern x86-64); without F16C the reference uses a truncating "
             "software routine like bf16's."};
@@ -117,6 +118,7 @@ void register_cast(std::vector<KernelSpec>& out) {
                                                 : std::nullopt,
                             .reaches = is_float(c.dst) ? cast_reaches(c.src, c.dst) : ResultSet{}},
                  .oracle = f.oracle,
+                 .replay = oracle::replay::cast,
                  .oracle_text = f.oracle_text,
                  .notes = f.notes};
     out.push_back(std::move(k));

@@ -101,7 +101,11 @@ std::string_view value_class_name(ValueClass c);
 std::string_view outcome_name(Outcome o);
 struct SpecialRule {
   ValueClass input;
-  Outcome output;
+  Outcome output;  // the reference's answer
+  // Answers other correct implementations give where the reference made a
+  // choice (relu(NaN) = NaN is PyTorch's): the conformance profile accepts
+  // them and lists them as "differs from the reference".
+  std::vector<Outcome> also = {};
 };
 
 // Algebraic and relational properties. Each names the check that runs it
@@ -183,8 +187,16 @@ struct KernelSpec {
   std::vector<Property> properties;
   ValueProfile values;
   oracle::OracleRef oracle;
+  // The reference's own steps replayed natively (oracles/replay.h): the
+  // reference profile requires the kernel's bits to equal them. Every
+  // deterministic kernel has one (checked at start-up).
+  oracle::ReplayFn replay = nullptr;
   std::string_view oracle_text;         // the exact function the oracle evaluates
   std::string_view notes;               // semantic choices and known deviations
+  // Constants the oracle takes from the reference (rounded into T its way):
+  // a kernel using the exact constants is as correct, so the bias check,
+  // which would see the constants' difference, is a reference-profile check.
+  std::string_view reference_constants = {};
 
   DTypeSet dtypes() const;              // the first operand's dtypes
   // None when the output is an integer dtype: classes are of floats.

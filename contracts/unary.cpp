@@ -8,6 +8,7 @@
 #include "contracts/properties.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
+#include "oracles/replay.h"
 #include "oracles/unary.h"
 
 namespace kc::contract {
@@ -77,18 +78,18 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::neg_inf}, {VC::neg_inf, OC::pos_inf}},
       .properties = {{"neg(-x) == -neg(x)", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
-      .oracle = oracle::neg, .oracle_text = "-x",
+      .oracle = oracle::neg, .replay = oracle::replay::neg, .oracle_text = "-x",
   }));
   out.push_back(unary({
       .name = "relu", .summary = "x > 0 ? x : +0", .source = "ops.rs:36",
       .accuracy = all_exact(),
-      .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
+      .specials = {{VC::nan, OC::pos_zero, {OC::nan}}, {VC::neg_zero, OC::pos_zero, {OC::neg_zero}}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::pos_zero}},
       .properties = {{"relu(x) >= 0", "pointwise", props::nonneg},
                      {"relu(x) is x or +0", "pointwise", props::relu_values},
                      {"relu is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet::all().without({RC::nan})},
-      .oracle = oracle::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
+      .oracle = oracle::relu, .replay = oracle::replay::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0 (the reference's `x > 0` test), where PyTorch returns NaN.",
   }));
   out.push_back(unary({
@@ -98,7 +99,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::neg_zero, OC::pos_zero}},
       .properties = {{"sqr(x) >= 0", "pointwise", props::nonneg}, {"sqr is even", "even"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
-      .oracle = oracle::sqr, .oracle_text = "x^2",
+      .oracle = oracle::sqr, .replay = oracle::replay::sqr, .oracle_text = "x^2",
   }));
   out.push_back(unary({
       .name = "sqrt", .summary = "sqrt(x), IEEE (hardware, correctly rounded)", .source = "ops.rs:53",
@@ -108,7 +109,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"sqrt(x) >= 0 or NaN", "pointwise", props::nonneg_or_nan},
                      {"sqrt is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
-      .oracle = oracle::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
+      .oracle = oracle::sqrt, .replay = oracle::replay::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "exp", .summary = "e^x (libm expf / exp; halves via expf)", .source = "ops.rs:59",
@@ -117,18 +118,18 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"exp(x) >= 0", "pointwise", props::nonneg}, {"exp is monotone", "monotone"}},
       .values = {.lo = -20, .hi = 20, .points = pts::exp},
-      .oracle = oracle::exp, .oracle_text = "e^x",
+      .oracle = oracle::exp, .replay = oracle::replay::exp, .oracle_text = "e^x",
       .notes = "Bit equality with the Rust reference needs the same libm (glibc 2.36 here).",
   }));
   out.push_back(unary({
       .name = "sign", .summary = "x > 0 ? 1 : x < 0 ? -1 : +0", .source = "ops.rs:65",
       .accuracy = all_exact(),
-      .specials = {{VC::nan, OC::pos_zero}, {VC::neg_zero, OC::pos_zero}, {VC::pos_zero, OC::pos_zero},
+      .specials = {{VC::nan, OC::pos_zero, {OC::nan}}, {VC::neg_zero, OC::pos_zero, {OC::neg_zero}}, {VC::pos_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::neg_one}},
       .properties = {{"sign(x) is -1, 0 or 1", "pointwise", props::sign_values},
                      {"sign is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
-      .oracle = oracle::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
+      .oracle = oracle::sign, .replay = oracle::replay::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0, where PyTorch's sign returns NaN; sign(-0) is +0.",
   }));
   out.push_back(unary({
@@ -138,7 +139,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
       .properties = {{"log is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 100, .points = pts::log, .reaches = ResultSet{RC::zero, RC::normal, RC::inf, RC::nan}},
-      .oracle = oracle::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
+      .oracle = oracle::log, .replay = oracle::replay::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "sin", .summary = "sin(x) (libm sinf / sin)", .source = "ops.rs:93",
@@ -147,7 +148,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|sin(x)| <= 1", "pointwise", props::in_pm_one}, {"sin is odd", "odd"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches = kBounded},
-      .oracle = oracle::sin, .oracle_text = "sin(x)",
+      .oracle = oracle::sin, .replay = oracle::replay::sin, .oracle_text = "sin(x)",
   }));
   out.push_back(unary({
       .name = "cos", .summary = "cos(x) (libm cosf / cos)", .source = "ops.rs:99",
@@ -156,7 +157,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"|cos(x)| <= 1", "pointwise", props::in_pm_one}, {"cos is even", "even"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches_for = cos_reaches},
-      .oracle = oracle::cos, .oracle_text = "cos(x)",
+      .oracle = oracle::cos, .replay = oracle::replay::cos, .oracle_text = "cos(x)",
   }));
   out.push_back(unary({
       .name = "abs", .summary = "|x|", .source = "ops.rs:105",
@@ -165,7 +166,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_inf}},
       .properties = {{"abs(x) >= 0", "pointwise", props::nonneg}, {"abs is even", "even"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
-      .oracle = oracle::abs, .oracle_text = "|x|",
+      .oracle = oracle::abs, .replay = oracle::replay::abs, .oracle_text = "|x|",
   }));
   out.push_back(unary({
       .name = "recip", .summary = "1 / x, one division in T", .source = "ops.rs:112",
@@ -174,7 +175,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::neg_zero}},
       .properties = {{"recip keeps the sign of x", "pointwise", props::sign_of_input}, {"recip is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::reciprocal},
-      .oracle = oracle::recip, .oracle_text = "1/x",
+      .oracle = oracle::recip, .replay = oracle::replay::recip, .oracle_text = "1/x",
   }));
   out.push_back(unary({
       .name = "tanh", .summary = "tanh(x) (libm tanhf / tanh)", .source = "ops.rs:119",
@@ -184,7 +185,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|tanh(x)| <= 1", "pointwise", props::in_pm_one}, {"tanh is odd", "odd"},
                      {"tanh is monotone", "monotone"}},
       .values = {.lo = -12, .hi = 12, .points = pts::tanh, .reaches = kBounded},
-      .oracle = oracle::tanh, .oracle_text = "tanh(x)",
+      .oracle = oracle::tanh, .replay = oracle::replay::tanh, .oracle_text = "tanh(x)",
   }));
   out.push_back(unary({
       .name = "floor", .summary = "floor(x)", .source = "ops.rs:125",
@@ -195,7 +196,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"floor(x) is an integer", "pointwise", props::integer_valued},
                      {"floor is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::floor, .oracle_text = "floor(x)",
+      .oracle = oracle::floor, .replay = oracle::replay::floor, .oracle_text = "floor(x)",
   }));
   out.push_back(unary({
       .name = "ceil", .summary = "ceil(x)", .source = "ops.rs:131",
@@ -206,7 +207,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"ceil(x) is an integer", "pointwise", props::integer_valued},
                      {"ceil is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
+      .oracle = oracle::ceil, .replay = oracle::replay::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
   }));
   out.push_back(unary({
       .name = "erf", .summary = "rne_T(libm erf(f64(x)))", .source = "ops.rs:141",
@@ -216,7 +217,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|erf(x)| <= 1", "pointwise", props::in_pm_one}, {"erf is odd", "odd"},
                      {"erf is monotone", "monotone"}},
       .values = {.lo = -6, .hi = 6, .points = pts::erf, .reaches = kBounded},
-      .oracle = oracle::erf, .oracle_text = "erf(x)",
+      .oracle = oracle::erf, .replay = oracle::replay::erf, .oracle_text = "erf(x)",
       .notes = "The libm step is the Rust libm crate's erf (musl's erf.c, from FreeBSD msun, calling the "
                "crate's e_exp.c port), as the reference calls it; core/rust_libm.cpp implements it, checked bit "
                "for bit against the crate (glibc's erf differs in the last bit on about one f64 input in a "
@@ -230,7 +231,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"gelu_erf(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu_erf(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .oracle = oracle::gelu_erf, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
+      .oracle = oracle::gelu_erf, .replay = oracle::replay::gelu_erf, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
       .notes = "PyTorch approximate='none'. -inf gives NaN: (0.5 * -inf) * (1 + -1). The multiplier is the f64 "
                "constant 0x3FE6A09E667F3BCD, not a division by sqrt 2.",
   }));
@@ -243,7 +244,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"round(x) is an integer", "pointwise", props::integer_valued},
                      {"round is monotone", "monotone"}, {"round is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
+      .oracle = oracle::round, .replay = oracle::replay::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
   }));
   out.push_back(unary({
       .name = "sigmoid", .summary = "x >= 0 ? 1/(1+e^-x) : e^x/(1+e^x), three roundings in T", .source = "ops.rs:214",
@@ -255,7 +256,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"0 <= sigmoid(x) <= 1", "pointwise", props::in_unit_interval},
                      {"sigmoid is monotone", "monotone", nullptr, {DType::f32, DType::f64}}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic, .reaches = kBounded},
-      .oracle = oracle::sigmoid, .oracle_text = "1 / (1 + e^-x)",
+      .oracle = oracle::sigmoid, .replay = oracle::replay::sigmoid, .oracle_text = "1 / (1 + e^-x)",
       .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
                "and f64 only.",
   }));
@@ -267,7 +268,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"silu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"silu(x) >= -0.3", "pointwise", props::silu_floor}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic},
-      .oracle = oracle::silu, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
+      .oracle = oracle::silu, .replay = oracle::replay::silu, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
       .notes = "-inf gives NaN: sigmoid(-inf) = 0, then -inf * 0.",
   }));
   out.push_back(unary({
@@ -283,19 +284,21 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"gelu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .oracle = oracle::gelu_tanh, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
+      .oracle = oracle::gelu_tanh, .replay = oracle::replay::gelu_tanh, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
       .notes = "The f32 c is 0x3F4C4229, one ulp below the correctly rounded sqrt(2/pi) (0x3F4C422A): the "
                "square root is taken after rounding 2/pi to T. The oracle uses the reference's c and k, so a "
-               "kernel with the correctly rounded constant is biased, which the statistical check detects.",
+               "kernel with the correctly rounded constant is biased, which the statistical check detects: a "
+               "reference-profile check, since the correctly rounded constant is as correct.",
+      .reference_constants = "c = sqrt_T(T(2/pi)) and k = T(0.044715), rounded into T as the reference does",
   }));
   out.push_back(unary({
       .name = "step", .summary = "x > 0 ? 1 : 0 (Heaviside; relu's subgradient)", .source = "ops.rs:264",
       .accuracy = all_exact(),
-      .specials = {{VC::nan, OC::pos_zero}, {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::pos_zero},
+      .specials = {{VC::nan, OC::pos_zero, {OC::nan}}, {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::pos_zero},
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
       .properties = {{"step(x) is 0 or 1", "pointwise", props::step_values}, {"step is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
-      .oracle = oracle::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
+      .oracle = oracle::step, .replay = oracle::replay::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
   }));
   out.push_back(unary({
       .name = "rsqrt", .summary = "1 / sqrt(x): two roundings, no approximation", .source = "ops.rs:1520",
@@ -304,7 +307,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::nan}},
       .properties = {{"rsqrt(x) > 0 for x > 0", "pointwise", props::positive_for_positive}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
-      .oracle = oracle::rsqrt, .oracle_text = "1/sqrt(x)",
+      .oracle = oracle::rsqrt, .replay = oracle::replay::rsqrt, .oracle_text = "1/sqrt(x)",
   }));
   out.push_back(unary({
       .name = "powi", .summary = "x^n, n: i32, square-and-multiply (halves in f32)", .source = "ops.rs:1511",
@@ -322,7 +325,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {},
       .properties = {},
       .values = {.lo = -4, .hi = 4, .points = pts::powers},
-      .oracle = oracle::powi,
+      .oracle = oracle::powi, .replay = oracle::replay::powi,
       .oracle_text = "x^n (IEEE pow special cases; powi(x, 0) = 1 even for NaN); where an intermediate leaves "
                      "the normal range, the reference's loop replayed with one rounding per step",
       .notes = "powi(x, -n) is 1/(x^n): it is 0 when x^n overflows even if x^-n is representable.",
@@ -335,7 +338,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {{"add_scalar is monotone", "monotone"}},
       .values = {.lo = -100, .hi = 100, .points = pts::scalar},
-      .oracle = oracle::add_scalar, .oracle_text = "x + T(c)",
+      .oracle = oracle::add_scalar, .replay = oracle::replay::add_scalar, .oracle_text = "x + T(c)",
   }));
   out.push_back(unary({
       .name = "mul_scalar", .summary = "x * T(c), c: f64", .source = "ops.rs:1502",
@@ -345,7 +348,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {},
       .values = {.lo = -100, .hi = 100, .points = pts::scalar},
-      .oracle = oracle::mul_scalar, .oracle_text = "x * T(c)",
+      .oracle = oracle::mul_scalar, .replay = oracle::replay::mul_scalar, .oracle_text = "x * T(c)",
   }));
   out.push_back(unary({
       .name = "clamp", .summary = "x < T(min) ? T(min) : x > T(max) ? T(max) : x", .source = "ops.rs:1802",
@@ -360,7 +363,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {},  // not monotone when min > max
       .values = {.lo = -10, .hi = 10, .points = pts::scalar},
-      .oracle = oracle::clamp, .oracle_text = "x < lo ? lo : x > hi ? hi : x, with lo = T(min), hi = T(max)",
+      .oracle = oracle::clamp, .replay = oracle::replay::clamp, .oracle_text = "x < lo ? lo : x > hi ? hi : x, with lo = T(min), hi = T(max)",
       .notes = "min <= max is not checked: with min > max, values below min give min and all others give max.",
   }));
 }

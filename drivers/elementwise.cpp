@@ -143,8 +143,9 @@ class Elementwise final : public Driver {
     const Tensor& x = c.inputs.at(0);
     for (std::int64_t i = 0; i < x.numel(); ++i) {
       const double v = x.value_at(i);
-      f(Element{.out = i, .args = {v}, .shown = {x.bits_at(i)}, .names = {"x"}, .where = fmt::format("x[{}]", i),
-                .special_input = v, .replayable = true});
+      const std::uint64_t b = x.bits_at(i);
+      f(Element{.out = i, .args = {v}, .shown = {b}, .names = {"x"}, .where = fmt::format("x[{}]", i),
+                .special_input = v, .replayable = true, .signaling_nan = is_signaling_nan(x.dtype(), b)});
     }
   }
 

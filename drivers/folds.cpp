@@ -6,6 +6,8 @@
 #include "generators/values.h"
 #include "oracles/exact.h"
 
+#include <cmath>
+
 namespace kc::drivers {
 
 Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::int64_t>& members,
@@ -13,7 +15,10 @@ Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::i
   Element e;
   e.out = out;
   e.args.reserve(members.size());
-  for (std::int64_t i : members) e.args.push_back(x.value_at(i));
+  for (std::int64_t i : members) {
+    e.args.push_back(x.value_at(i));
+    e.signaling_nan |= std::isnan(e.args.back()) && is_signaling_nan(x.dtype(), x.bits_at(i));
+  }
   for (std::size_t s = 0; s < members.size() && s < 4; ++s) e.shown.push_back(x.bits_at(members[s]));
   e.where = fmt::format("{} element{} ({})", members.size(), members.size() == 1 ? "" : "s", what);
   return e;

@@ -41,8 +41,10 @@ bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const 
 
 void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
             const Tensor& y, const drivers::Expectation& want) {
-  auto& t = acc.tally(want.zero_copy ? "layout: zero-copy (shares the input's storage)" : "layout: fresh output buffer",
-                      "layout");
+  // Zero-copy is the reference's choice (a copy is as correct); never
+  // aliasing an input is portable.
+  auto& t = want.zero_copy ? acc.tally("layout: zero-copy (shares the input's storage)", "layout", Profile::reference)
+                           : acc.tally("layout: fresh output buffer", "layout");
   bool ok = true;
   if (want.zero_copy) ok = y.shares_storage(cs.inputs.front());
   else
@@ -66,7 +68,7 @@ bool fails_alone(const Context& c, const drivers::Element& e, const Params& para
     if (out.size() != 1 || out[0].numel() != 1) return false;
     drivers::Element e1;
     c.driver.for_each_element(c.k, *alone, [&](const drivers::Element& el) { e1 = el; });
-    const Grade g1 = grade_element(c, e1, out[0].value_at(0), params);
+    const Grade g1 = grade_element(c, e1, out[0].value_at(0), out[0].bits_at(0), params);
     if (!g.pass) return !g1.pass && g1.failure == g.failure;
     return g1.semantics_ok && !*g1.semantics_ok;
   } catch (const std::exception&) {
@@ -95,7 +97,7 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
   c.driver.for_each_element(c.k, cs, [&](const drivers::Element& e) {
     const std::uint64_t yb = y.bits_at(e.out);
     const double yv = y.value_at(e.out);
-    const Grade g = grade_element(c, e, yv, cs.params);
+    const Grade g = grade_element(c, e, yv, yb, cs.params);
     ++acc.elements;
     acc.escalations += g.escalations;
     if (full_stats) acc.add_coverage(c, e, g, yv);
@@ -115,9 +117,18 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     if (g.semantics_ok) {
       // An element that failed its accuracy too is reported once, there
       // (its error line names the reference's bits); here it is counted.
-      auto& sem = acc.tally(kSemanticsCheck, "semantics");
+      auto& sem = acc.tally(kSemanticsCheck, "semantics", Profile::reference);
       acc.record(c, sem, *g.semantics_ok, key,
                  g.pass ? std::function<ElementReport()>([&] { return report_as(sem.name); }) : nullptr);
+    }
+    if (!g.reference_choice.empty()) {
+      // Correct, but not the reference's choice: fails only the reference profile.
+      auto& choice = acc.tally(kReferenceChoiceCheck, "reference-choice", Profile::reference);
+      acc.record(c, choice, false, element_key(c, e), [&] {
+        ElementReport r = report_as(choice.name);
+        r.message += "\n  choice:            " + g.reference_choice;
+        return r;
+      });
     }
     if (keep_grades) grades.push_back(g);
     if (g.special) {

@@ -27,8 +27,20 @@ struct Progress {
   std::atomic<std::int64_t> results{0};   // kernel x dtype results finished
 };
 
+// The two profiles of every contract. conformance: what any correct
+// implementation must do (shapes, dtypes, preconditions, accuracy, the
+// special values IEEE or the definition fixes, properties). reference: that
+// plus the reference's own choices and exact bits (the semantics replay,
+// zero-copy broadcast_to, NaN and tie choices, constants rounded to T).
+enum class Profile : std::uint8_t { conformance, reference };
+std::string_view profile_name(Profile p);
+std::optional<Profile> parse_profile(std::string_view name);
+// reference for the reference backend, conformance for every other.
+Profile default_profile(std::string_view backend);
+
 struct RunOptions {
   std::uint64_t seed = 1;
+  Profile profile = Profile::reference;
   int cases = 100;            // random cases per kernel and dtype
   int sweeps = 4;             // exhaustive sweeps of a 16-bit dtype for a kernel with parameters
   bool exhaustive_halves = true;

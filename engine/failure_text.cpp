@@ -17,6 +17,7 @@ std::string base_command(const Context& c) {
   const RunOptions defaults;
   std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
   if (c.opts.backend != defaults.backend) s += " --backend " + c.opts.backend;
+  if (c.opts.profile != default_profile(c.opts.backend)) s += fmt::format(" --profile {}", profile_name(c.opts.profile));
   if (c.opts.cases != defaults.cases) s += fmt::format(" --cases {}", c.opts.cases);
   if (c.opts.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", c.opts.sweeps);
   if (!c.opts.exhaustive_halves) s += " --no-exhaustive";
@@ -93,8 +94,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
   if (g.distance >= 0) err += fmt::format(", {} (integer distance)", g.distance);
   if (g.normalized) err += fmt::format(", {:.6g} (normalized)", *g.normalized);
   if (g.semantics_ok && !*g.semantics_ok)
-    err += fmt::format("; the reference's steps give {} ({})", fmt_value(g.replay),
-                       hex_bits(t_out, double_to_bits(t_out, g.replay)));
+    err += fmt::format("; the reference's steps give {} ({})", fmt_value(g.replay), hex_bits(t_out, g.replay_bits));
   r.message = fmt::format(
       "{} {}: {}{}\n"
       "  where:             {}\n"

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "oracles/exact.h"
+#include "oracles/replay.h"
 #include "oracles/rounding.h"
 
 namespace kc::engine {
@@ -77,6 +78,11 @@ Grade grade_integer(double y, const oracle::Exact& ex) {
   g.frac = std::fabs(y - g.rn);
   g.distance = static_cast<std::int64_t>(g.frac);
   g.pass = y == g.rn;
+  for (const Mp& alt : ex.alternatives)
+    if (!g.pass && alt.convert_to<double>() == y) {
+      g.pass = true;
+      g.reference_choice = "another of the indices the operation allows (a tie, or the first NaN)";
+    }
   if (!g.pass) g.why = "not the exact integer result", g.failure = Failure::wrong_integer;
   return g;
 }
@@ -188,6 +194,31 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   return g;
 }
 
+// Where the reference made a choice: y passes if it is one of the other
+// results a correct kernel may return, or (a replayed value) if it meets
+// the accuracy model against the exact value.
+void accept_other_choice(const Context& c, const contract::Accuracy& acc, DType t_out, double x, double y,
+                         const Params& params, const oracle::Exact& ex, Grade& g) {
+  for (const Mp& alt : ex.alternatives) {
+    const double a = oracle::round_to(t_out, alt);
+    if (same_value(a, y)) {
+      g = Grade{.rn = g.rn, .reference_choice = "another of the results the operation allows (NaN rule, tie, "
+                                                "sign of an equal zero)"};
+      g.frac = NAN, g.distance = -1;
+      return;
+    }
+  }
+  if (!ex.replayed || !ex.unreplayed) return;
+  oracle::Exact exact = ex;
+  exact.value = *ex.unreplayed;
+  exact.replayed = false;
+  Grade other = grade_at(c.k, acc, t_out, x, y, params, exact, oracle::round_checked(t_out, exact.value));
+  if (!other.pass) return;
+  other.reference_choice = "within the accuracy model of the exact value, where the reference's evaluation order "
+                           "leaves the normal range";
+  g = other;
+}
+
 // The special-value rule the element's input matches, if any.
 const contract::SpecialRule* special_rule(const contract::KernelSpec& k, const drivers::Element& e) {
   if (!e.special_input) return nullptr;
@@ -202,7 +233,34 @@ std::string special_rule_name(const contract::SpecialRule& r) {
   return fmt::format("{}->{}", contract::value_class_name(r.input), contract::outcome_name(r.output));
 }
 
-Grade grade_element(const Context& c, const drivers::Element& e, double y, const Params& params) {
+bool same_bits_as_replay(DType t, std::uint64_t replay_bits, std::uint64_t y_bits, bool signaling_input) {
+  if (replay_bits == y_bits) return true;
+  if (!signaling_input || !is_float(t)) return false;
+  const std::uint64_t quiet = 1ull << (float_format(t).precision - 2);
+  return std::isnan(bits_to_double(t, replay_bits)) && std::isnan(bits_to_double(t, y_bits)) &&
+         (replay_bits | quiet) == (y_bits | quiet);
+}
+
+namespace {
+// The native replay of the element, when the entry has one.
+void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Grade& g) {
+  if (!c.k.replay) return;
+  const DType t_out = c.k.out_dtype(c.t);
+  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, e.args, e.signaling_nan});
+  g.replay_bits = double_to_bits(t_out, g.replay);
+  g.semantics_ok = same_bits_as_replay(t_out, g.replay_bits, y_bits, e.signaling_nan);
+}
+Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params);
+}  // namespace
+
+Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params) {
+  Grade g = grade_oracle(c, e, y, params);
+  add_replay(c, e, y_bits, params, g);
+  return g;
+}
+
+namespace {
+Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const double x = e.args.empty() ? 0.0 : e.args.front();
   const DType t_out = c.k.out_dtype(c.t);
   if (const contract::SpecialRule* rule = special_rule(c.k, e)) {
@@ -212,6 +270,12 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, const
     g.rn = outcome_value(rule->output, x);
     g.distance = -1;
     g.pass = same_value(g.rn, y);
+    for (const contract::Outcome o : rule->also)
+      if (!g.pass && same_value(outcome_value(o, x), y)) {
+        g.pass = true;
+        g.reference_choice = fmt::format("{} gives {} where the reference gives {}", contract::value_class_name(rule->input),
+                                         contract::outcome_name(o), contract::outcome_name(rule->output));
+      }
     if (!g.pass) {
       g.frac = INFINITY;
       g.failure = Failure::special_rule;
@@ -233,12 +297,9 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, const
     }
     const oracle::Rounded r = oracle::round_checked(t_out, ex.value);
     g = grade_at(c.k, *acc, t_out, x, y, params, ex, r);
+    if (!g.pass) accept_other_choice(c, *acc, t_out, x, y, params, ex, g);
     g.escalations = attempt;
     g.precision = bits;
-    if (ex.replay) {
-      g.replay = oracle::round_to(t_out, *ex.replay);
-      g.semantics_ok = same_value(g.replay, y) || (std::isnan(g.replay) && std::isnan(y));
-    }
     // Ziv: re-evaluate when the value sits on a rounding boundary, unless
     // it is an exact midpoint at two precisions (then it is one: x + c ties).
     if (!r.near_boundary || (r.exactly_midpoint && was_midpoint)) break;
@@ -247,6 +308,7 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, const
   }
   return g;
 }
+}  // namespace
 
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g) {
   if (g.special) {

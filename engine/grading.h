@@ -54,16 +54,28 @@ struct Grade {
   double bound = 0;         // fractional ulp bound (or 1 for normalized)
   double rn = 0;            // RN_T(z)
   std::string why;          // why it failed, in words (only on failure)
-  // The semantics check (where the oracle replays the reference's steps):
-  // nullopt when there is no replay; else whether y has the replay's bits.
+  // Passed only as another correct implementation would, not as the
+  // reference does (a SpecialRule's `also`, an Exact alternative, another
+  // evaluation order): the choice, in words. The reference profile fails it.
+  std::string reference_choice;
+  // The semantics check (the entry's native replay of the reference's
+  // steps, oracles/replay.h): nullopt when the entry has none; else whether
+  // y has the replay's bits.
   std::optional<bool> semantics_ok;
   double replay = 0;
+  std::uint64_t replay_bits = 0;
   // The oracle's expected mean square of the rounding error, where it states one.
   std::optional<double> error_variance;
 };
 
-// y: the kernel's output value (of k.out_dtype(t)) at the element.
-Grade grade_element(const Context& c, const drivers::Element& e, double y, const Params& params);
+// y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
+// its bit pattern.
+Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params);
+
+// The replay's bits compared with the kernel's: equal, or (where an input
+// is a signalling NaN, whose quiet bit the doubles the replay computes on
+// cannot carry) equal NaNs apart from the quiet bit.
+bool same_bits_as_replay(DType t, std::uint64_t replay_bits, std::uint64_t y_bits, bool signaling_input);
 
 // The exact value the grade was decided against, in decimal (25 significant
 // digits; "NaN", "inf", the outcome of a special-value rule), re-evaluated

@@ -38,8 +38,11 @@ struct ElementReport {
 
 struct CheckTally {
   std::string name;   // "accuracy", "special:NaN->+0", "property:relu(x) >= 0", "bad-input:dtype.unsupported", ...
-  std::string kind;   // accuracy | special | property | bad-input | output | layout | determinism | bias | run
-  std::int64_t passed = 0, failed = 0;
+  std::string kind;   // accuracy | special | property | bad-input | output | layout | determinism | bias | run | semantics
+  // The profile the check belongs to (engine/profile.h): a reference-profile
+  // check that fails in a conformance run counts in `differs`, not `failed`.
+  std::string profile = "conformance";
+  std::int64_t passed = 0, failed = 0, differs = 0;
   // Times the check could not judge (a statistic with too few samples): never a failure.
   std::int64_t not_graded = 0;
   std::string detail;  // e.g. the bias statistic, or why it was not graded
@@ -126,6 +129,10 @@ struct KernelDTypeResult {
   std::vector<ElementReport> worst;     // top 5 by error
   std::vector<CheckTally> checks;
   std::vector<ElementReport> failures;  // capped per check; tallies hold the full counts
+  // Conformance runs: where the kernel differs from the reference without
+  // failing the portable contract (reference-profile checks), capped per check.
+  std::vector<ElementReport> differences;
+  std::int64_t differs = 0;
   Coverage coverage;
   ErrorProfile profile;
   double seconds = 0;
@@ -133,6 +140,7 @@ struct KernelDTypeResult {
 
 struct RunMetadata {
   std::uint64_t seed = 0;
+  std::string profile = "reference";  // the contract profile graded: conformance | reference
   // A run stopped by a signal: its name, and how many kernel x dtype
   // results were planned (the document holds those that started).
   std::string interrupted_by;

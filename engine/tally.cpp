@@ -131,10 +131,10 @@ Tallies::Tallies()
       dist_hist(empty_histogram("integer distance", kDistEdges)),
       norm_hist(empty_histogram("normalized error", kNormEdges)) {}
 
-CheckTally& Tallies::tally(const std::string& name, const std::string& kind) {
+CheckTally& Tallies::tally(const std::string& name, const std::string& kind, Profile profile) {
   for (auto& t : tallies)
     if (t.name == name) return t;
-  tallies.push_back({.name = name, .kind = kind});
+  tallies.push_back({.name = name, .kind = kind, .profile = std::string(profile_name(profile))});
   return tallies.back();
 }
 
@@ -144,13 +144,17 @@ void Tallies::record(const Context& c, CheckTally& t, bool ok, const std::string
     ++t.passed;
     return;
   }
-  ++t.failed;
-  ++failed;
+  // A conformance run does not fail on the reference's own choices: it
+  // counts them and keeps examples, listed as "differs from the reference".
+  const bool differs_only = c.opts.profile == Profile::conformance && t.profile == profile_name(Profile::reference);
+  auto& kept = differs_only ? differences : failures;
+  if (differs_only) ++t.differs, ++differs;
+  else ++t.failed, ++failed;
   if (!make) return;
   std::size_t stored = 0;
-  for (const auto& f : failures) stored += f.check == t.name;
+  for (const auto& f : kept) stored += f.check == t.name;
   if (stored >= c.opts.max_failures_per_check || !kept_.insert({t.name, key}).second) return;
-  failures.push_back(make());
+  kept.push_back(make());
 }
 
 void Tallies::not_graded(CheckTally& t, const std::string& why) {
@@ -275,6 +279,8 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   res.elements = elements;
   res.checks = tallies;
   res.failures = failures;
+  res.differences = differences;
+  res.differs = differs;
   res.worst = worst;
   res.coverage = coverage;
   res.profile = profile_of(profile_points);

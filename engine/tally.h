@@ -24,7 +24,8 @@ namespace kc::engine {
 
 struct Tallies {
   std::vector<CheckTally> tallies;
-  std::vector<ElementReport> worst, failures;
+  std::vector<ElementReport> worst, failures, differences;
+  std::int64_t differs = 0;  // reference-profile outcomes a conformance run does not fail
   std::int64_t failed = 0;  // failures recorded, all checks
   // accuracy statistics
   std::vector<double> fracs;  // finite fractional errors of the graded elements
@@ -52,7 +53,7 @@ struct Tallies {
 
   Tallies();
   // The tally of a check, created (in the order the run meets them) on first use.
-  CheckTally& tally(const std::string& name, const std::string& kind);
+  CheckTally& tally(const std::string& name, const std::string& kind, Profile profile = Profile::conformance);
   // One outcome of a check. A failure's report is built (by `make`) and kept
   // only if the check has fewer than the run's cap and no failure with the
   // same `key` (the input bits, or the case) yet: kept failures are

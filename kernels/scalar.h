@@ -36,10 +36,21 @@ concept Half = std::is_same_v<H, bf16> || std::is_same_v<H, f16>;
 template <Half H> inline float w(H h) { return HalfTraits<H>::widen(h); }
 template <Half H> inline H nr(float x) { return HalfTraits<H>::narrow(x); }
 
-template <Half H> inline H operator+(H a, H b) { return nr<H>(w(a) + w(b)); }
-template <Half H> inline H operator-(H a, H b) { return nr<H>(w(a) - w(b)); }
-template <Half H> inline H operator*(H a, H b) { return nr<H>(w(a) * w(b)); }
-template <Half H> inline H operator/(H a, H b) { return nr<H>(w(a) / w(b)); }
+// One f32 operation, then RNE. A NaN operand gives its own NaN (quieted by
+// the widening), the first operand's when both are NaN: the x86 rule the
+// reference's f32 operation follows, written out because the compiler may
+// commute w(a) + w(b) (the f16 sums returned the element's NaN, not the
+// accumulator's).
+template <Half H, class Op>
+inline H half_op(H a, H b, Op op) {
+  const float x = w(a), y = w(b);
+  if (std::isnan(x) || std::isnan(y)) return nr<H>(std::isnan(x) ? x : y);
+  return nr<H>(op(x, y));
+}
+template <Half H> inline H operator+(H a, H b) { return half_op(a, b, [](float x, float y) { return x + y; }); }
+template <Half H> inline H operator-(H a, H b) { return half_op(a, b, [](float x, float y) { return x - y; }); }
+template <Half H> inline H operator*(H a, H b) { return half_op(a, b, [](float x, float y) { return x * y; }); }
+template <Half H> inline H operator/(H a, H b) { return half_op(a, b, [](float x, float y) { return x / y; }); }
 // Negation flips the sign bit, NaN included (half's Neg impl).
 template <Half H> inline H operator-(H a) { return H{static_cast<std::uint16_t>(a.bits ^ 0x8000u)}; }
 template <Half H> inline bool operator<(H a, H b) { return w(a) < w(b); }

@@ -13,8 +13,21 @@ void sub(const Pair& in, Exact& out) { out.value = in.a - in.b; }
 void mul(const Pair& in, Exact& out) { out.value = in.a * in.b; }
 void div(const Pair& in, Exact& out) { out.value = in.a / in.b; }
 // a if a > b else b: NaN in a gives b, NaN in b gives NaN, ties give b (§2).
-void maximum(const Pair& in, Exact& out) { out.value = in.a > in.b ? in.a : in.b; }
-void minimum(const Pair& in, Exact& out) { out.value = in.a < in.b ? in.a : in.b; }
+// The conformance profile also accepts what other correct kernels return:
+// NaN when either operand is (PyTorch), the number (IEEE maxNum/minNum),
+// and a on a tie (+0 vs -0).
+void nan_and_tie_choices(const Pair& in, Exact& out) {
+  if (is_nan(in.a) || is_nan(in.b)) out.alternatives = {Mp(std::nan("")), is_nan(in.a) ? in.b : in.a};
+  else if (in.a == in.b) out.alternatives = {in.a};
+}
+void maximum(const Pair& in, Exact& out) {
+  out.value = in.a > in.b ? in.a : in.b;
+  nan_and_tie_choices(in, out);
+}
+void minimum(const Pair& in, Exact& out) {
+  out.value = in.a < in.b ? in.a : in.b;
+  nan_and_tie_choices(in, out);
+}
 
 // rem is defined by its steps (§2): q = a/b, floor, p = floor(q) b, a - p,
 // each rounded in T. Not the mathematical remainder for large quotients, so

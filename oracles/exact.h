@@ -52,13 +52,17 @@ struct Exact {
   Mp value;  // the exact result (an index for argmax/argmin)
   // Condition-aware models: the magnitude S the bound scales with.
   std::optional<Mp> magnitude;
-  // Where every rounding step of the reference is a basic operation, the
-  // reference's steps replayed (one correct rounding each, in its order):
-  // the semantics check requires the kernel's bits to equal it.
-  std::optional<Mp> replay;
   // `value` is itself a bit-exact replay of the reference (powi outside the
   // normal range, a fold whose partial sum overflowed): graded as exact.
   bool replayed = false;
+  // The conformance profile's latitude where the reference made a choice
+  // others legitimately make differently: other results a correct kernel
+  // may return (maximum's NaN rule, argmax's tie order: `alternatives`),
+  // and, where `value` is a replay (a fold that overflowed, powi outside
+  // the normal range), the exact value to grade a different evaluation
+  // order against under the entry's accuracy model (`unreplayed`).
+  std::vector<Mp> alternatives;
+  std::optional<Mp> unreplayed;
   // Expected mean square of the rounding error of this element under the
   // model of independent roundings (sums; docs/accuracy-bounds.md,
   // "Statistics of a case"); absent where no such model is stated.

@@ -17,6 +17,11 @@ namespace kc::oracle {
 
 struct Exact;  // oracles/exact.h
 
+// The native replay of the reference's steps for one output element
+// (oracles/replay.h): its value in the output dtype, as a double.
+struct ReplayIn;
+using ReplayFn = double (*)(const ReplayIn&);
+
 class OracleRef {
  public:
   OracleRef() = default;

@@ -13,10 +13,10 @@ namespace bm = boost::multiprecision;
 namespace {
 
 // Sum of the folded terms, correctly rounded at the working precision
-// (mpfr_sum), their absolute sum, and the fold 0 + a_0 + a_1 + ... replayed
-// in T for the semantics check. When a partial sum of the fold overflows,
-// the reference's result is that of the fold (inf or NaN) although the
-// exact sum may be finite: then the element is graded against the replay.
+// (mpfr_sum), their absolute sum, and the fold 0 + a_0 + a_1 + ... in T.
+// When a partial sum of the fold overflows, the reference's result is that
+// of the fold (inf or NaN) although the exact sum may be finite: then the
+// element is graded against the fold.
 struct SumParts {
   Mp exact, abs_sum, fold;
   bool overflowed = false;
@@ -83,8 +83,8 @@ void sum(const Terms& in, Exact& out) {
   const SumParts s = sum_parts(in);
   out.replayed = s.overflowed;
   out.value = s.overflowed ? s.fold : s.exact;
+  if (s.overflowed) out.unreplayed = s.exact;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum;
-  out.replay = s.fold;
   out.error_variance = fold_error_variance(in);
 }
 
@@ -95,8 +95,21 @@ void mean(const Terms& in, Exact& out) {
   const Mp n = count_in(in.ctx.dtype, in.terms.size());
   out.replayed = s.overflowed;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;
-  out.replay = rn(in.ctx.dtype, s.fold / n);
-  out.value = s.overflowed ? *out.replay : s.exact / n;
+  out.value = s.overflowed ? rn(in.ctx.dtype, s.fold / n) : s.exact / n;
+  if (s.overflowed) out.unreplayed = s.exact / n;
+}
+
+// The conformance profile's latitude for a max/min fold: NaN where a term
+// is NaN (PyTorch propagates it), and the other zero where the result is a
+// zero and both signs occur (the first of equals is the reference's choice).
+void fold_choices(const Terms& in, Exact& out) {
+  bool nan = false, pos_zero = false, neg_zero = false;
+  for (const Mp& a : in.terms) {
+    nan |= is_nan(a);
+    if (is_zero(a)) (sign_bit(a) ? neg_zero : pos_zero) = true;
+  }
+  if (nan) out.alternatives.push_back(Mp(std::nan("")));
+  if (is_zero(out.value) && pos_zero && neg_zero) out.alternatives.push_back(-out.value);
 }
 
 // Start at -inf (+inf), replace on strict > (<): NaN ignored, first of equals kept.
@@ -104,11 +117,27 @@ void max_fold(const Terms& in, Exact& out) {
   out.value = Mp(-INFINITY);
   for (const Mp& a : in.terms)
     if (a > out.value) out.value = a;
+  fold_choices(in, out);
 }
 void min_fold(const Terms& in, Exact& out) {
   out.value = Mp(INFINITY);
   for (const Mp& a : in.terms)
     if (a < out.value) out.value = a;
+  fold_choices(in, out);
+}
+
+// The conformance profile's latitude for argmax/argmin: any index of an
+// equal best value (the smallest is the reference's tie order), and the
+// first NaN's index (PyTorch's NaN rule).
+void arg_choices(const Terms& in, std::size_t at, Exact& out) {
+  bool nan_seen = false;
+  for (std::size_t k = 0; k < in.terms.size(); ++k) {
+    if (k != at && !is_nan(in.terms[at]) && in.terms[k] == in.terms[at]) out.alternatives.emplace_back(static_cast<double>(k));
+    if (is_nan(in.terms[k]) && !nan_seen) {
+      nan_seen = true;
+      if (k != at) out.alternatives.emplace_back(static_cast<double>(k));
+    }
+  }
 }
 
 // The best starts as the first term, so a NaN at index 0 wins (§6).
@@ -117,12 +146,14 @@ void argmax(const Terms& in, Exact& out) {
   for (std::size_t k = 1; k < in.terms.size(); ++k)
     if (in.terms[k] > in.terms[at]) at = k;
   out.value = Mp(static_cast<double>(at));
+  arg_choices(in, at, out);
 }
 void argmin(const Terms& in, Exact& out) {
   std::size_t at = 0;
   for (std::size_t k = 1; k < in.terms.size(); ++k)
     if (in.terms[k] < in.terms[at]) at = k;
   out.value = Mp(static_cast<double>(at));
+  arg_choices(in, at, out);
 }
 
 // The gradient at x_i: s * mask_i with s = up / max(count, 1), count the

@@ -51,8 +51,13 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   }
   j["zero_sign_checked"] = k.zero_sign_checked;
   j["specials"] = json::array();
-  for (const auto& s : k.specials)
-    j["specials"].push_back({{"input", contract::value_class_name(s.input)}, {"output", contract::outcome_name(s.output)}});
+  for (const auto& s : k.specials) {
+    // also: the answers the conformance profile accepts besides the reference's.
+    json also = json::array();
+    for (const auto o : s.also) also.push_back(contract::outcome_name(o));
+    j["specials"].push_back(
+        {{"input", contract::value_class_name(s.input)}, {"output", contract::outcome_name(s.output)}, {"also", also}});
+  }
   j["properties"] = json::array();
   for (const auto& p : k.properties)
     j["properties"].push_back({{"name", p.name},

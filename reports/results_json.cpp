@@ -76,8 +76,8 @@ json result_json(const engine::KernelDTypeResult& r) {
   acc["normalized_histogram"] = a.normalized_histogram ? histogram_json(*a.normalized_histogram) : json(nullptr);
   json checks = json::array();
   for (const auto& c : r.checks) {
-    json cj{{"name", c.name}, {"kind", c.kind}, {"passed", c.passed}, {"failed", c.failed}, {"not_graded", c.not_graded},
-            {"detail", c.detail}};
+    json cj{{"name", c.name},     {"kind", c.kind},     {"profile", c.profile},       {"passed", c.passed},
+            {"failed", c.failed}, {"differs", c.differs}, {"not_graded", c.not_graded}, {"detail", c.detail}};
     if (c.figure) cj["figure"] = {{"metric", c.metric}, {"value", number(*c.figure)}, {"bound", opt(c.bound)}};
     checks.push_back(cj);
   }
@@ -86,9 +86,10 @@ json result_json(const engine::KernelDTypeResult& r) {
     findings.push_back({{"check", f.check}, {"kind", f.kind}, {"metric", f.metric}, {"figure", number(f.figure)},
                         {"bound", number(f.bound)}, {"count", f.count}, {"text", f.text},
                         {"failure", f.failure}, {"bound_text", f.bound_text}});
-  json worst = json::array(), failures = json::array();
+  json worst = json::array(), failures = json::array(), differences = json::array();
   for (const auto& w : r.worst) worst.push_back(element_json(w));
   for (const auto& f : r.failures) failures.push_back(element_json(f));
+  for (const auto& d : r.differences) differences.push_back(element_json(d));
   const auto& p = r.profile;
   json prof{{"x_lo", json::array()}, {"x_hi", json::array()}, {"max_frac_ulp", json::array()},
             {"max_distance", json::array()}, {"max_normalized", json::array()}, {"failed", p.failed}};
@@ -112,6 +113,8 @@ json result_json(const engine::KernelDTypeResult& r) {
           {"worst", worst},
           {"checks", checks},
           {"failures", failures},
+          {"differs_from_reference", r.differs},
+          {"differences", differences},
           {"coverage",
            {{"value_classes", r.coverage.value_classes},
             {"shape_classes", r.coverage.shape_classes},
@@ -171,7 +174,7 @@ engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& back
 
 json results_json(const engine::RunResults& r, const Backend* backend) {
   const auto& m = r.run;
-  json run{{"seed", m.seed},         {"backend", m.backend}, {"command", m.command},   {"started_at", m.started_at},
+  json run{{"seed", m.seed},         {"backend", m.backend}, {"profile", m.profile}, {"command", m.command},   {"started_at", m.started_at},
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
            {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};

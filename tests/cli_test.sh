@@ -31,6 +31,17 @@ PY
 expect 2 "unknown subcommand"        -- "$kc" frobnicate
 expect 2 "unknown kernel"            -- "$kc" run --kernel nope
 expect 2 "unknown dtype"             -- "$kc" run --kernel exp --dtype f8
+expect 2 "unknown profile"           -- "$kc" run --kernel exp --profile strict
+# Profiles: a pairwise sum_all is correct. A backend other than the reference
+# is graded in the conformance profile by default, which passes it and lists
+# where it differs; the reference profile fails it on the semantics replay,
+# and its printed replay names the profile.
+expect 0 "pairwise sum: conformance profile by default" -- "$kc" run --kernel sum_all --dtype f32 --backend mutant:sum_all_pairwise
+grep -q "^PASS sum_all .*differs from the reference: [0-9]* semantics" "$work/out" || { echo "FAIL: the differences are not counted on the PASS line"; fails=$((fails + 1)); }
+expect 1 "pairwise sum: reference profile" -- "$kc" run --kernel sum_all --dtype f32 --backend mutant:sum_all_pairwise --profile reference
+grep -q "^FAIL sum_all .*semantics" "$work/out" || { echo "FAIL: the reference profile does not name the semantics check"; fails=$((fails + 1)); }
+grep -q "replay: .*--backend mutant:sum_all_pairwise --profile reference --seed 1 --case" "$work/out" || { echo "FAIL: the replay does not name the profile"; fails=$((fails + 1)); }
+expect 1 "the reference backend in the reference profile, a flawed kernel in conformance" -- "$kc" run --kernel exp --dtype f32 --backend mutant:exp_f32_2ulp
 expect 2 "dtype the kernel rejects"  -- "$kc" run --kernel exp --dtype u32
 expect 2 "unknown backend"           -- "$kc" run --kernel exp --backend mutant:nope
 expect 2 "bad --input"               -- "$kc" run --kernel exp --dtype f32 --input zz

@@ -59,11 +59,25 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
   auto backend = make_backend("mutant:" + std::string(m.name));
   engine::RunOptions opts;
   opts.backend = "mutant:" + std::string(m.name);
+  opts.profile = m.correct ? engine::Profile::reference : *engine::parse_profile(m.profile);
   int runs = 0;
   for (std::string_view kernel : m.kernels)
   for (DType t : m.dtypes.list()) {
     const auto* k = contract::find_kernel(kernel);
     ASSERT_NE(k, nullptr) << kernel;
+    if (m.correct) {
+      // Another correct evaluation: the conformance profile passes it and
+      // lists where it differs from the reference.
+      engine::RunOptions conf = opts;
+      conf.profile = engine::Profile::conformance;
+      const auto rc = engine::run_kernel_dtype(*k, t, *backend, conf);
+      EXPECT_EQ(rc.verdict, "pass") << m.name << " on " << kernel << " " << dtype_name(t)
+                                    << ": correct, but the conformance profile failed it: " << rc.headline;
+      EXPECT_GT(rc.differs, 0) << m.name << " on " << kernel << " " << dtype_name(t) << ": no difference listed";
+      bool listed = false;
+      for (const auto& c : rc.checks) listed |= c.differs > 0 && c.kind == m.expected_check && c.failed == 0;
+      EXPECT_TRUE(listed) << m.name << ": its '" << m.expected_check << "' check lists no difference";
+    }
     const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
     bool flagged = false;
     for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m.expected_check;

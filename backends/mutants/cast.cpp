@@ -31,7 +31,7 @@ Outputs cast_f32_to_u32_wraps(std::string_view, std::span<const Tensor> in, cons
 void register_cast(std::vector<Mutant>& v) {
   v.insert(v.end(), {
       {"cast_f64_to_bf16_rn", {"cast_f64_to_bf16"}, {DType::f64}, "semantics",
-       "f64 -> bf16 correctly rounded instead of half's truncating rounding", cast_f64_to_bf16_rn},
+       "f64 -> bf16 correctly rounded instead of half's truncating rounding", cast_f64_to_bf16_rn, "reference", true},
       {"cast_f32_to_u32_wraps", {"cast_f32_to_u32"}, {DType::f32}, "accuracy",
        "f32 -> u32 wraps modulo 2^32 instead of saturating", cast_f32_to_u32_wraps},
   });

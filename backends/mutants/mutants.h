@@ -5,6 +5,7 @@
 // file defines `register_<file stem>` (cmake/Registry.cmake).
 #pragma once
 
+#include <cmath>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,12 @@ struct Mutant {
   std::string_view defect;          // what is broken, in words
   // Replaces the reference's evaluation of `kernel`, one of `kernels`.
   Outputs (*run)(std::string_view kernel, std::span<const Tensor> inputs, const Params& params);
+  // The contract profile whose check flags it (engine/conformance.h). A
+  // `correct` mutant is no defect at all but another correct evaluation
+  // (pairwise sums, a correctly rounded gelu, relu(NaN) = NaN): it must pass
+  // the conformance profile and fail only the reference one.
+  std::string_view profile = "conformance";
+  bool correct = false;
   bool breaks(std::string_view kernel) const;
 };
 
@@ -35,6 +42,17 @@ void register_all(std::vector<Mutant>& table);
 // `dtypes` with f(x value, y bits) -> y bits.
 template <class F>
 Outputs rewrite(std::string_view kernel, std::span<const Tensor> in, const Params& p, DTypeSet dtypes, F f);
+
+// Each element of a one-input kernel replaced by f(x) (long double),
+// rounded once into the dtype: an evaluation more accurate than the
+// reference's, for the mutants that must fail only the reference profile.
+template <class F>
+Outputs rounded_once(std::string_view kernel, std::span<const Tensor> in, const Params& p, F f) {
+  return rewrite(kernel, in, p, kFloatSet, [t = in[0].dtype(), f](double x, std::uint64_t y) {
+    if (std::isnan(x)) return y;
+    return double_to_bits(t, round_to_format(static_cast<double>(f(static_cast<long double>(x))), t));
+  });
+}
 
 }  // namespace kc::mutants
 

@@ -131,6 +131,30 @@ Outputs max_backward_no_split(std::string_view, std::span<const Tensor> in, cons
   return out;
 }
 
+// Pairwise summation (how GPUs and BLAS sum): halves of the range summed
+// apart, then added; each addition one operation in T. Correct, and not the
+// reference's left-to-right fold.
+template <class Add>
+double pairwise(std::span<const double> v, Add add) {
+  if (v.empty()) return 0.0;
+  if (v.size() == 1) return add(0.0, v[0]);
+  const std::size_t mid = v.size() / 2;
+  return add(pairwise(v.first(mid), add), pairwise(v.subspan(mid), add));
+}
+Outputs sum_all_pairwise(std::string_view, std::span<const Tensor> in, const Params& p) {
+  Outputs out = ref::execute("sum_all", in, p);
+  const DType t = in[0].dtype();
+  std::vector<double> v(static_cast<std::size_t>(in[0].numel()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = in[0].value_at(static_cast<std::int64_t>(i));
+  const double s = pairwise(v, [t](double a, double b) {
+    if (t == DType::f64) return a + b;
+    const double r = static_cast<float>(a) + static_cast<float>(b);
+    return t == DType::f32 ? r : round_to_format(r, t);
+  });
+  out[0].set_bits(0, double_to_bits(t, s));
+  return out;
+}
+
 }  // namespace
 
 void register_reduction(std::vector<Mutant>& v) {
@@ -138,16 +162,19 @@ void register_reduction(std::vector<Mutant>& v) {
       {"sum_drops_last", {"sum_all"}, {DType::f32}, "accuracy", "f32 sum_all never adds the last element", sum_drops_last},
       {"sum_f32_in_bf16", {"sum_dim"}, {DType::f32}, "accuracy", "f32 sum_dim accumulates in bf16", sum_f32_in_bf16},
       {"sum_bf16_in_f32", {"sum_all"}, {DType::bf16}, "semantics",
-       "bf16 sum_all accumulates in f32 where the reference accumulates in bf16", sum_bf16_in_f32},
+       "bf16 sum_all accumulates in f32 where the reference accumulates in bf16", sum_bf16_in_f32, "reference", true},
+      {"sum_all_pairwise", {"sum_all"}, kFloatSet, "semantics",
+       "sum_all by pairwise summation (as GPUs sum) instead of the reference's left-to-right fold", sum_all_pairwise,
+       "reference", true},
       {"sum_f16_in_bf16", {"sum_dim"}, {DType::f16}, "statistics",
        "f16 sum_dim accumulates in bf16: inside the worst-case bound, errors 8x too large", sum_f16_in_bf16},
       {"sum_bf16_truncating", {"sum_dim"}, {DType::bf16}, "statistics",
        "bf16 sum_dim narrows each partial sum by truncation (biased)", sum_bf16_truncating},
       {"mean_n_minus_1", {"mean_dim"}, {DType::f32}, "accuracy", "f32 mean_dim divides by n - 1", mean_n_minus_1},
-      {"argmax_last_tie", {"argmax_dim"}, kFloatSet, "accuracy", "argmax_dim gives ties to the largest index",
-       argmax_last_tie},
+      {"argmax_last_tie", {"argmax_dim"}, kFloatSet, "reference-choice", "argmax_dim gives ties to the largest index",
+       argmax_last_tie, "reference", true},
       {"broadcast_to_copies", {"broadcast_to"}, kFloatSet, "layout", "broadcast_to copies even on pure padding",
-       broadcast_to_copies},
+       broadcast_to_copies, "reference", true},
       {"max_backward_no_split", {"reduce_max_to_backward"}, {DType::f32}, "accuracy",
        "f32 reduce_max_to_backward gives the full upstream value to every tied maximum", max_backward_no_split},
   });

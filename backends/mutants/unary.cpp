@@ -201,6 +201,27 @@ Outputs tanh_f32_edge_window(std::string_view, std::span<const Tensor> in, const
   });
 }
 
+// Correct, more accurate evaluations than the reference's: each rounds the
+// long double value of the function once. They pass the conformance
+// profile and fail the reference profile's semantics replay.
+Outputs rsqrt_rounded_once(std::string_view, std::span<const Tensor> in, const Params& p) {
+  return rounded_once("rsqrt", in, p, [](long double x) { return 1.0L / std::sqrt(x); });
+}
+Outputs silu_rounded_once(std::string_view, std::span<const Tensor> in, const Params& p) {
+  return rounded_once("silu", in, p, [](long double x) { return x / (1.0L + std::exp(-x)); });
+}
+Outputs gelu_erf_rounded_once(std::string_view, std::span<const Tensor> in, const Params& p) {
+  return rounded_once("gelu_erf", in, p,
+                      [](long double x) { return 0.5L * x * (1.0L + std::erf(x / std::sqrt(2.0L))); });
+}
+// gelu with the exact constants sqrt(2/pi) and 0.044715, in long double.
+Outputs gelu_rounded_once(std::string_view, std::span<const Tensor> in, const Params& p) {
+  return rounded_once("gelu", in, p, [](long double x) {
+    const long double c = std::sqrt(2.0L / 3.141592653589793238462643383279502884L);
+    return 0.5L * x * (1.0L + std::tanh(c * (x + 0.044715L * x * x * x)));
+  });
+}
+
 }  // namespace
 
 void register_unary(std::vector<Mutant>& v) {
@@ -208,11 +229,21 @@ void register_unary(std::vector<Mutant>& v) {
       {"exp_f32_2ulp", {"exp"}, {DType::f32}, "accuracy", "f32 exp two ulps high on [1, 2)", exp_f32_2ulp},
       {"round_half_away", {"round"}, kFloatSet, "accuracy", "round half away from zero instead of to even", round_half_away},
       {"sign_neg_zero", {"sign"}, kFloatSet, "special", "sign(-0.0) = -1", sign_neg_zero},
-      {"relu_nan_propagates", {"relu"}, kFloatSet, "special", "relu(NaN) = NaN where the reference gives +0",
-       relu_nan_propagates},
+      {"relu_nan_propagates", {"relu"}, kFloatSet, "reference-choice", "relu(NaN) = NaN where the reference gives +0",
+       relu_nan_propagates, "reference", true},
       {"gelu_cr_constant", {"gelu"}, {DType::f32}, "bias",
        "f32 gelu with the correctly rounded sqrt(2/pi) 0x3F4C422A instead of the reference's 0x3F4C4229",
-       gelu_cr_constant},
+       gelu_cr_constant, "reference", true},
+      {"rsqrt_rounded_once", {"rsqrt"}, kFloatSet, "semantics",
+       "rsqrt correctly rounded (one rounding of 1/sqrt x) instead of the reference's two", rsqrt_rounded_once,
+       "reference", true},
+      {"silu_rounded_once", {"silu"}, kFloatSet, "semantics",
+       "silu as x / (1 + e^-x) rounded once instead of the reference's sigmoid then product", silu_rounded_once,
+       "reference", true},
+      {"gelu_erf_rounded_once", {"gelu_erf"}, kFloatSet, "semantics",
+       "gelu_erf in long double with the system erfl, rounded once", gelu_erf_rounded_once, "reference", true},
+      {"gelu_rounded_once", {"gelu"}, kFloatSet, "semantics",
+       "gelu with the exact constants, in long double, rounded once", gelu_rounded_once, "reference", true},
       {"exp_overflow_finite", {"exp"}, {DType::f32}, "accuracy", "overflow saturates to FLT_MAX instead of +inf",
        exp_overflow_finite},
       {"log_zero_nan", {"log"}, kFloatSet, "special", "log(+-0) = NaN instead of -inf", log_zero_nan},

@@ -121,11 +121,14 @@ void validate_document(const json& doc, const std::string& where) {
         if (!r.contains(f) || !r[f].is_object()) bad(fmt::format("{} {}: no \"{}\" object", name, r["dtype"].get<std::string>(), f));
       for (const char* f : {"worst", "checks", "failures"})
         if (!r.contains(f) || !r[f].is_array()) bad(fmt::format("{} {}: no \"{}\" array", name, r["dtype"].get<std::string>(), f));
+      if (r.contains("differences") && !r["differences"].is_array())
+        bad(fmt::format("{} {}: \"differences\" is not an array", name, r["dtype"].get<std::string>()));
       if (!r.contains("exhaustive") || !r["exhaustive"].is_boolean())
         bad(fmt::format("{} {}: no boolean \"exhaustive\"", name, r["dtype"].get<std::string>()));
       const std::string what = fmt::format("{} {}", name, r["dtype"].get<std::string>());
       check_count(r, "worst", kMaxListed, where, what);
       check_count(r, "failures", kMaxListed, where, what);
+      check_count(r, "differences", kMaxListed, where, what);
       check_count(r, "checks", kMaxListed, where, what);
       for (const char* hname : {"histogram", "distance_histogram", "normalized_histogram"}) {
         if (!r["accuracy"].contains(hname) || !r["accuracy"][hname].is_object()) continue;
@@ -167,7 +170,8 @@ json normalize(const json& in) {
     fill(k, {{"family", nullptr}, {"contract", nullptr}, {"results", arr}});
     for (auto& r : k["results"]) {
       fill(r, {{"cases", nullptr}, {"elements", nullptr}, {"exhaustive", false}, {"accuracy", obj}, {"worst", arr},
-               {"checks", arr}, {"failures", arr}, {"coverage", obj}, {"error_profile", obj}});
+               {"checks", arr}, {"failures", arr}, {"differences", arr}, {"differs_from_reference", 0},
+               {"coverage", obj}, {"error_profile", obj}});
       fill(r["accuracy"], {{"graded", nullptr}, {"special", nullptr}, {"replayed", 0}, {"oracle_escalations", nullptr},
                            {"max_frac_ulp", nullptr}, {"mean_frac_ulp", nullptr}, {"p99_frac_ulp", nullptr},
                            {"max_distance", nullptr}, {"correctly_rounded_share", nullptr}, {"max_normalized", nullptr},
@@ -175,7 +179,9 @@ json normalize(const json& in) {
                            {"histogram", obj}});
       fill(r["coverage"], {{"value_classes", obj}, {"shape_classes", obj}, {"outputs", 0}, {"outputs_zero", 0}, {"outputs_nan", 0}});
       fill(r["error_profile"], {{"x_lo", arr}, {"x_hi", arr}, {"max_frac_ulp", arr}});
-      for (auto& c : r["checks"]) fill(c, {{"name", ""}, {"kind", ""}, {"passed", 0}, {"failed", 0}, {"not_graded", 0}, {"detail", ""}});
+      for (auto& c : r["checks"])
+        fill(c, {{"name", ""}, {"kind", ""}, {"profile", "conformance"}, {"passed", 0}, {"failed", 0}, {"differs", 0},
+                 {"not_graded", 0}, {"detail", ""}});
     }
   }
   return doc;

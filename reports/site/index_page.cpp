@@ -14,6 +14,7 @@ namespace {
 std::string run_metadata(const json& run) {
   static const std::pair<const char*, const char*> fields[] = {
       {"commit", "project commit"}, {"kconform", "kconform version"}, {"backend", "backend"},
+      {"profile", "contract profile"},
       {"compiler", "compiler"},     {"flags", "flags"},               {"mpfr", "MPFR"},
       {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
       {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},
@@ -23,6 +24,15 @@ std::string run_metadata(const json& run) {
   for (const auto& [key, label] : fields)
     if (run.contains(key)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label, show(run[key]));
   return s + "</dl>";
+}
+
+// A conformance run's pass that differs from the reference says so beside its verdict.
+std::string differs_badge(const json& r) {
+  const auto n = r.contains("differs_from_reference") ? as_double(r["differs_from_reference"]) : std::nullopt;
+  if (!n || *n <= 0) return "";
+  return fmt::format(" <span class=\"badge differs\" title=\"outcomes where the kernel differs from the reference "
+                     "without failing the portable contract\">differs from the reference: {}</span>",
+                     show(r["differs_from_reference"]));
 }
 
 // What decides the row, beside its verdict: a failure's first finding (its
@@ -61,7 +71,7 @@ std::string index_page(const json& doc, bool has_diff) {
           "<tr class=\"v-{0}\" data-verdict=\"{0}\" data-kernel=\"{1}\" data-dtype=\"{2}\">"
           "<td><a href=\"{3}#dtype-{4}\">{1}</a></td><td>{5}</td><td>{2}</td><td data-v=\"{0}\">{6}</td>{7}<td>{8}</td>",
           slug(v), escape_html(name), escape_html(dt), escape_html(page_name(name)), slug(dt), str(k, "family"),
-          verdict_badge(v), headline_cell(r), model.empty() ? "n/a" : str(model, "kind"));
+          verdict_badge(v) + differs_badge(r), headline_cell(r), model.empty() ? "n/a" : str(model, "kind"));
       rows += num_td(a["max_frac_ulp"]);
       // A condition-aware model's max_frac_ulp is its coefficient A, not a bound on the column beside it.
       rows += model.value("kind", "") == "condition-aware bound" ? "<td data-v=\"\">normalized &le; 1</td>"

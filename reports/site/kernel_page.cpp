@@ -256,21 +256,22 @@ std::string checks_table(const json& checks) {
   std::stable_sort(v.begin(), v.end(), [](const json* a, const json* b) {
     return kind_rank(a->value("kind", "")) < kind_rank(b->value("kind", ""));
   });
-  std::string s = "<table class=\"sortable\"><thead><tr><th>kind</th><th>check</th><th>passed</th><th>failed</th><th>result</th>"
-                  "<th>detail</th></tr></thead><tbody>";
+  std::string s = "<table class=\"sortable\"><thead><tr><th>kind</th><th>check</th><th>profile</th><th>passed</th>"
+                  "<th>failed</th><th>differs</th><th>result</th><th>detail</th></tr></thead><tbody>";
   for (const json* c : v) {
     const bool failed = as_double((*c)["failed"]).value_or(0) > 0;
     const bool judged = failed || as_double((*c)["passed"]).value_or(0) > 0;
     const bool not_graded = !judged && as_double((*c)["not_graded"]).value_or(0) > 0;
-    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td></tr>", failed ? "v-fail" : "", str(*c, "kind"),
-                     str(*c, "name"), num_td((*c)["passed"]), num_td((*c)["failed"]),
+    s += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td>{}</td></tr>",
+                     failed ? "v-fail" : "", str(*c, "kind"), str(*c, "name"), str(*c, "profile"), num_td((*c)["passed"]),
+                     num_td((*c)["failed"]), num_td((*c)["differs"]),
                      verdict_badge(failed ? "fail" : not_graded ? "not_graded" : "pass"), str(*c, "detail"));
   }
   return s + "</tbody></table>";
 }
 
-std::string failures_section(const json& failures) {
-  std::string s = fmt::format("<h3>Failures ({} kept)</h3>", failures.size());
+std::string failures_section(const json& failures, std::string_view title = "Failures") {
+  std::string s = fmt::format("<h3>{} ({} kept)</h3>", title, failures.size());
   if (failures.empty()) return s + "<p>None.</p>";
   s += "<p class=\"small\">Up to 5 distinct failures per check are kept (the checks table has the counts). A check "
        "named <code>shrunk: ...</code> is the first failing case after shrinking.</p>";
@@ -402,6 +403,11 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   s += coverage_section(k, r);
   s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
   if (!failed) s += failures_section(r["failures"]);
+  // A conformance run: the reference's own choices and bits this kernel
+  // does not share, which the portable contract does not require.
+  if (as_double(r["differs_from_reference"]).value_or(0) > 0)
+    s += failures_section(r["differences"], fmt::format("Differs from the reference: {} outcomes (conformance profile, "
+                                                        "not failures)", show(r["differs_from_reference"])));
   return s;
 }
 

@@ -1,0 +1,64 @@
+#include "oracles/replay.h"
+
+#include <algorithm>
+
+namespace kc::oracle::replay {
+
+double narrow(DType t, double v) {
+  if (t == DType::f64) return v;
+  if (std::isnan(v)) return bits_to_double(t, double_to_bits(t, v));  // sign, top payload bits, quiet bit
+  if (t == DType::f32) return static_cast<double>(static_cast<float>(v));
+  if (std::isinf(v) || v == 0) return v;
+  // Halves: v (an f32 value, or any double) is rounded once to a multiple
+  // of its quantum in T, 2^(max(e, emin) - p + 1): scaling by a power of
+  // two is exact, nearbyint rounds ties to even in the default mode.
+  const FloatFormat f = float_format(t);
+  const int e = std::max(std::ilogb(v), f.emin);
+  const double q = std::ldexp(1.0, e - f.precision + 1);
+  const double r = std::nearbyint(v / q) * q;
+  return std::fabs(r) > max_finite(t) ? std::copysign(INFINITY, v) : r;
+}
+
+namespace {
+
+float f(double v) { return static_cast<float>(v); }  // exact for every value of f32 and the halves
+
+// f64: the double operation; f32: the float one; halves: float, then RNE.
+// NaNs follow x86's SSE rule, written out because a compiler may commute
+// a + b: a NaN operand's NaN (quieted) is the result, the first operand's
+// when both are NaN (the reference's `acc + term` keeps the accumulator's).
+template <class Op>
+double in_t(DType t, double a, double b, Op op) {
+  if (std::isnan(a) || std::isnan(b)) return narrow(t, std::isnan(a) ? a : b);
+  if (t == DType::f64) return op(a, b);
+  const double r = static_cast<double>(op(f(a), f(b)));
+  return t == DType::f32 ? r : narrow(t, r);
+}
+
+}  // namespace
+
+double InT::add(double a, double b) const { return in_t(t, a, b, [](auto x, auto y) { return x + y; }); }
+double InT::sub(double a, double b) const { return in_t(t, a, b, [](auto x, auto y) { return x - y; }); }
+double InT::mul(double a, double b) const { return in_t(t, a, b, [](auto x, auto y) { return x * y; }); }
+double InT::div(double a, double b) const { return in_t(t, a, b, [](auto x, auto y) { return x / y; }); }
+
+double InT::call(float (*f32)(float), double (*f64)(double), double x) const {
+  if (t == DType::f64) return f64(x);
+  const double r = f32(f(x));
+  return t == DType::f32 ? r : narrow(t, r);
+}
+double InT::call2(float (*f32)(float, float), double (*f64)(double, double), double a, double b) const {
+  if (t == DType::f64) return f64(a, b);
+  const double r = f32(f(a), f(b));
+  return t == DType::f32 ? r : narrow(t, r);
+}
+double InT::sqrt(double x) const { return call(::sqrtf, static_cast<double (*)(double)>(::sqrt), x); }
+double InT::floor(double x) const { return call(::floorf, static_cast<double (*)(double)>(::floor), x); }
+
+double InT::from_f64(double c) const {
+  if (t == DType::f64) return c;
+  const double r = f(c);
+  return t == DType::f32 ? r : narrow(t, r);
+}
+
+}  // namespace kc::oracle::replay

@@ -1,0 +1,110 @@
+// Native replays of the reference's evaluation: for every deterministic
+// kernel, the reference's own steps (reference-semantics.md) repeated in the
+// reference's order and precision, calling the same platform libm function
+// for a libm step. The reference profile's semantics check requires a
+// kernel's output bits to equal the replay's, element by element.
+//
+// Written here, on the spec side of the wall, from the semantics document,
+// independently of kernels/: a shared bug cannot grade itself. The only
+// shared code is the numeric library the reference also calls (the system
+// libm, and core/rust_libm.h for erf).
+//
+// Values travel as doubles, which hold every dtype's values exactly and a
+// NaN's sign and payload in their top bits (core/dtype.h bits_to_double);
+// the result is encoded into the output dtype's bits by double_to_bits.
+#pragma once
+
+#include <cmath>
+#include <span>
+
+#include "core/dtype.h"
+#include "core/params.h"
+#include "oracles/oracle.h"
+
+namespace kc::oracle {
+
+struct ReplayIn {
+  DType t = DType::f32;    // the input dtype
+  DType out = DType::f32;  // the output dtype
+  const Params* params = nullptr;
+  std::span<const double> args;  // the element's inputs, in its driver's order (drivers::Element::args)
+  // An input is a signalling NaN: the doubles hold it quieted, so a replay
+  // whose platform function treats a signalling NaN apart (pow) is told.
+  bool signaling_nan = false;
+};
+
+namespace replay {
+
+// Arithmetic in T as the reference does it (§0.1, §0.2): one IEEE operation
+// in T; bf16/f16 widen to f32, do one f32 operation and round back to
+// nearest even. Every helper takes and returns values of T (as doubles).
+struct InT {
+  DType t;
+  // One binary operation, each its IEEE op in T.
+  double add(double a, double b) const;
+  double sub(double a, double b) const;
+  double mul(double a, double b) const;
+  double div(double a, double b) const;
+  // A Float method: f64 calls the double function, f32 the float one, the
+  // halves the float one on the widened value, then RNE (§0.2).
+  double call(float (*f32)(float), double (*f64)(double), double x) const;
+  double call2(float (*f32)(float, float), double (*f64)(double, double), double a, double b) const;
+  double sqrt(double x) const;
+  double floor(double x) const;
+  // T::from(f64) (num-traits NumCast, §0.3): identity for f64, one RNE for
+  // f32, f64 -> f32 -> T for the halves.
+  double from_f64(double c) const;
+};
+
+// RNE of an f32 (or any exact) value into T; a NaN keeps its sign and top
+// payload bits and becomes quiet (F16C, half's f32 -> bf16).
+double narrow(DType t, double v);
+
+// The replays, one per kernel (replay_unary.cpp, replay_binary.cpp,
+// replay_reduction.cpp, replay_cast.cpp).
+double neg(const ReplayIn&);
+double relu(const ReplayIn&);
+double sqr(const ReplayIn&);
+double sqrt(const ReplayIn&);
+double exp(const ReplayIn&);
+double sign(const ReplayIn&);
+double log(const ReplayIn&);
+double sin(const ReplayIn&);
+double cos(const ReplayIn&);
+double abs(const ReplayIn&);
+double recip(const ReplayIn&);
+double tanh(const ReplayIn&);
+double floor(const ReplayIn&);
+double ceil(const ReplayIn&);
+double erf(const ReplayIn&);
+double gelu_erf(const ReplayIn&);
+double round(const ReplayIn&);
+double sigmoid(const ReplayIn&);
+double silu(const ReplayIn&);
+double gelu_tanh(const ReplayIn&);
+double step(const ReplayIn&);
+double rsqrt(const ReplayIn&);
+double powi(const ReplayIn&);        // params: n
+double add_scalar(const ReplayIn&);  // params: c
+double mul_scalar(const ReplayIn&);  // params: c
+double clamp(const ReplayIn&);       // params: min, max
+double add(const ReplayIn&);
+double sub(const ReplayIn&);
+double mul(const ReplayIn&);
+double div(const ReplayIn&);
+double maximum(const ReplayIn&);
+double minimum(const ReplayIn&);
+double rem(const ReplayIn&);
+double pow(const ReplayIn&);
+double sum(const ReplayIn&);       // the fold 0 + a_0 + a_1 + ... in T
+double mean(const ReplayIn&);      // the fold / T(n)
+double max_fold(const ReplayIn&);  // start -inf, replace on strict >
+double min_fold(const ReplayIn&);
+double argmax(const ReplayIn&);    // first index of the maximum; a NaN at 0 wins
+double argmin(const ReplayIn&);
+double max_backward(const ReplayIn&);  // args: x, up, then the cell
+double identity(const ReplayIn&);      // the source element (broadcast_to, exact widenings)
+double cast(const ReplayIn&);          // every cast: in.t -> in.out (§17)
+
+}  // namespace replay
+}  // namespace kc::oracle

@@ -1,0 +1,59 @@
+// Replays of the reductions (reference-semantics.md §5-§7): folds in
+// increasing index order, accumulators in T (§0.1).
+#include <cstddef>
+
+#include "oracles/replay.h"
+
+namespace kc::oracle::replay {
+
+namespace {
+double fold_sum(DType t, std::span<const double> terms) {
+  const InT a{t};
+  double acc = 0.0;  // +0
+  for (double v : terms) acc = a.add(acc, v);
+  return acc;
+}
+template <class Better>
+double fold_select(std::span<const double> terms, double start, Better better) {
+  double acc = start;
+  for (double v : terms)
+    if (better(v, acc)) acc = v;
+  return acc;
+}
+template <class Better>
+double arg_select(std::span<const double> terms, Better better) {
+  std::size_t at = 0;  // the best starts as the first element: a NaN there wins
+  for (std::size_t k = 1; k < terms.size(); ++k)
+    if (better(terms[k], terms[at])) at = k;
+  return static_cast<double>(at);
+}
+}  // namespace
+
+double sum(const ReplayIn& in) { return fold_sum(in.t, in.args); }
+// The sum, then / T(n) with the count converted by NumCast (§0.3).
+double mean(const ReplayIn& in) {
+  const InT a{in.t};
+  return a.div(fold_sum(in.t, in.args), a.from_f64(static_cast<double>(in.args.size())));
+}
+double max_fold(const ReplayIn& in) { return fold_select(in.args, -INFINITY, [](double v, double b) { return v > b; }); }
+double min_fold(const ReplayIn& in) { return fold_select(in.args, INFINITY, [](double v, double b) { return v < b; }); }
+double argmax(const ReplayIn& in) { return arg_select(in.args, [](double v, double b) { return v > b; }); }
+double argmin(const ReplayIn& in) { return arg_select(in.args, [](double v, double b) { return v < b; }); }
+
+// §7's steps at one element: y = the cell's max, mask = (x == y), count =
+// the fold of the cell's masks in T, s = up / (count < 1 ? 1 : count),
+// grad = s * mask (NaN where s is inf or NaN and the mask is 0).
+double max_backward(const ReplayIn& in) {
+  const InT a{in.t};
+  const double x = in.args[0], up = in.args[1];
+  const std::span<const double> cell = in.args.subspan(2);
+  const double y = fold_select(cell, -INFINITY, [](double v, double b) { return v > b; });
+  double count = 0.0;
+  for (double v : cell) count = a.add(count, v == y ? 1.0 : 0.0);
+  const double s = a.div(up, count < 1 ? 1.0 : count);
+  return a.mul(s, x == y ? 1.0 : 0.0);
+}
+
+double identity(const ReplayIn& in) { return in.args[0]; }
+
+}  // namespace kc::oracle::replay
