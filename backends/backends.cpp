@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "backends/mutants/mutants.h"
+#include "backends/plugin/plugin_backend.h"
 #include "backends/reference/executor.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -42,12 +43,17 @@ class MutantBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(std::string_view spec) {
+std::unique_ptr<Backend> make_backend(std::string_view spec, double timeout_s) {
   if (spec == "reference") return std::make_unique<ReferenceBackend>();
+  if (spec.starts_with("plugin:")) {
+    if (spec.size() == 7) throw UsageError("--backend plugin:PATH needs the path of a shared library");
+    return plugin::make_plugin_backend(std::string(spec.substr(7)), timeout_s);
+  }
   if (spec.starts_with("mutant:")) {
     if (const mutants::Mutant* m = mutants::find(spec.substr(7))) return std::make_unique<MutantBackend>(*m);
   }
-  throw UsageError(fmt::format("unknown backend '{}' (try 'reference' or one of `kconform list --backends`)", spec));
+  throw UsageError(fmt::format("unknown backend '{}' (try 'reference', plugin:PATH or one of `kconform list --backends`)",
+                               spec));
 }
 
 std::vector<std::string> backend_names() {

@@ -42,6 +42,8 @@ class BadInput final : public Check {
           if (!ok)
             what = fmt::format("expected rule '{}' on operand '{}' of kernel '{}', got: {}", rule.rule, rule.operand,
                                k.name, e.what());
+        } catch (const KernelFault& e) {
+          what = fmt::format("{} on the invalid call instead of a KernelError: {}", e.kind(), e.what());
         } catch (const std::exception& e) {
           what = fmt::format("untyped error instead of KernelError: {}", e.what());
         }

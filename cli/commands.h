@@ -27,6 +27,7 @@ struct RunCommand {
   std::string out;  // folder: results.json + site/
   std::string backend = "reference";
   std::string profile;    // "" (the backend's default), conformance or reference
+  double timeout_s = 10;  // per-call limit of a plug-in's kernels
   std::string only_case;  // "" or a case index
   std::string shrink;  // "3,0,1"
   std::string input;   // 0x... bit pattern: single-element replay

@@ -57,7 +57,11 @@ int main(int argc, char** argv) {
   run->add_option("--sweeps", ro.sweeps, "Exhaustive 16-bit sweeps for kernels with parameters")->check(CLI::Range(1, 64));
   run->add_flag("--no-exhaustive", ro.no_exhaustive, "Do not sweep every bf16/f16 input");
   run->add_option("--out,-o", ro.out, "Folder for results.json and the HTML site");
-  run->add_option("--backend,-b", ro.backend, "Backend: reference or mutant:<name>");
+  run->add_option("--backend,-b", ro.backend,
+                  "Backend: reference, mutant:<name>, or plugin:<path> (a shared library, include/kconform/plugin.h)");
+  run->add_option("--timeout", ro.timeout_s,
+                  "Seconds a plug-in kernel call may take before it is killed and recorded as a hang (default 10)")
+      ->check(CLI::Range(0.05, 3600.0));
   run->add_option("--profile", ro.profile,
                   "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
                   "exact bits and choices); default reference for the reference backend, conformance otherwise");

@@ -43,13 +43,26 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   return s;
 }
 
-Plan make_plan(const RunCommand& o) {
-  const auto kernels = select_kernels(o.kernels, o.family);
+// A plug-in grades what it registers: its kernels and dtypes, or those of
+// them the command names (naming one it lacks is an error, not a skip).
+Plan make_plan(const RunCommand& o, const Backend& backend) {
+  const bool external = backend.library().has_value();
+  auto kernels = select_kernels(o.kernels, o.family);
+  if (external) {
+    std::erase_if(kernels, [&](const contract::KernelSpec* k) {
+      if (backend.supported(k->name)) return false;
+      if (!o.kernels.empty())
+        throw UsageError(fmt::format("{} does not implement kernel '{}'", backend.name(), k->name));
+      return true;
+    });
+  }
   const auto wanted = parse_dtypes(o.dtypes);
   Plan plan;
   for (const auto* k : kernels) {
     for (DType t : engine::graded_dtypes(*k))
-      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) plan.emplace_back(k, t);
+      if ((wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) &&
+          (!external || backend.supported(k->name)->contains(t)))
+        plan.emplace_back(k, t);
     if (kernels.size() == 1 && !wanted.empty() && plan.empty())
       throw UsageError(fmt::format("kernel '{}' does not take {} (its contract lists {})", k->name, o.dtypes.front(),
                                    k->dtypes().to_string()));
@@ -67,6 +80,7 @@ engine::RunOptions run_options(const RunCommand& o) {
   if (!o.only_case.empty()) opts.only_case = parse_case(o.only_case);
   opts.shrink_path = parse_path(o.shrink);
   opts.backend = o.backend;
+  opts.timeout_s = o.timeout_s;
   opts.profile = engine::default_profile(o.backend);
   if (!o.profile.empty()) {
     const auto p = engine::parse_profile(o.profile);
@@ -116,10 +130,10 @@ void write_outputs(reports::OutputFolder& folder, const nlohmann::json& doc) {
 
 int run(const RunCommand& o) {
   const auto start = std::chrono::steady_clock::now();
-  const Plan plan = make_plan(o);
   engine::RunOptions opts = run_options(o);
+  const auto backend = make_backend(o.backend, opts.timeout_s);
+  const Plan plan = make_plan(o, *backend);
   check_case_in_range(plan, opts);
-  const auto backend = make_backend(o.backend);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
 
   // The outputs, before any work: a bad path is exit 2 now, not after the run.
@@ -136,6 +150,8 @@ int run(const RunCommand& o) {
   engine::RunResults results;
   results.run = reports::collect_metadata(opts.seed, o.backend, o.command_line);
   results.run.profile = std::string(engine::profile_name(opts.profile));
+  if (const auto lib = backend->library())
+    results.run.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
   results.run.cases_per_kernel = o.cases;
   int failures = 0;
   engine::Progress counters;

@@ -30,11 +30,30 @@ class Backend {
   // The input dtypes the backend accepts for `kernel` (its dtype support
   // table); nullopt when it does not implement the kernel at all.
   virtual std::optional<DTypeSet> supported(std::string_view kernel) const = 0;
+
+  // A library loaded from outside (a plug-in): its own name, version and
+  // build flags, which the results record instead of kconform's.
+  struct Library {
+    std::string name, version, build_flags, path;
+  };
+  virtual std::optional<Library> library() const { return std::nullopt; }
+
+  // What the backend declares for a kernel x dtype: its own accuracy claim
+  // (metric: "frac_ulp", "distance", "relative", "absolute"; empty: none)
+  // and an expected failure with its reason.
+  struct Declared {
+    std::string claim_metric;
+    double claim_bound = 0;
+    std::string expected_failure;
+  };
+  virtual Declared declared(std::string_view /*kernel*/, DType /*t*/) const { return {}; }
 };
 
-// "reference" or "mutant:<name>". Throws UsageError for unknown names.
+// "reference", "mutant:<name>" or "plugin:<path to a shared library>"
+// (include/kconform/plugin.h; each call limited to `timeout_s` seconds).
+// Throws UsageError for unknown names and plug-ins that do not load.
 // Defined by the backends library (backends/backends.cpp).
-std::unique_ptr<Backend> make_backend(std::string_view spec);
+std::unique_ptr<Backend> make_backend(std::string_view spec, double timeout_s = 10);
 std::vector<std::string> backend_names();  // every accepted spec
 
 }  // namespace kc

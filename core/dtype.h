@@ -37,6 +37,7 @@ class DTypeSet {
   }
   constexpr bool contains(DType t) const { return (mask_ & bit(t)) != 0; }
   constexpr bool empty() const { return mask_ == 0; }
+  constexpr void insert(DType t) { mask_ |= bit(t); }
   std::vector<DType> list() const;
   std::string to_string() const;  // "f32, f64, bf16"
 

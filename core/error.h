@@ -22,6 +22,20 @@ class KernelError : public std::runtime_error {
   std::string kernel_, operand_, rule_, detail_;
 };
 
+// A call that did not return normally: the kernel crashed (a signal),
+// aborted, let an exception escape, ran past the per-call time limit, or
+// wrote outside its output. Raised by the plug-in backend, whose worker
+// process survives none of these; `kind` is "crash", "abort", "exception",
+// "timeout", "out-of-bounds write", "input modified" or "exit".
+class KernelFault : public std::runtime_error {
+ public:
+  KernelFault(std::string kind, const std::string& what) : std::runtime_error(what), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+};
+
 // Misuse of the tool itself (bad command line, unknown kernel): exit code 2.
 class UsageError : public std::runtime_error {
  public:

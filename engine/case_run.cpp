@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/error.h"
 #include "engine/failure_text.h"
 
 namespace kc::engine {
@@ -14,10 +15,17 @@ std::string case_key(std::int64_t case_id) { return fmt::format("case {}", case_
 bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
           std::vector<Tensor>& out) {
   auto& run = acc.tally("accepts valid input", "run");
+  auto& returns = acc.tally(kIsolationCheck, "isolation");
   try {
     out = c.backend.run(c.k.name, cs.inputs, cs.params);
+    acc.record(c, returns, true);
     acc.record(c, run, true);
     return true;
+  } catch (const KernelFault& e) {
+    // Crash, abort, exception, hang, a write outside a buffer: the kind leads the message.
+    const std::string what = fmt::format("{}: {}", e.kind(), e.what());
+    acc.record(c, returns, false, case_key(case_id), [&] { return case_report(c, returns.name, case_id, path, cs, what); });
+    return false;
   } catch (const std::exception& e) {
     const std::string what = fmt::format("a valid call failed: {}", e.what());
     acc.record(c, run, false, case_key(case_id), [&] { return case_report(c, run.name, case_id, path, cs, what); });

@@ -49,6 +49,7 @@ struct RunOptions {
   std::vector<int> shrink_path;           // ... then follow these shrink steps
   bool bad_input_only = false;            // of the run checks, only the bad-input one (its replay)
   std::string backend = "reference";
+  double timeout_s = 10;  // per-call limit of a plug-in backend (--timeout); printed in replays when changed
   std::size_t max_failures_per_check = 5;
   // If set, every element that enters the accuracy statistics is written as
   // "kernel dtype case element input_hex result_hex" (for independent checks).

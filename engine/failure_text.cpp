@@ -17,6 +17,7 @@ std::string base_command(const Context& c) {
   const RunOptions defaults;
   std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
   if (c.opts.backend != defaults.backend) s += " --backend " + c.opts.backend;
+  if (c.opts.timeout_s != defaults.timeout_s) s += fmt::format(" --timeout {}", c.opts.timeout_s);
   if (c.opts.profile != default_profile(c.opts.backend)) s += fmt::format(" --profile {}", profile_name(c.opts.profile));
   if (c.opts.cases != defaults.cases) s += fmt::format(" --cases {}", c.opts.cases);
   if (c.opts.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", c.opts.sweeps);

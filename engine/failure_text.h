@@ -37,6 +37,7 @@ std::string element_key(const Context& c, const drivers::Element& e);
 // The tally of the bit-for-bit check against the reference's replayed
 // rounding steps (casts, halves' sums): one name for runs and replays.
 inline constexpr const char* kSemanticsCheck = "semantics: the reference's rounding steps, bit for bit";
+inline constexpr const char* kIsolationCheck = "returns: no crash, abort, exception, hang or stray write";
 inline constexpr const char* kReferenceChoiceCheck = "reference choice: NaN, tie and evaluation-order choices";
 
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,

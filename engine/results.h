@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.h"
 #include "core/dtype.h"
 
 namespace kc::engine {
@@ -141,6 +142,8 @@ struct KernelDTypeResult {
 struct RunMetadata {
   std::uint64_t seed = 0;
   std::string profile = "reference";  // the contract profile graded: conformance | reference
+  // A plug-in backend's own name, version, build flags and path (empty otherwise).
+  std::optional<Backend::Library> plugin;
   // A run stopped by a signal: its name, and how many kernel x dtype
   // results were planned (the document holds those that started).
   std::string interrupted_by;

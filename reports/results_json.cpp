@@ -178,6 +178,9 @@ json results_json(const engine::RunResults& r, const Backend* backend) {
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
            {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};
+  if (m.plugin)
+    run["plugin"] = {{"name", m.plugin->name}, {"version", m.plugin->version}, {"build_flags", m.plugin->build_flags},
+                     {"path", m.plugin->path}};
   if (!m.interrupted_by.empty()) {
     run["interrupted_by"] = m.interrupted_by;
     run["planned"] = m.planned;

@@ -14,7 +14,7 @@ namespace {
 std::string run_metadata(const json& run) {
   static const std::pair<const char*, const char*> fields[] = {
       {"commit", "project commit"}, {"kconform", "kconform version"}, {"backend", "backend"},
-      {"profile", "contract profile"},
+      {"profile", "contract profile"},  {"plugin", "plug-in (name, version, build flags, path)"},
       {"compiler", "compiler"},     {"flags", "flags"},               {"mpfr", "MPFR"},
       {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
       {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},

@@ -1,0 +1,18 @@
+// `--backend plugin:PATH`: a kernel library loaded from outside through the
+// C ABI of include/kconform/plugin.h, run in a worker process.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/backend.h"
+
+namespace kc::plugin {
+
+// Loads the plug-in (in a worker) and checks what it registers: every
+// kernel an inventory kernel, every dtype one its contract lists. Throws
+// UsageError (exit 2) naming the library and the problem. `timeout_s` is
+// the per-call time limit.
+std::unique_ptr<Backend> make_plugin_backend(const std::string& path, double timeout_s);
+
+}  // namespace kc::plugin

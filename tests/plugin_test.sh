@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Plug-in backends end to end: the example library's flawed expf fails the
+# conformance profile with a replay that reproduces it; its correct kernels
+# pass (relu's NaN choice listed as a difference); the results record the
+# library's own name, version and flags; libraries that crash, abort, hang
+# or write out of bounds are reported by kind and survived, with complete
+# results and site and no worker left behind; load errors exit 2.
+set -u
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" throw="$9"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+. "$(dirname "$0")/expect.sh"
+check() { "$@" || { echo "FAIL: $*"; fails=$((fails + 1)); }; }
+
+expect 1 "example plug-in: the flawed expf fails" -- "$kc" run --backend "plugin:$fastmath" --out "$work/fm"
+check grep -q "^FAIL exp  *f32  *accuracy: fractional error .* > 2.5 on" "$work/out"
+check grep -q "^PASS sqrt  *f32" "$work/out"
+check grep -q "^PASS neg  *f32" "$work/out"
+check grep -q "^PASS relu  *f32 .*differs from the reference: .*reference-choice" "$work/out"
+check python3 - "$work/fm/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["run"]["plugin"]
+assert p["name"] == "fastmath" and p["version"] == "0.1.0" and p["build_flags"] == "-O2 -fPIC", p
+assert d["run"]["profile"] == "conformance", d["run"]["profile"]
+PY
+# Every printed replay of the expf failure reproduces it.
+grep -o "replay: *kconform run --kernel exp .*" "$work/out" | sed 's/^replay: *kconform //' | sort -u | head -4 >"$work/replays"
+[ -s "$work/replays" ] || { echo "FAIL: no replay printed for exp"; fails=$((fails + 1)); }
+while read -r line; do
+  # shellcheck disable=SC2086
+  expect 1 "replay: $line" -- "$kc" $line
+  check grep -q "^exp f32: accuracy" "$work/out"
+done <"$work/replays"
+
+# Misbehaving libraries: each misbehaves on the cases whose element count
+# is 3 mod 5; the run records those as failures of that kind and goes on.
+for pair in "crash:crashed (killed by SIGSEGV)" "abort:aborted (killed by SIGABRT)" \
+            "timeout:ran past the per-call time limit" "out-of-bounds write:wrote outside output" \
+            "exception:an exception escaped the kernel: neg: an internal error"; do
+  kind=${pair%%:*} text=${pair#*:}
+  case $kind in crash) lib=$crash ;; abort) lib=$abort ;; timeout) lib=$hang ;; exception) lib=$throw ;; *) lib=$oob ;; esac
+  out="$work/$(echo "$kind" | tr -c 'a-z\n' '_')"
+  expect 1 "$kind plug-in is reported and survived" -- "$kc" run --backend "plugin:$lib" --cases 20 --timeout 0.5 --out "$out"
+  check grep -q "^neg f32: returns: no crash, abort, exception, hang or stray write: $kind: .*$text" "$work/out"
+  check grep -q "^FAIL neg .*returns: .*: [0-9]* of [0-9]* failed; [0-9]* elements graded" "$work/out"
+  check test -s "$out/results.json"
+  check test -s "$out/site/kernel-neg.html"
+  # The run went on past the failing cases: the correct ones were graded.
+  check python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['kernels'][0]['results'][0]; assert r['elements'] > 1000 and r['cases'] >= 20, r['cases']" "$out/results.json"
+  # Its replay reproduces the same kind of failure.
+  rep=$(grep -m1 -o "replay: kconform run .*--case [0-9]*" "$work/out" | sed 's/^replay: kconform //')
+  # shellcheck disable=SC2086
+  expect 1 "$kind replay" -- "$kc" $rep
+  check grep -q "returns: .*$kind" "$work/out"
+  # No worker outlives kconform (each is reaped, and dies with its parent).
+  sleep 0.2
+  if pgrep -f -- "$out" >/dev/null; then echo "FAIL: a worker of the $kind run is still alive"; fails=$((fails + 1)); fi
+done
+
+expect 2 "ABI version mismatch"  -- "$kc" run --backend "plugin:$abi"
+check grep -q "plug-in ABI version 99; this kconform speaks version 1" "$work/out"
+expect 2 "unknown kernel name"   -- "$kc" run --backend "plugin:$unknown"
+check grep -q "registers kernel 'frobnicate', which is not an inventory kernel" "$work/out"
+expect 2 "missing register symbol" -- "$kc" run --backend "plugin:$(ldd "$kc" | awk '/libm\.so/ {print $3}')"
+check grep -q "does not export kconform_plugin_register" "$work/out"
+expect 2 "no such library"       -- "$kc" run --backend "plugin:$work/nope.so"
+expect 2 "a kernel the plug-in lacks" -- "$kc" run --backend "plugin:$fastmath" --kernel tanh
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
