@@ -29,7 +29,12 @@ using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
 // One line per result, led by what decides it: on a failure the check that
 // failed and its figure against its bound, with the count.
 std::string summary_line(const engine::KernelDTypeResult& r) {
-  const char* tag = r.verdict == "pass" ? "PASS" : r.verdict == "fail" ? "FAIL" : "----";
+  // XFAIL: failed as the backend declared it would; XPASS: passed although
+  // declared to fail (counted as a failure: a stale declaration hides nothing).
+  const bool expected = !r.declared.expected_failure.empty();
+  const char* tag = r.verdict == "pass" ? (expected ? "XPASS" : "PASS")
+                    : r.verdict == "fail" ? (expected ? "XFAIL" : "FAIL")
+                                          : "----";
   std::string s = fmt::format("{:<4} {:<11} {:<5} {}", tag, r.kernel, dtype_name(r.dtype), r.headline);
   if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
   s += fmt::format("; {} elements graded{}", r.elements, r.exhaustive ? " (exhaustive)" : "");
@@ -40,6 +45,10 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
     s += fmt::format("; differs from the reference: {}", fmt::join(which, ", "));
   }
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
+  if (!r.declared.metric.empty())
+    s += fmt::format("; claim {} <= {:.6g}: {} (measured {:.6g})", r.declared.metric, r.declared.claimed,
+                     r.declared.verdict, r.declared.measured);
+  if (expected) s += fmt::format("; expected to fail: {}", r.declared.expected_failure);
   return s;
 }
 
@@ -153,7 +162,7 @@ int run(const RunCommand& o) {
   if (const auto lib = backend->library())
     results.run.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
   results.run.cases_per_kernel = o.cases;
-  int failures = 0;
+  int failures = 0, expected_failures = 0;
   engine::Progress counters;
   opts.progress = &counters;
   {
@@ -161,9 +170,14 @@ int run(const RunCommand& o) {
     for (const auto& [k, t] : plan) {
       if (stop_signal().load()) break;
       auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
-      if (r.verdict == "fail") ++failures;
+      // Exit 1 on an unexpected failure or an unexpected pass; an expected
+      // failure is reported (XFAIL) but is what the backend declared.
+      const bool expected = r.declared.expected_outcome == "failed as expected";
+      const bool unexpected_pass = r.declared.expected_outcome == "passed unexpectedly";
+      if ((r.verdict == "fail" && !expected) || unexpected_pass) ++failures;
+      if (expected) ++expected_failures;
       progress.print_above([&] {
-        if (!o.quiet || r.verdict != "pass") fmt::print("{}\n", summary_line(r));
+        if (!o.quiet || r.verdict != "pass" || unexpected_pass) fmt::print("{}\n", summary_line(r));
         if (r.verdict == "fail")
           for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
       });
@@ -178,7 +192,9 @@ int run(const RunCommand& o) {
   results.run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t passed = 0;
   for (const auto& r : results.results) passed += r.verdict == "pass";
-  fmt::print("{} of {} kernel x dtype results pass ({:.1f} s){}\n", passed, plan.size(), results.run.duration_s,
+  fmt::print("{} of {} kernel x dtype results pass{} ({:.1f} s){}\n", passed, plan.size(),
+             expected_failures ? fmt::format(", {} failed as the backend expected", expected_failures) : "",
+             results.run.duration_s,
              sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), results.results.size()) : "");
   std::fflush(stdout);
   if (dump) dump->commit();

@@ -128,6 +128,10 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   }
   g.signed_frac = oracle::signed_frac_ulp(t, y, ex.value);
   g.frac = std::fabs(g.signed_frac);
+  if (std::isfinite(y) && oracle::is_number(ex.value)) {  // for a backend's claim in absolute or relative terms
+    g.abs_err = std::fabs((Mp(y) - ex.value).convert_to<double>());
+    if (!oracle::is_zero(ex.value)) g.rel_err = g.abs_err / std::fabs(ex.value.convert_to<double>());
+  }
   g.distance = std::isinf(r.value) ? -1 : oracle::ulp_distance(t, y, r.value);
   if (ex.replayed) {  // bit-exact against the replayed reference
     g.bound = 0;

@@ -44,6 +44,7 @@ struct Grade {
   unsigned precision = 0;   // working bits of the evaluation that decided the grade
   std::string rule;         // special rule name, "NaN->+0"
   double frac = 0;          // fractional ulp error (inf on a special mismatch)
+  double abs_err = NAN, rel_err = NAN;  // |y - z| and |y - z| / |z| (finite y and z; rel: z != 0)
   double signed_frac = 0;
   std::int64_t distance = 0;  // -1 if not applicable (NaN, infinities)
   std::optional<double> normalized;  // condition-aware: |y - z| / bound

@@ -111,6 +111,19 @@ struct Coverage {
   std::int64_t outputs = 0, outputs_zero = 0, outputs_nan = 0;
 };
 
+// What the backend declared for a kernel x dtype, judged by the run: its
+// own accuracy claim beside the contract's bound and the measurement, and
+// an expected failure with what happened to it.
+struct DeclaredResult {
+  std::string metric;                   // frac_ulp | distance | relative | absolute; empty: unclaimed
+  double claimed = 0;                   // the backend's bound
+  std::optional<double> contract_bound;  // the contract's own bound in that metric, where it states one
+  double measured = 0;                  // the largest error of the run in that metric
+  std::string verdict;                  // confirmed | refuted | unclaimed
+  std::string expected_failure;         // the backend's reason; empty: none declared
+  std::string expected_outcome;         // "failed as expected" | "passed unexpectedly"
+};
+
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
@@ -134,6 +147,7 @@ struct KernelDTypeResult {
   // failing the portable contract (reference-profile checks), capped per check.
   std::vector<ElementReport> differences;
   std::int64_t differs = 0;
+  DeclaredResult declared;
   Coverage coverage;
   ErrorProfile profile;
   double seconds = 0;

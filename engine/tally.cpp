@@ -1,5 +1,7 @@
 #include "engine/tally.h"
 
+#include "engine/declared.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -191,6 +193,8 @@ void Tallies::add_coverage(const Context& c, const drivers::Element& e, const Gr
 void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade& g) {
   const bool failing = !g.pass;
   if (std::isfinite(g.frac)) fracs.push_back(g.frac);
+  if (!std::isnan(g.abs_err)) max_abs_err = std::max(max_abs_err, g.abs_err);
+  if (!std::isnan(g.rel_err)) max_rel_err = std::max(max_rel_err, g.rel_err);
   add_to(frac_hist, g.frac, failing);
   if (g.distance >= 0) {
     max_dist = std::max(max_dist, g.distance);
@@ -230,6 +234,8 @@ void Tallies::add_failure(const Grade& g) {
     figure = g.normalized.value_or(INFINITY);
   if (!std::isnan(figure)) ft.worst = std::max(ft.worst, figure);
   max_failing_frac = std::max(max_failing_frac, std::isnan(g.frac) ? INFINITY : g.frac);
+  // A wrong NaN, infinity or special value has no finite error in any metric.
+  if (std::isnan(g.abs_err)) max_abs_err = max_rel_err = INFINITY;
 }
 
 bool Tallies::could_be_worst(const Grade& g) const {
@@ -287,8 +293,9 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   accuracy_findings(c, *this, res.findings);
   for (const auto& t : tallies)
     if (t.failed > 0 && t.kind != "accuracy" && t.kind != "special") res.findings.push_back(check_finding(t));
+  judge_claim(c, max_abs_err, max_rel_err, res);
   std::int64_t n_failed = 0;
-  for (const auto& t : tallies) n_failed += t.failed;
+  for (const auto& t : res.checks) n_failed += t.failed;
   if (res.interrupted) {
     res.verdict = n_failed > 0 ? "fail" : "not_graded";
   } else if (elements == 0 && !c.opts.only_case) {  // (a replayed single case may be empty)
@@ -302,6 +309,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   } else {
     res.verdict = n_failed > 0 ? "fail" : "pass";
   }
+  judge_expected_failure(c, res);
   res.headline = res.findings.empty() ? pass_headline(pass_figures(c, s)) : res.findings.front().text;
 }
 

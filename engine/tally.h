@@ -35,6 +35,7 @@ struct Tallies {
   double bias_sum = 0, bias_sq = 0;  // signed ulp errors of the bias samples
   std::int64_t bias_n = 0;
   double max_failing_frac = 0;   // over failing elements (inf for non-finite and special-value failures)
+  double max_abs_err = 0, max_rel_err = 0;  // over graded elements (inf where a failure has no finite error)
   Histogram frac_hist, dist_hist, norm_hist;
   // The ways elements failed: count and worst figure of each.
   struct FailureTally {

@@ -6,7 +6,7 @@
 # or write out of bounds are reported by kind and survived, with complete
 # results and site and no worker left behind; load errors exit 2.
 set -u
-kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" throw="$9"
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" throw="$9" declared="${10}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -18,6 +18,8 @@ check grep -q "^FAIL exp  *f32  *accuracy: fractional error .* > 2.5 on" "$work/
 check grep -q "^PASS sqrt  *f32" "$work/out"
 check grep -q "^PASS neg  *f32" "$work/out"
 check grep -q "^PASS relu  *f32 .*differs from the reference: .*reference-choice" "$work/out"
+check grep -q "^FAIL exp .*claim frac_ulp <= 1: refuted (measured [0-9.]*)" "$work/out"
+check grep -q "^PASS sqrt .*claim frac_ulp <= 0.5: confirmed" "$work/out"
 check python3 - "$work/fm/results.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -58,6 +60,19 @@ for pair in "crash:crashed (killed by SIGSEGV)" "abort:aborted (killed by SIGABR
   sleep 0.2
   if pgrep -f -- "$out" >/dev/null; then echo "FAIL: a worker of the $kind run is still alive"; fails=$((fails + 1)); fi
 done
+
+# Declared claims and expected failures: judged, shown side by side, never hidden.
+expect 1 "declared: an unexpected pass exits 1" -- "$kc" run --backend "plugin:$declared" --out "$work/decl"
+check grep -q "^PASS exp .*claim frac_ulp <= 0.5001: confirmed" "$work/out"
+check grep -q "^PASS neg .*claim distance <= 0: confirmed" "$work/out"
+check grep -q "^XFAIL log .*expected to fail: subnormal inputs are flushed to zero" "$work/out"
+check grep -q "^XPASS sqrt .*expected to fail: not yet validated" "$work/out"
+check grep -q "pass, 1 failed as the backend expected" "$work/out"
+check grep -q "claim confirmed" "$work/decl/site/index.html"
+check grep -q "passed unexpectedly" "$work/decl/site/index.html"
+check grep -q "Declared by the backend" "$work/decl/site/kernel-exp.html"
+expect 0 "declared: the expected failure alone exits 0" -- "$kc" run --backend "plugin:$declared" --kernel log
+check grep -q "^XFAIL log" "$work/out"
 
 expect 2 "ABI version mismatch"  -- "$kc" run --backend "plugin:$abi"
 check grep -q "plug-in ABI version 99; this kconform speaks version 1" "$work/out"

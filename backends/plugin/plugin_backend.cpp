@@ -72,6 +72,10 @@ class Worker {
       if (::getppid() != parent) _exit(0);
       ::signal(SIGINT, SIG_IGN);  // Ctrl-C stops kconform at a case boundary, not the worker mid-call
       ::signal(SIGTERM, SIG_DFL);
+      // A fault kills the worker with its signal, which the parent reports
+      // (no handler inherited from kconform, or a sanitizer's, turns it
+      // into an exit status).
+      for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
       serve(path_, sv[1]);
     }
     ::close(sv[1]);

@@ -29,10 +29,20 @@ std::string run_metadata(const json& run) {
 // A conformance run's pass that differs from the reference says so beside its verdict.
 std::string differs_badge(const json& r) {
   const auto n = r.contains("differs_from_reference") ? as_double(r["differs_from_reference"]) : std::nullopt;
-  if (!n || *n <= 0) return "";
-  return fmt::format(" <span class=\"badge differs\" title=\"outcomes where the kernel differs from the reference "
+  std::string s;
+  if (n && *n > 0)
+    s += fmt::format(" <span class=\"badge differs\" title=\"outcomes where the kernel differs from the reference "
                      "without failing the portable contract\">differs from the reference: {}</span>",
                      show(r["differs_from_reference"]));
+  // What the backend declared: its claim's verdict, an expected failure's outcome.
+  if (r.contains("declared") && r["declared"].is_object()) {
+    const json& d = r["declared"];
+    const std::string claim = str(d, "claim_verdict"), outcome = str(d, "expected_outcome");
+    if (claim == "confirmed" || claim == "refuted")
+      s += fmt::format(" <span class=\"badge claim-{0}\">claim {0}</span>", claim);
+    if (!outcome.empty()) s += fmt::format(" <span class=\"badge expected\">{}</span>", outcome);
+  }
+  return s;
 }
 
 // What decides the row, beside its verdict: a failure's first finding (its

@@ -270,6 +270,27 @@ std::string checks_table(const json& checks) {
   return s + "</tbody></table>";
 }
 
+// What the backend declared, beside the contract and the measurement.
+std::string declared_section(const json& r, const json& model) {
+  if (!r.contains("declared") || !r["declared"].is_object()) return "";
+  const json& d = r["declared"];
+  const std::string metric = str(d, "claim_metric"), reason = str(d, "expected_failure");
+  std::string s = "<h3>Declared by the backend</h3>";
+  s += "<table><thead><tr><th>metric</th><th>backend's claim</th><th>contract's bound</th><th>measured</th>"
+       "<th>verdict</th></tr></thead><tbody>";
+  if (metric.empty())
+    s += fmt::format("<tr><td colspan=\"4\">no claim (the contract's model: {})</td><td>unclaimed</td></tr>",
+                     model.empty() ? std::string("none") : str(model, "kind"));
+  else
+    s += fmt::format("<tr><td>{}</td>{}{}{}<td class=\"claim-{}\">{}</td></tr>", escape_html(metric), num_td(d["claimed"]),
+                     d["contract_bound"].is_null() ? std::string("<td>not in these terms</td>") : num_td(d["contract_bound"]),
+                     num_td(d["measured"]), slug(str(d, "claim_verdict")), str(d, "claim_verdict"));
+  s += "</tbody></table>";
+  if (!reason.empty())
+    s += fmt::format("<p>Expected to fail: {}. <strong>{}</strong>.</p>", escape_html(reason), str(d, "expected_outcome"));
+  return s;
+}
+
 std::string failures_section(const json& failures, std::string_view title = "Failures") {
   std::string s = fmt::format("<h3>{} ({} kept)</h3>", title, failures.size());
   if (failures.empty()) return s + "<p>None.</p>";
@@ -403,6 +424,7 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   s += coverage_section(k, r);
   s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
   if (!failed) s += failures_section(r["failures"]);
+  s += declared_section(r, model);
   // A conformance run: the reference's own choices and bits this kernel
   // does not share, which the portable contract does not require.
   if (as_double(r["differs_from_reference"]).value_or(0) > 0)
