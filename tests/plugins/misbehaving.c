@@ -14,30 +14,14 @@
 #include <stdlib.h>
 
 #include "kconform/plugin.h"
+#include "unary_f32.h"
 
 static kc_status k_neg(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc,
                        void* ctx, kc_error* err) {
   (void)p, (void)np;
-  if (n != 1) {
-    snprintf(err->operand, sizeof err->operand, "inputs");
-    return KC_ERR_ARITY;
-  }
-  int64_t numel = 1;
-  for (int32_t d = 0; d < in->rank; ++d) {
-    if (in->dims[d] < 0) {
-      snprintf(err->operand, sizeof err->operand, "x");
-      return KC_ERR_SHAPE_NEGATIVE_DIM;
-    }
-    numel *= in->dims[d];
-  }
-  if (in->dtype != KC_F32) {
-    snprintf(err->operand, sizeof err->operand, "x");
-    return KC_ERR_DTYPE_UNSUPPORTED;
-  }
-  if (in->bytes != (size_t)numel * 4) {
-    snprintf(err->operand, sizeof err->operand, "x");
-    return KC_ERR_BUFFER_SIZE;
-  }
+  int64_t numel = 0;
+  const kc_status st = check_unary_f32(in, n, err, &numel);
+  if (st != KC_OK) return st;
   float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
   if (!y) return KC_ERR_OTHER;
   const float* x = (const float*)in->data;
