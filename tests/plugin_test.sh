@@ -6,7 +6,7 @@
 # or write out of bounds are reported by kind and survived, with complete
 # results and site and no worker left behind; load errors exit 2.
 set -u
-kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" throw="$9" declared="${10}"
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" throw="${10}" declared="${11}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -73,6 +73,11 @@ check grep -q "passed unexpectedly" "$work/decl/site/index.html"
 check grep -q "Declared by the backend" "$work/decl/site/kernel-exp.html"
 expect 0 "declared: the expected failure alone exits 0" -- "$kc" run --backend "plugin:$declared" --kernel log
 check grep -q "^XFAIL log" "$work/out"
+
+# A wrong output shape is a contract failure, not a load error.
+expect 1 "wrong output shape" -- "$kc" run --backend "plugin:$shape" --cases 20
+check grep -q "^FAIL neg .*output shape and dtype" "$work/out"
+check grep -q "expected \[.*\] f32, got \[[0-9]*\] f32" "$work/out"
 
 expect 2 "ABI version mismatch"  -- "$kc" run --backend "plugin:$abi"
 check grep -q "plug-in ABI version 99; this kconform speaks version 1" "$work/out"

@@ -5,7 +5,8 @@
  *   MODE_ABORT   calls abort(),
  *   MODE_HANG    never returns,
  *   MODE_OOB     writes one element past the end of its output,
- *   MODE_THROW   lets a C++ exception escape (built as C++: throwing.cpp);
+ *   MODE_THROW   lets a C++ exception escape (built as C++: throwing.cpp),
+ *   MODE_SHAPE   returns an output of the wrong shape (a contract failure);
  * and the load errors:
  *   MODE_ABI     registers for another ABI version,
  *   MODE_UNKNOWN registers a kernel that is not in the inventory. */
@@ -22,7 +23,12 @@ static kc_status k_neg(const kc_tensor* in, int32_t n, const kc_param* p, int32_
   int64_t numel = 0;
   const kc_status st = check_unary_f32(in, n, err, &numel);
   if (st != KC_OK) return st;
+#if defined(MODE_SHAPE)
+  const int64_t wrong[1] = {numel + 1};
+  float* y = numel % 5 == 3 ? (float*)alloc(ctx, KC_F32, 1, wrong) : (float*)alloc(ctx, KC_F32, in->rank, in->dims);
+#else
   float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
+#endif
   if (!y) return KC_ERR_OTHER;
   const float* x = (const float*)in->data;
   for (int64_t i = 0; i < numel; ++i) y[i] = -x[i];
