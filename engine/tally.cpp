@@ -283,7 +283,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   if (n_dist > 0) s.distance_histogram = dist_hist;
   if (n_norm > 0) s.normalized_histogram = norm_hist;
   res.elements = elements;
-  res.checks = tallies;
+  res.checks.assign(tallies.begin(), tallies.end());
   res.failures = failures;
   res.differences = differences;
   res.differs = differs;

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <set>
 #include <string>
@@ -23,7 +24,9 @@
 namespace kc::engine {
 
 struct Tallies {
-  std::vector<CheckTally> tallies;
+  // A deque: tally() hands out references that must stay valid while
+  // later checks add their tallies (a vector's growth would dangle them).
+  std::deque<CheckTally> tallies;
   std::vector<ElementReport> worst, failures, differences;
   std::int64_t differs = 0;  // reference-profile outcomes a conformance run does not fail
   std::int64_t failed = 0;  // failures recorded, all checks
