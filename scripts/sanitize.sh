@@ -10,7 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.cache/ccache}"
 cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_SANITIZE=ON >/dev/null
 cmake --build "$root/build-asan"
-export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1
+# allow_user_segv_handler: a plug-in worker resets SIGSEGV to its default so
+# that a crashing kernel kills it with the signal kconform reports (ASan
+# would otherwise keep its own handler and turn the crash into exit 1).
+export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:allow_user_segv_handler=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cd "$root/build-asan"
 ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|report|reliability'

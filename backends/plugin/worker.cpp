@@ -128,7 +128,7 @@ void answer_call(Channel& ch, const kc_plugin_info& info) {
   for (std::int32_t i = 0; i < n_in; ++i) {
     const auto& o = original[static_cast<std::size_t>(i)];
     data.emplace_back(o.size());
-    std::memcpy(data.back().data(), o.data(), o.size());
+    if (!o.empty()) std::memcpy(data.back().data(), o.data(), o.size());  // (an empty vector's data() may be null)
     in[static_cast<std::size_t>(i)].data = data.back().data();
     in[static_cast<std::size_t>(i)].dims = dims[static_cast<std::size_t>(i)].data();
   }
@@ -173,7 +173,7 @@ void answer_call(Channel& ch, const kc_plugin_info& info) {
   for (std::int32_t i = 0; i < n_in; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (!data[u].intact()) return fault(ch, fmt::format("out-of-bounds write: the kernel wrote outside input {}", i));
-    if (std::memcmp(data[u].data(), original[u].data(), original[u].size()) != 0)
+    if (!original[u].empty() && std::memcmp(data[u].data(), original[u].data(), original[u].size()) != 0)
       return fault(ch, fmt::format("input modified: the kernel wrote into input {}, which is read-only", i));
   }
   for (std::size_t o = 0; o < outs.list.size(); ++o)
