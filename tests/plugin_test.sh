@@ -6,7 +6,7 @@
 # or write out of bounds are reported by kind and survived, with complete
 # results and site and no worker left behind; load errors exit 2.
 set -u
-kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" throw="${10}" declared="${11}"
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" input="${10}" throw="${11}" declared="${12}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -57,9 +57,10 @@ kill "$probe"; wait "$probe" 2>/dev/null
 
 for pair in "crash:crashed (killed by SIGSEGV)" "abort:aborted (killed by SIGABRT)" \
             "timeout:ran past the per-call time limit" "out-of-bounds write:wrote outside output" \
-            "exception:an exception escaped the kernel: neg: an internal error"; do
+            "exception:an exception escaped the kernel: neg: an internal error" \
+            "input modified:the kernel wrote into input 0, which is read-only"; do
   kind=${pair%%:*} text=${pair#*:}
-  case $kind in crash) lib=$crash ;; abort) lib=$abort ;; timeout) lib=$hang ;; exception) lib=$throw ;; *) lib=$oob ;; esac
+  case $kind in crash) lib=$crash ;; abort) lib=$abort ;; timeout) lib=$hang ;; exception) lib=$throw ;; input*) lib=$input ;; *) lib=$oob ;; esac
   out="$work/$(echo "$kind" | tr -c 'a-z\n' '_')"
   expect 1 "$kind plug-in is reported and survived" -- "$kc" run --backend "plugin:$lib" --cases 20 --timeout 0.5 --out "$out"
   check grep -q "^neg f32: returns: no crash, abort, exception, hang or stray write: $kind: .*$text" "$work/out"

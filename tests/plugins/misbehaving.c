@@ -6,7 +6,8 @@
  *   MODE_HANG    never returns,
  *   MODE_OOB     writes one element past the end of its output,
  *   MODE_THROW   lets a C++ exception escape (built as C++: throwing.cpp),
- *   MODE_SHAPE   returns an output of the wrong shape (a contract failure);
+ *   MODE_SHAPE   returns an output of the wrong shape (a contract failure),
+ *   MODE_INPUT   writes into its (read-only) input;
  * and the load errors:
  *   MODE_ABI     registers for another ABI version,
  *   MODE_UNKNOWN registers a kernel that is not in the inventory. */
@@ -42,6 +43,8 @@ static kc_status k_neg(const kc_tensor* in, int32_t n, const kc_param* p, int32_
     }
 #elif defined(MODE_OOB)
     y[numel] = 1.0f;
+#elif defined(MODE_INPUT)
+    ((float*)(uintptr_t)in->data)[0] = 0.0f;
 #elif defined(MODE_THROW)
     KC_TEST_THROW();
 #endif
