@@ -257,6 +257,24 @@ std::uint64_t double_to_bits(DType t, double v) {
   return 0;
 }
 
+double bits_to_double_exact(DType t, std::uint64_t bits) {
+  const double v = bits_to_double(t, bits);
+  if (!std::isnan(v) || t == DType::f64) return t == DType::f64 ? std::bit_cast<double>(bits) : v;
+  const FloatFormat f = float_format(t);
+  const int mant_bits = f.precision - 1;
+  const std::uint64_t sign = (bits >> (f.total_bits - 1)) & 1u, payload = bits & ((1ull << mant_bits) - 1);
+  return std::bit_cast<double>(sign << 63 | 0x7FF0000000000000ull | payload << (52 - mant_bits));
+}
+
+std::uint64_t double_to_bits_exact(DType t, double v) {
+  if (!std::isnan(v) || !is_float(t)) return double_to_bits(t, v);
+  const FloatFormat f = float_format(t);
+  const int mant_bits = f.precision - 1;
+  const std::uint64_t b = std::bit_cast<std::uint64_t>(v);
+  const std::uint64_t exp_mask = ((1ull << f.exponent_bits) - 1) << mant_bits;
+  return (b >> 63) << (f.total_bits - 1) | exp_mask | ((b & 0xFFFFFFFFFFFFFull) >> (52 - mant_bits));
+}
+
 std::int64_t ordered_bits(DType t, std::uint64_t bits) {
   if (!is_float(t)) return static_cast<std::int64_t>(bits);
   const int total = float_format(t).total_bits;

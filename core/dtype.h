@@ -101,6 +101,14 @@ double round_to_format(double x, DType t);
 double bits_to_double(DType t, std::uint64_t bits);
 std::uint64_t double_to_bits(DType t, double value);  // value must be representable
 
+// The same, but a NaN keeps all its bits, the quiet bit included: a
+// signalling NaN becomes a signalling double NaN (sign and payload in the
+// same places as bits_to_double puts them) and back. The oracle's replays
+// compute on such doubles, so that moving a value (neg, max, a copy) keeps
+// it signalling and arithmetic quiets it, as the hardware does.
+double bits_to_double_exact(DType t, std::uint64_t bits);
+std::uint64_t double_to_bits_exact(DType t, double value);
+
 // Monotone integer image of a float format's bit pattern: ordered like the
 // real numbers, with +0 and -0 both mapped to 0. The integer ulp distance
 // between two finite values is the difference of their images.

@@ -50,6 +50,7 @@ std::uint64_t Tensor::bits_at(std::int64_t i) const {
   return b;
 }
 double Tensor::value_at(std::int64_t i) const { return bits_to_double(dtype_, bits_at(i)); }
+double Tensor::value_exact_at(std::int64_t i) const { return bits_to_double_exact(dtype_, bits_at(i)); }
 void Tensor::set_bits(std::int64_t i, std::uint64_t bits) {
   const std::size_t w = dtype_size(dtype_);
   std::memcpy(mutable_bytes() + static_cast<std::size_t>(i) * w, &bits, w);

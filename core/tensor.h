@@ -53,6 +53,7 @@ class Tensor {
   // Element i as its raw bit pattern (zero-extended) and as an exact double.
   std::uint64_t bits_at(std::int64_t i) const;
   double value_at(std::int64_t i) const;
+  double value_exact_at(std::int64_t i) const;  // a signalling NaN stays signalling (bits_to_double_exact)
   void set_bits(std::int64_t i, std::uint64_t bits);
 
   // Zero-copy views (reference: reshape `ops.rs:829`, broadcast_to's pure

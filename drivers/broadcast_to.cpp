@@ -96,7 +96,7 @@ class BroadcastTo final : public Driver {
     const std::int64_t n = checked_numel(target);
     for (std::int64_t o = 0; o < n; ++o) {
       const std::int64_t s = source_of(x.dims(), target, o);
-      f(Element{.out = o, .args = {x.value_at(s)}, .shown = {x.bits_at(s)}, .names = {"x"},
+      f(Element{.out = o, .args = {x.value_exact_at(s)}, .shown = {x.bits_at(s)}, .names = {"x"},
                 .where = fmt::format("x[{}]", s), .signaling_nan = is_signaling_nan(x.dtype(), x.bits_at(s))});
     }
   }

@@ -142,7 +142,7 @@ class Elementwise final : public Driver {
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     for (std::int64_t i = 0; i < x.numel(); ++i) {
-      const double v = x.value_at(i);
+      const double v = x.value_exact_at(i);  // (a signalling NaN stays one: the replay moves or quiets it)
       const std::uint64_t b = x.bits_at(i);
       f(Element{.out = i, .args = {v}, .shown = {b}, .names = {"x"}, .where = fmt::format("x[{}]", i),
                 .special_input = v, .replayable = true, .signaling_nan = is_signaling_nan(x.dtype(), b)});

@@ -16,7 +16,7 @@ Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::i
   e.out = out;
   e.args.reserve(members.size());
   for (std::int64_t i : members) {
-    e.args.push_back(x.value_at(i));
+    e.args.push_back(x.value_exact_at(i));
     e.signaling_nan |= std::isnan(e.args.back()) && is_signaling_nan(x.dtype(), x.bits_at(i));
   }
   for (std::size_t s = 0; s < members.size() && s < 4; ++s) e.shown.push_back(x.bits_at(members[s]));

@@ -54,7 +54,7 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
     const auto [i, j] = sources(a.dims(), b.dims(), out, o);
     const std::uint64_t ab = a.bits_at(i), bb = b.bits_at(j);
     f(Element{.out = o,
-              .args = {a.value_at(i), b.value_at(j)},
+              .args = {a.value_exact_at(i), b.value_exact_at(j)},
               .shown = {ab, bb},
               .names = {"a", "b"},
               .where = fmt::format("a[{}], b[{}]", i, j),

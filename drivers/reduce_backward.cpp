@@ -77,7 +77,7 @@ class ReduceBackward final : public Driver {
     for (std::int64_t i = 0; i < x.numel(); ++i) {
       const std::int64_t cc = cells.cell_of[static_cast<std::size_t>(i)];
       Element e = cell_element(x, i, cells.members[static_cast<std::size_t>(cc)], fmt::format("of cell {}", cc));
-      e.args.insert(e.args.begin(), {x.value_at(i), up.value_at(cc)});
+      e.args.insert(e.args.begin(), {x.value_exact_at(i), up.value_exact_at(cc)});
       e.shown.insert(e.shown.begin(), {x.bits_at(i), up.bits_at(cc)});
       e.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(cc));
       e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, e.where);

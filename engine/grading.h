@@ -73,10 +73,6 @@ struct Grade {
 // its bit pattern.
 Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params);
 
-// The replay's bits compared with the kernel's: equal, or (where an input
-// is a signalling NaN, whose quiet bit the doubles the replay computes on
-// cannot carry) equal NaNs apart from the quiet bit.
-bool same_bits_as_replay(DType t, std::uint64_t replay_bits, std::uint64_t y_bits, bool signaling_input);
 
 // The exact value the grade was decided against, in decimal (25 significant
 // digits; "NaN", "inf", the outcome of a special-value rule), re-evaluated

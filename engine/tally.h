@@ -28,7 +28,6 @@ struct Tallies {
   // later checks add their tallies (a vector's growth would dangle them).
   std::deque<CheckTally> tallies;
   std::vector<ElementReport> worst, failures, differences;
-  std::int64_t differs = 0;  // reference-profile outcomes a conformance run does not fail
   std::int64_t failed = 0;  // failures recorded, all checks
   // accuracy statistics
   std::vector<double> fracs;  // finite fractional errors of the graded elements

@@ -96,8 +96,20 @@ KC_LIBM_UNARY(m_sin, std::sin, std::sin)
 KC_LIBM_UNARY(m_cos, std::cos, std::cos)
 KC_LIBM_UNARY(m_tanh, std::tanh, std::tanh)
 KC_LIBM_UNARY(m_sqrt, std::sqrt, std::sqrt)
-KC_LIBM_UNARY(m_floor, std::floor, std::floor)
-KC_LIBM_UNARY(m_ceil, std::ceil, std::ceil)
+// floor and ceil are libm calls in the reference (LLVM lowers them to
+// floorf/floor on baseline x86-64), and glibc's quiet a signalling NaN; GCC
+// would inline a sequence that returns it unquieted. Volatile pointers
+// (kernels/unary.cpp) keep them calls.
+extern float (*volatile libm_floorf)(float);
+extern double (*volatile libm_floor)(double);
+extern float (*volatile libm_ceilf)(float);
+extern double (*volatile libm_ceil)(double);
+inline float call_floorf(float x) { return libm_floorf(x); }
+inline double call_floor(double x) { return libm_floor(x); }
+inline float call_ceilf(float x) { return libm_ceilf(x); }
+inline double call_ceil(double x) { return libm_ceil(x); }
+KC_LIBM_UNARY(m_floor, call_floorf, call_floor)
+KC_LIBM_UNARY(m_ceil, call_ceilf, call_ceil)
 KC_LIBM_UNARY(m_trunc, std::trunc, std::trunc)
 KC_LIBM_UNARY(m_abs, std::fabs, std::fabs)
 KC_LIBM_UNARY(m_round_away, std::round, std::round)  // Float::round: half away from zero

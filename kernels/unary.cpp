@@ -13,6 +13,11 @@
 
 namespace kc::kern {
 
+float (*volatile libm_floorf)(float) = ::floorf;
+double (*volatile libm_floor)(double) = ::floor;
+float (*volatile libm_ceilf)(float) = ::ceilf;
+double (*volatile libm_ceil)(double) = ::ceil;
+
 namespace {
 
 enum class UnaryOp : std::uint8_t {

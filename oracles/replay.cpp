@@ -1,12 +1,17 @@
 #include "oracles/replay.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 namespace kc::oracle::replay {
 
 double narrow(DType t, double v) {
+  if (std::isnan(v)) {  // the operation's NaN: quiet, with the sign and the top payload bits
+    const double q = std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | 0x0008000000000000ull);
+    return t == DType::f64 ? q : bits_to_double(t, double_to_bits(t, q));
+  }
   if (t == DType::f64) return v;
-  if (std::isnan(v)) return bits_to_double(t, double_to_bits(t, v));  // sign, top payload bits, quiet bit
   if (t == DType::f32) return static_cast<double>(static_cast<float>(v));
   if (std::isinf(v) || v == 0) return v;
   // Halves: v (an f32 value, or any double) is rounded once to a multiple
@@ -53,7 +58,21 @@ double InT::call2(float (*f32)(float, float), double (*f64)(double, double), dou
   return t == DType::f32 ? r : narrow(t, r);
 }
 double InT::sqrt(double x) const { return call(::sqrtf, static_cast<double (*)(double)>(::sqrt), x); }
-double InT::floor(double x) const { return call(::floorf, static_cast<double (*)(double)>(::floor), x); }
+// The platform's floor and ceil, called: GCC would otherwise expand the
+// builtins inline, which return a signalling NaN unquieted where glibc's
+// functions (the reference's libcalls) quiet it.
+namespace {
+float (*volatile platform_floorf)(float) = ::floorf;
+double (*volatile platform_floor)(double) = ::floor;
+float (*volatile platform_ceilf)(float) = ::ceilf;
+double (*volatile platform_ceil)(double) = ::ceil;
+float floorf_call(float x) { return platform_floorf(x); }
+double floor_call(double x) { return platform_floor(x); }
+float ceilf_call(float x) { return platform_ceilf(x); }
+double ceil_call(double x) { return platform_ceil(x); }
+}  // namespace
+double InT::floor(double x) const { return call(floorf_call, floor_call, x); }
+double InT::ceil(double x) const { return call(ceilf_call, ceil_call, x); }
 
 double InT::from_f64(double c) const {
   if (t == DType::f64) return c;

@@ -10,8 +10,10 @@
 // libm, and core/rust_libm.h for erf).
 //
 // Values travel as doubles, which hold every dtype's values exactly and a
-// NaN's sign and payload in their top bits (core/dtype.h bits_to_double);
-// the result is encoded into the output dtype's bits by double_to_bits.
+// NaN's sign, payload and quiet bit in their top bits (core/dtype.h
+// bits_to_double_exact: a signalling NaN stays signalling until an
+// operation quiets it); the result is encoded into the output dtype's bits
+// by double_to_bits_exact.
 #pragma once
 
 #include <cmath>
@@ -28,8 +30,7 @@ struct ReplayIn {
   DType out = DType::f32;  // the output dtype
   const Params* params = nullptr;
   std::span<const double> args;  // the element's inputs, in its driver's order (drivers::Element::args)
-  // An input is a signalling NaN: the doubles hold it quieted, so a replay
-  // whose platform function treats a signalling NaN apart (pow) is told.
+  // An input is a signalling NaN (pow's libm treats one apart).
   bool signaling_nan = false;
 };
 
@@ -51,6 +52,7 @@ struct InT {
   double call2(float (*f32)(float, float), double (*f64)(double, double), double a, double b) const;
   double sqrt(double x) const;
   double floor(double x) const;
+  double ceil(double x) const;
   // T::from(f64) (num-traits NumCast, §0.3): identity for f64, one RNE for
   // f32, f64 -> f32 -> T for the halves.
   double from_f64(double c) const;

@@ -17,7 +17,10 @@ double saturate_u32(double x) {
 }  // namespace
 
 double cast(const ReplayIn& in) {
-  const double x = in.args[0];
+  // Every conversion quiets a signalling NaN (cvtss2sd, F16C, half's
+  // to_f32 and from_f32), keeping sign and payload.
+  double x = in.args[0];
+  if (std::isnan(x)) x = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) | 0x0008000000000000ull);
   if (in.out == DType::u32) return saturate_u32(x);
   if (in.t == DType::u32) return in.out == DType::f32 ? static_cast<double>(static_cast<float>(x)) : x;
   if (in.t == DType::f64 && in.out == DType::bf16 && !std::isnan(x)) {

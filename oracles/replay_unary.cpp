@@ -14,9 +14,13 @@ using D1 = double (*)(double);
 
 }  // namespace
 
-// Sign-bit operations and comparisons: exact in every dtype, on the value.
+// Sign-bit operations and comparisons: exact in every dtype, on the value
+// (neg is half's bit flip; abs of a half is a Float method, through f32,
+// which quiets a signalling NaN).
 double neg(const ReplayIn& in) { return -x_of(in); }
-double abs(const ReplayIn& in) { return std::fabs(x_of(in)); }
+double abs(const ReplayIn& in) {
+  return is_half(in.t) ? arith(in).call(::fabsf, static_cast<D1>(::fabs), x_of(in)) : std::fabs(x_of(in));
+}
 // NaN and -0 fail `x > 0`: both give +0 (§1).
 double relu(const ReplayIn& in) { return x_of(in) > 0 ? x_of(in) : 0.0; }
 double step(const ReplayIn& in) { return x_of(in) > 0 ? 1.0 : 0.0; }
@@ -41,7 +45,7 @@ double sin(const ReplayIn& in) { return arith(in).call(::sinf, static_cast<D1>(:
 double cos(const ReplayIn& in) { return arith(in).call(::cosf, static_cast<D1>(::cos), x_of(in)); }
 double tanh(const ReplayIn& in) { return arith(in).call(::tanhf, static_cast<D1>(::tanh), x_of(in)); }
 double floor(const ReplayIn& in) { return arith(in).floor(x_of(in)); }
-double ceil(const ReplayIn& in) { return arith(in).call(::ceilf, static_cast<D1>(::ceil), x_of(in)); }
+double ceil(const ReplayIn& in) { return arith(in).ceil(x_of(in)); }
 
 // trunc, the exact tie test, else Float::round: IEEE roundTiesToEven in
 // every dtype, exact; nearbyint in the default mode is that operation.
