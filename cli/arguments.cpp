@@ -8,23 +8,12 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "engine/conformance.h"
 
 namespace kc::cli {
 
 namespace {
-
-bool valid_utf8(const unsigned char* s) {
-  while (*s) {
-    const unsigned char c = *s;
-    int n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
-    if (n < 0 || (n == 1 && c < 0xC2)) return false;  // stray continuation byte, or an overlong pair
-    ++s;
-    for (int i = 0; i < n; ++i, ++s)
-      if ((*s >> 6) != 0x2) return false;
-  }
-  return true;
-}
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> items;
@@ -45,7 +34,7 @@ bool all_digits(const std::string& s) {
 
 std::optional<int> invalid_utf8_argument(int argc, char** argv) {
   for (int i = 0; i < argc; ++i)
-    if (!valid_utf8(reinterpret_cast<const unsigned char*>(argv[i]))) return i;
+    if (invalid_utf8_at(argv[i])) return i;
   return std::nullopt;
 }
 

@@ -58,4 +58,17 @@ struct ReportOptions {
 };
 int report(const ReportOptions& o);
 
+// `kconform fkc audit FILES... --results R.json [--json OUT]`: exit 0, or 1
+// when a claim is refuted. `kconform fkc export --results R.json FILES...
+// --out DIR`: exit 0. Both exit 2 on a file they cannot read.
+struct FkcOptions {
+  std::vector<std::string> files;
+  std::string results;
+  std::string json_out;  // audit: also write the audit as JSON
+  std::string out;       // export: the folder
+  bool verbose = false;  // audit: every claim, not only the refuted ones
+};
+int fkc_audit(const FkcOptions& o);
+int fkc_export(const FkcOptions& o);
+
 }  // namespace kc::cli

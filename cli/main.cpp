@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::set<std::string> kSubcommands{"list", "run", "selftest", "report"};
+const std::set<std::string> kSubcommands{"list", "run", "selftest", "report", "fkc"};
 
 // Checks CLI11 cannot make: every argument valid UTF-8, and a first word
 // that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
@@ -25,7 +25,7 @@ int precheck(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
-    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, selftest and report "
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, selftest, report and fkc "
                        "(kconform --help)\n",
                argv[1]);
     return 2;
@@ -90,6 +90,19 @@ int main(int argc, char** argv) {
   report->add_option("--baseline", rep.baseline, "Baseline results document: also write diff.html; exit 1 on regression");
   report->add_flag("--quiet,-q", rep.quiet, "Print only regressions");
 
+  kc::cli::FkcOptions fo;
+  auto* fkc = app.add_subcommand("fkc", "Audit the tensor framework's FKC precision claims against a run, or export measured ones");
+  fkc->require_subcommand(1);
+  auto* fkc_audit = fkc->add_subcommand("audit", "Check every FKC precision claim against a results document");
+  fkc_audit->add_option("files", fo.files, "FKC contract files (markdown with ```fkc blocks)")->required();
+  fkc_audit->add_option("--results,-r", fo.results, "Results document of a run")->required();
+  fkc_audit->add_option("--json", fo.json_out, "Also write the audit as JSON to this file");
+  fkc_audit->add_flag("--verbose,-v", fo.verbose, "Print every claim, not only the refuted ones");
+  auto* fkc_export = fkc->add_subcommand("export", "Write the FKC files with measured precision blocks");
+  fkc_export->add_option("files", fo.files, "FKC contract files")->required();
+  fkc_export->add_option("--results,-r", fo.results, "Results document of a run")->required();
+  fkc_export->add_option("--out,-o", fo.out, "Folder for the exported files (replaced atomically)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,6 +118,8 @@ int main(int argc, char** argv) {
     }
     if (*self) return kc::cli::selftest(so);
     if (*report) return kc::cli::report(rep);
+    if (*fkc_audit) return kc::cli::fkc_audit(fo);
+    if (*fkc_export) return kc::cli::fkc_export(fo);
   } catch (const kc::UsageError& e) {
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;

@@ -149,6 +149,7 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
       *c.opts.dump << c.k.name << ' ' << dtype_name(c.t) << ' ' << case_id << ' ' << e.out << ' ' << joined_hex(c, e)
                    << ' ' << hex_bits(want.dtype, yb) << '\n';
     if (acc.could_be_worst(g)) acc.keep_worst(report());
+    acc.note_extremes(g, report);
     acc.add_error(c, e, g);
     acc.add_normalized(g);
   });

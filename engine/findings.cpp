@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/saturating.h"
+
 namespace kc::engine {
 
 namespace {
@@ -73,7 +75,7 @@ Finding check_finding(const CheckTally& t) {
     f.bound_text = figure_text(*t.bound);
     f.text = fmt::format("{}: {} {} > {}", t.name, t.metric, figure_text(*t.figure), figure_text(*t.bound));
   } else {
-    f.text = fmt::format("{}: {} of {} failed", t.name, t.failed, t.failed + t.passed);
+    f.text = fmt::format("{}: {} of {} failed", t.name, t.failed, saturating_add(t.failed, t.passed));
   }
   return f;
 }

@@ -93,6 +93,13 @@ struct AccuracyStats {
   std::int64_t oracle_escalations = 0;  // Ziv re-evaluations at higher precision
   double max_frac_ulp = 0, mean_frac_ulp = 0, p99_frac_ulp = 0;
   std::int64_t max_distance = 0;
+  // |y - z| and |y - z| / |z| over the graded elements (inf where one has no
+  // finite error): what an FKC precision block's max_absolute and
+  // max_relative claim (fkc/audit.h).
+  double max_absolute = 0, max_relative = 0;
+  // The first element that reached the maximum distance and the maximum
+  // relative error: the input an audit cites when it refutes a claim.
+  std::optional<ElementReport> at_max_distance, at_max_relative;
   double correctly_rounded_share = 0;   // share of graded elements at distance 0
   std::int64_t not_correctly_rounded = 0;  // graded elements at distance >= 1 (the misses)
   std::optional<double> max_normalized, mean_normalized;  // condition-aware

@@ -209,6 +209,15 @@ void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade
                               failing});
 }
 
+void Tallies::note_extremes(const Grade& g, const std::function<ElementReport()>& make) {
+  const bool dist = g.distance >= 0 && (!at_max_dist || g.distance > max_dist);
+  const bool rel = !std::isnan(g.rel_err) && (!at_max_rel || g.rel_err > max_rel_err);
+  if (!dist && !rel) return;
+  const ElementReport r = make();  // formatted once, and only when a maximum rises
+  if (dist) at_max_dist = r;
+  if (rel) at_max_rel = r;
+}
+
 void Tallies::add_normalized(const Grade& g) {
   if (g.normalized) {
     max_norm = std::max(max_norm, *g.normalized);
@@ -269,6 +278,10 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   // special value has an infinite error and makes the maximum infinite.
   s.max_frac_ulp = std::max(s.max_frac_ulp, max_failing_frac);
   s.max_distance = max_dist;
+  s.max_absolute = max_abs_err;
+  s.max_relative = max_rel_err;
+  s.at_max_distance = at_max_dist;
+  s.at_max_relative = at_max_rel;
   if (n_norm > 0) {
     s.max_normalized = max_norm;
     s.mean_normalized = sum_norm / static_cast<double>(n_norm);

@@ -38,6 +38,7 @@ struct Tallies {
   std::int64_t bias_n = 0;
   double max_failing_frac = 0;   // over failing elements (inf for non-finite and special-value failures)
   double max_abs_err = 0, max_rel_err = 0;  // over graded elements (inf where a failure has no finite error)
+  std::optional<ElementReport> at_max_dist, at_max_rel;  // the first element at each maximum
   Histogram frac_hist, dist_hist, norm_hist;
   // The ways elements failed: count and worst figure of each.
   struct FailureTally {
@@ -73,6 +74,9 @@ struct Tallies {
   // Error statistics of one element graded against the oracle (not decided
   // by a special rule, not a replay), failing or not.
   void add_error(const Context& c, const drivers::Element& e, const Grade& g);
+  // Before add_error: whether g raises the maximum distance or relative
+  // error (then `make` builds the element's report, kept as the one at it).
+  void note_extremes(const Grade& g, const std::function<ElementReport()>& make);
   void add_normalized(const Grade& g);
   // An element that failed its accuracy or special-value check.
   void add_failure(const Grade& g);

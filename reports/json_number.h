@@ -3,10 +3,23 @@
 // reads them back).
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include <nlohmann/json.hpp>
+
+#include "core/saturating.h"
 
 namespace kc::reports {
 
 nlohmann::json number(double v);
+
+// A count or index read back from a document: an integer JSON number that
+// fits std::int64_t. A float (1e300 would overflow the conversion), a string
+// or an unsigned beyond INT64_MAX is not one; documents come from anywhere.
+std::optional<std::int64_t> integer(const nlohmann::json& v);
+inline std::int64_t integer_or(const nlohmann::json& v, std::int64_t fallback) { return integer(v).value_or(fallback); }
+
+using kc::saturating_add;  // document counts are added with it
 
 }  // namespace kc::reports

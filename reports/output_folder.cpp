@@ -22,7 +22,9 @@ namespace {
 constexpr const char* kMarker = ".kconform";
 constexpr const char* kStagingPrefix = ".kconform-staging-";
 
-std::string_view kind_name(FolderKind k) { return k == FolderKind::results ? "results" : "site"; }
+std::string_view kind_name(FolderKind k) {
+  return k == FolderKind::results ? "results" : k == FolderKind::site ? "site" : "fkc";
+}
 std::string marker_text(FolderKind k) { return fmt::format("kconform {} folder\n", kind_name(k)); }
 
 [[noreturn]] void fail(const fs::path& p, const std::string& what, int err) {
@@ -72,6 +74,8 @@ bool legacy_contents(const fs::path& dir, FolderKind kind) {
     if (kind == FolderKind::results) {
       if (name == "results.json" && e.is_regular_file()) continue;
       if (name == "site" && e.is_directory()) continue;
+    } else if (kind == FolderKind::fkc) {
+      // Exported FKC files always carry the marker: no older layout exists.
     } else if (e.is_regular_file() && name.size() > 5 && name.ends_with(".html")) {
       continue;
     }

@@ -29,7 +29,7 @@ class OutputError : public UsageError {
   using UsageError::UsageError;
 };
 
-enum class FolderKind { results, site };
+enum class FolderKind { results, site, fkc };  // fkc: `kconform fkc export`
 
 class OutputFolder {
  public:

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache git pkg-config python3
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmpfr-dev libgmp-dev libboost-dev
-  nlohmann-json3-dev libfmt-dev libcli11-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libyaml-cpp-dev
   chromium clang libclang-rt-14-dev strace
 )
 # chromium: the report's browser test (ctest label "browser") renders the

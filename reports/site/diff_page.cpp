@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/html.h"
+#include "reports/json_number.h"
 #include "reports/site/html_util.h"
 #include "reports/site/site.h"
 
@@ -61,11 +62,11 @@ std::string check_name(const json& c) { return c.contains("name") && c["name"].i
 // Checks that passed in the baseline and fail now: a bound crossed.
 std::vector<std::string> crossed_checks(const json& before, const json& after) {
   std::map<std::string, std::int64_t> was;
-  for (const auto& c : before["checks"]) was[check_name(c)] = c.value("failed", std::int64_t{0});
+  for (const auto& c : before["checks"]) was[check_name(c)] = integer_or(c.value("failed", json()), 0);
   std::vector<std::string> out;
   for (const auto& c : after["checks"]) {
     const auto it = was.find(check_name(c));
-    if (it == was.end() || it->second > 0 || c.value("failed", std::int64_t{0}) == 0) continue;
+    if (it == was.end() || it->second > 0 || integer_or(c.value("failed", json()), 0) == 0) continue;
     std::string what = fmt::format("check '{}' passed, now fails", check_name(c));
     for (const auto& f : after["findings"])
       if (f.value("check", std::string()) == check_name(c)) what += ": " + f.value("text", std::string());

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "reports/json_number.h"
 #include "reports/results_json.h"
 #include "reports/site/site.h"
 
@@ -139,7 +140,7 @@ void validate_document(const json& doc, const std::string& where) {
         for (const char* f : {"counts", "failing"})
           if (h.contains(f) && h[f].is_array())
             for (const auto& v : h[f])
-              if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+              if (integer_or(v, -1) < 0)
                 bad(fmt::format("{}: {}.{} holds {}, not a count", what, hname, f, v.dump()));
       }
       if (r.contains("error_profile") && r["error_profile"].is_object())
@@ -170,11 +171,13 @@ json normalize(const json& in) {
     fill(k, {{"family", nullptr}, {"contract", nullptr}, {"results", arr}});
     for (auto& r : k["results"]) {
       fill(r, {{"cases", nullptr}, {"elements", nullptr}, {"exhaustive", false}, {"accuracy", obj}, {"worst", arr},
-               {"checks", arr}, {"failures", arr}, {"differences", arr}, {"differs_from_reference", 0},
+               {"checks", arr}, {"failures", arr}, {"findings", arr}, {"differences", arr}, {"differs_from_reference", 0},
                {"coverage", obj}, {"error_profile", obj}});
       fill(r["accuracy"], {{"graded", nullptr}, {"special", nullptr}, {"replayed", 0}, {"oracle_escalations", nullptr},
                            {"max_frac_ulp", nullptr}, {"mean_frac_ulp", nullptr}, {"p99_frac_ulp", nullptr},
-                           {"max_distance", nullptr}, {"correctly_rounded_share", nullptr}, {"max_normalized", nullptr},
+                           {"max_distance", nullptr}, {"max_absolute", nullptr}, {"max_relative", nullptr},
+                           {"at_max_distance", nullptr}, {"at_max_relative", nullptr},
+                           {"correctly_rounded_share", nullptr}, {"max_normalized", nullptr},
                            {"mean_normalized", nullptr}, {"bias_mean", nullptr}, {"bias_stderr", nullptr},
                            {"histogram", obj}});
       fill(r["coverage"], {{"value_classes", obj}, {"shape_classes", obj}, {"outputs", 0}, {"outputs_zero", 0}, {"outputs_nan", 0}});

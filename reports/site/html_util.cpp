@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "reports/html.h"
+#include "reports/json_number.h"
 
 namespace kc::reports::site {
 
@@ -95,11 +96,11 @@ const char* const kTrustRule =
 std::string untrustworthy_reason(const json& r) {
   if (!r.contains("coverage") || !r["coverage"].is_object()) return "no coverage data";
   const auto& c = r["coverage"];
-  const auto outputs = c.value("outputs", std::int64_t{0});
-  const auto trivial = c.value("outputs_zero", std::int64_t{0}) + c.value("outputs_nan", std::int64_t{0});
+  auto at = [&](const char* k) { return static_cast<double>(c.contains(k) ? integer_or(c[k], 0) : 0); };
+  // In doubles: a document's counts can be anything, and 10 x INT64_MAX overflows.
+  const double outputs = at("outputs"), trivial = at("outputs_zero") + at("outputs_nan");
   std::string why;
-  if (outputs > 0 && trivial * 10 > outputs * 9)
-    why = fmt::format("{:.1f}% of outputs are zero or NaN", 100.0 * static_cast<double>(trivial) / static_cast<double>(outputs));
+  if (outputs > 0 && trivial * 10 > outputs * 9) why = fmt::format("{:.1f}% of outputs are zero or NaN", 100.0 * trivial / outputs);
   int classes = 0;
   if (c.contains("value_classes") && c["value_classes"].is_object())
     for (const auto& [k, n] : c["value_classes"].items()) classes += n.is_number() && n.get<double>() > 0;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "reports/html.h"
+#include "reports/json_number.h"
 #include "reports/site/html_util.h"
 #include "reports/site/result_tables.h"
 #include "reports/site/site.h"
@@ -103,7 +104,7 @@ std::string stats_table(const json& r, const json& model) {
                    r.value("exhaustive", false) ? "yes: every bit pattern of the dtype" : "no: random cases");
   row("graded against the oracle", a["graded"]);
   row("decided by a special-value rule", a["special"]);
-  if (a.value("replayed", 0) != 0) row("graded against the replayed reference loop", a["replayed"]);
+  if (integer_or(a["replayed"], 0) != 0) row("graded against the replayed reference loop", a["replayed"]);
   row("oracle escalations (higher precision)", a["oracle_escalations"]);
   const std::string fb = model.is_object() && model.contains("max_frac_ulp") ? "&le; " + show(model["max_frac_ulp"]) : "";
   // A negative max_distance is the contract's "no distance bound".
@@ -118,6 +119,13 @@ std::string stats_table(const json& r, const json& model) {
   s += fmt::format("<tr><td>share correctly rounded (distance 0)</td>{}<td>{}</td></tr>", num_td(a["correctly_rounded_share"]),
                    share ? fmt::format("{:.4f}%", 100 * *share) : "");
   if (a.contains("not_correctly_rounded")) row("not correctly rounded (distance >= 1)", a["not_correctly_rounded"]);
+  row("max absolute error |y - z|", a["max_absolute"]);
+  row("max relative error |y - z| / |z|", a["max_relative"]);
+  // The element at each maximum, as an FKC audit cites it.
+  for (const auto& [k, what] : {std::pair{"at_max_distance", "input at the max distance"}, std::pair{"at_max_relative", "input at the max relative error"}})
+    if (a[k].is_object())
+      s += fmt::format("<tr><td>{}</td><td colspan=\"2\"><code>{}</code> ({}) &mdash; <code>{}</code></td></tr>", what,
+                       show(a[k].value("input_hex", json())), show(a[k].value("input", json())), show(a[k].value("repro", json())));
   if (!a["max_normalized"].is_null()) {
     std::string cb = "&le; 1";
     if (model.is_object() && model.contains("magnitude_coeff"))
@@ -131,7 +139,8 @@ std::string stats_table(const json& r, const json& model) {
     row("bias: standard error", a["bias_stderr"]);
   }
   static const std::set<std::string> known = {"graded", "special", "replayed", "oracle_escalations", "max_frac_ulp",
-                                              "mean_frac_ulp", "p99_frac_ulp", "max_distance", "correctly_rounded_share", "not_correctly_rounded",
+                                              "mean_frac_ulp", "p99_frac_ulp", "max_distance", "max_absolute", "max_relative", "at_max_distance", "at_max_relative",
+                                              "correctly_rounded_share", "not_correctly_rounded",
                                               "max_normalized", "mean_normalized", "bias_mean", "bias_stderr", "bias_samples",
                                               "histogram", "distance_histogram", "normalized_histogram"};
   for (const auto& [k, v] : a.items())
@@ -169,12 +178,13 @@ std::string coverage_section(const json& k, const json& r) {
   if (k.contains("contract") && k["contract"].is_object() && k["contract"].contains("inputs") &&
       k["contract"]["inputs"].is_array() && !k["contract"]["inputs"].empty() && k["contract"]["inputs"][0].is_object()) {
     const auto& in = k["contract"]["inputs"][0];
-    min_rank = static_cast<int>(as_double(in.value("min_rank", json(0))).value_or(0));
-    max_rank = static_cast<int>(as_double(in.value("max_rank", json(6))).value_or(6));
+    // Clamped: a rank is a small integer, whatever a document holds.
+    min_rank = static_cast<int>(std::clamp<std::int64_t>(integer_or(in.value("min_rank", json(0)), 0), 0, 1000));
+    max_rank = static_cast<int>(std::clamp<std::int64_t>(integer_or(in.value("max_rank", json(6)), 6), 0, 1000));
   }
   auto rank_possible = [&](const std::string& key) -> std::string {
     if (key.rfind("rank", 0) != 0) return "";
-    const int rank = std::atoi(key.c_str() + 4);
+    const long rank = std::strtol(key.c_str() + 4, nullptr, 10);  // saturates, unlike atoi
     if (rank < min_rank) return fmt::format("the contract's minimum rank is {}", min_rank);
     if (rank > max_rank) return fmt::format("the contract's maximum rank is {}", max_rank);
     return "";

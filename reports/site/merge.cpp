@@ -65,7 +65,7 @@ json merged_profile(const json& a, const json& b) {
       auto at = [&](const char* k) { return field(*p, k).is_array() && i < field(*p, k).size() ? field(*p, k)[i] : json(); };
       const json f = at("failed");
       all.push_back({lo[i], at("x_hi"), at("max_frac_ulp"), at("max_distance"), at("max_normalized"),
-                     f.is_number() ? f.get<std::int64_t>() : 0});
+                     integer_or(f, 0)});
     }
   }
   std::stable_sort(all.begin(), all.end(), [](const Slice& x, const Slice& y) { return num(x.x_lo) < num(y.x_lo); });
@@ -78,7 +78,7 @@ json merged_profile(const json& a, const json& b) {
     for (std::size_t i = lo + 1; i < hi; ++i) {
       if (num(all[i].x_hi) > num(s.x_hi)) s.x_hi = all[i].x_hi;
       s.frac = larger(s.frac, all[i].frac), s.dist = larger(s.dist, all[i].dist), s.norm = larger(s.norm, all[i].norm);
-      s.failed += all[i].failed;
+      s.failed = saturating_add(s.failed, all[i].failed);
     }
     out["x_lo"].push_back(s.x_lo), out["x_hi"].push_back(s.x_hi), out["max_frac_ulp"].push_back(s.frac);
     out["max_distance"].push_back(s.dist), out["max_normalized"].push_back(s.norm), out["failed"].push_back(s.failed);
@@ -101,7 +101,7 @@ void rewrite_findings(json& r, const json& a, const json& b, const json& model) 
         continue;
       }
       json& m = it->second;
-      m["count"] = count(m, "count") + count(f, "count");
+      m["count"] = saturating_add(count(m, "count"), count(f, "count"));
       m["figure"] = field(m, "metric") == "elements" ? json(m["count"]) : larger(field(m, "figure"), field(f, "figure"));
     }
   std::stable_sort(acc.begin(), acc.end(), [](const auto& x, const auto& y) {
@@ -136,12 +136,12 @@ void rewrite_findings(json& r, const json& a, const json& b, const json& model) 
   const json& acc_j = r["accuracy"];
   engine::PassFigures p{.graded = count(acc_j, "graded"), .special = count(acc_j, "special"),
                         .max_frac_ulp = num(field(acc_j, "max_frac_ulp")),
-                        .max_distance = static_cast<std::int64_t>(num(field(acc_j, "max_distance"))),
+                        .max_distance = integer_or(field(acc_j, "max_distance"), 0),
                         .max_normalized = as_double(field(acc_j, "max_normalized"))};
   if (model.is_object() && field(model, "kind").is_string()) {
     p.kind = model["kind"].get<std::string>();
     p.frac_bound_text = model.contains("bound_depends_on") ? "its bound" : engine::figure_text(num(field(model, "max_frac_ulp")));
-    p.distance_bound = field(model, "max_distance").is_number() ? model["max_distance"].get<std::int64_t>() : -1;
+    p.distance_bound = integer_or(field(model, "max_distance"), -1);
   }
   r["headline"] = engine::pass_headline(p);
 }
@@ -158,7 +158,7 @@ json merge_results(const json& a, const json& b, const json& contract, const std
   r["verdict"] = kVerdictOrder[std::max(verdict_rank(field(a, "verdict")), verdict_rank(field(b, "verdict")))];
   r["exhaustive"] = field(a, "exhaustive") == true || field(b, "exhaustive") == true;
   r["interrupted"] = field(a, "interrupted") == true || field(b, "interrupted") == true;
-  for (const char* k : {"cases", "elements"}) r[k] = count(a, k) + count(b, k);
+  for (const char* k : {"cases", "elements"}) r[k] = saturating_add(count(a, k), count(b, k));
   r["seconds"] = number(num(field(a, "seconds")) + num(field(b, "seconds")));
   r["accuracy"] = merged_accuracy(field(a, "accuracy"), field(b, "accuracy"), where);
   r["checks"] = merged_checks(field(a, "checks"), field(b, "checks"), r["accuracy"]);
@@ -182,7 +182,7 @@ json merge_results(const json& a, const json& b, const json& contract, const std
     add_counts(m, field(field(b, "coverage"), k));
     cov[k] = m;
   }
-  for (const char* k : {"outputs", "outputs_zero", "outputs_nan"}) cov[k] = count(cov, k) + count(field(b, "coverage"), k);
+  for (const char* k : {"outputs", "outputs_zero", "outputs_nan"}) cov[k] = saturating_add(count(cov, k), count(field(b, "coverage"), k));
   r["coverage"] = cov;
   r["error_profile"] = merged_profile(field(a, "error_profile"), field(b, "error_profile"));
   // A check that fails in no run, once merged (a pooled bias test), no
@@ -251,7 +251,7 @@ json merge_documents(const std::vector<json>& docs) {
     for (const auto& r : k["results"]) {
       const std::string v = r["verdict"].get<std::string>();
       pass += v == "pass", fail += v == "fail", not_graded += v == "not_graded", ++n;
-      elements += count(r, "elements");
+      elements = saturating_add(elements, count(r, "elements"));
     }
   out["totals"] = {{"kernel_dtypes", n}, {"pass", pass}, {"fail", fail}, {"not_graded", not_graded}, {"elements", elements}};
   return out;

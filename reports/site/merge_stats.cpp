@@ -17,7 +17,7 @@ namespace kc::reports::site::merging {
 double num(const json& v, double fallback) { return as_double(v).value_or(fallback); }
 std::int64_t count(const json& obj, const char* key) {
   const json& v = obj.is_object() && obj.contains(key) ? obj[key] : json();
-  return v.is_number() ? v.get<std::int64_t>() : 0;
+  return integer_or(v, 0);
 }
 const json& field(const json& obj, const char* key) {
   static const json null;
@@ -38,8 +38,9 @@ json pooled_mean(const json& a, std::int64_t na, const json& b, std::int64_t nb)
   const auto x = as_double(a), y = as_double(b);
   if (!x) return b;
   if (!y) return a;
-  if (na + nb == 0) return number(*x);
-  return number((*x * static_cast<double>(na) + *y * static_cast<double>(nb)) / static_cast<double>(na + nb));
+  const double n = static_cast<double>(na) + static_cast<double>(nb);  // in double: no overflow
+  if (n == 0) return number(*x);
+  return number((*x * static_cast<double>(na) + *y * static_cast<double>(nb)) / n);
 }
 
 extern const char* const kVerdictOrder[3] = {"pass", "not_graded", "fail"};
@@ -53,7 +54,7 @@ void add_counts(json& into, const json& from) {
   if (!from.is_object()) return;
   if (!into.is_object()) into = json::object();
   for (const auto& [k, v] : from.items())
-    if (v.is_number()) into[k] = count(into, k.c_str()) + v.get<std::int64_t>();
+    if (integer(v)) into[k] = saturating_add(count(into, k.c_str()), *integer(v));
 }
 
 
@@ -70,7 +71,7 @@ json merged_histogram(const json& a, const json& b, const std::string& where) {
   for (const char* part : {"counts", "failing"}) {
     if (!a.contains(part) || !b.contains(part)) continue;
     for (std::size_t i = 0; i < h[part].size() && i < b[part].size(); ++i)
-      h[part][i] = h[part][i].get<std::int64_t>() + b[part][i].get<std::int64_t>();
+      h[part][i] = saturating_add(integer_or(h[part][i], 0), integer_or(b[part][i], 0));
   }
   return h;
 }
@@ -99,8 +100,14 @@ json merged_accuracy(const json& a, const json& b, const std::string& where) {
   json m = a;
   const std::int64_t ga = count(a, "graded"), gb = count(b, "graded");
   for (const char* k : {"graded", "special", "replayed", "oracle_escalations", "not_correctly_rounded"})
-    m[k] = count(a, k) + count(b, k);
-  for (const char* k : {"max_frac_ulp", "max_distance", "max_normalized"}) m[k] = larger(field(a, k), field(b, k));
+    m[k] = saturating_add(count(a, k), count(b, k));
+  for (const char* k : {"max_frac_ulp", "max_distance", "max_normalized", "max_absolute", "max_relative"})
+    m[k] = larger(field(a, k), field(b, k));
+  // The element at a maximum: the first run's unless the second's maximum is larger.
+  for (const auto& [at, k] : {std::pair{"at_max_distance", "max_distance"}, std::pair{"at_max_relative", "max_relative"}}) {
+    const bool second = field(a, at).is_null() || (!field(b, at).is_null() && num(field(b, k), 0) > num(field(a, k), 0));
+    m[at] = second ? field(b, at) : field(a, at);
+  }
   m["mean_frac_ulp"] = pooled_mean(field(a, "mean_frac_ulp"), ga, field(b, "mean_frac_ulp"), gb);
   m["correctly_rounded_share"] =
       pooled_mean(field(a, "correctly_rounded_share"), ga, field(b, "correctly_rounded_share"), gb);
@@ -108,7 +115,7 @@ json merged_accuracy(const json& a, const json& b, const std::string& where) {
   // element of a condition-aware model has one).
   auto n_norm = [](const json& acc) {
     std::int64_t n = 0;
-    for (const auto& c : field(field(acc, "normalized_histogram"), "counts")) n += c.get<std::int64_t>();
+    for (const auto& c : field(field(acc, "normalized_histogram"), "counts")) n = saturating_add(n, integer_or(c, 0));
     return n;
   };
   m["mean_normalized"] = pooled_mean(field(a, "mean_normalized"), n_norm(a), field(b, "mean_normalized"), n_norm(b));
@@ -117,9 +124,10 @@ json merged_accuracy(const json& a, const json& b, const std::string& where) {
   m["p99_frac_ulp"] = larger(field(a, "p99_frac_ulp"), field(b, "p99_frac_ulp"));
   m["p99_is_upper_bound"] = true;
   const BiasSums x = bias_sums(a), y = bias_sums(b);
-  m["bias_samples"] = x.n + y.n;
-  if (x.n + y.n > 0) {
-    const auto s = checks::bias_statistic(x.n + y.n, x.sum + y.sum, x.sq + y.sq);
+  const std::int64_t n = saturating_add(x.n, y.n);
+  m["bias_samples"] = n;
+  if (n > 0) {
+    const auto s = checks::bias_statistic(n, x.sum + y.sum, x.sq + y.sq);
     m["bias_mean"] = number(s.mean);
     m["bias_stderr"] = number(s.standard_error);
   }
@@ -141,7 +149,7 @@ json merged_checks(const json& a, const json& b, const json& acc) {
       out.push_back(c);
       continue;
     }
-    for (const char* k : {"passed", "failed", "not_graded"}) (*into)[k] = count(*into, k) + count(c, k);
+    for (const char* k : {"passed", "failed", "not_graded"}) (*into)[k] = saturating_add(count(*into, k), count(c, k));
     const json &fa = field(*into, "figure"), &fb = field(c, "figure");
     auto ratio = [](const json& f) { return num(field(f, "value")) / num(field(f, "bound"), 1); };
     if (fb.is_object() && (!fa.is_object() || ratio(fb) > ratio(fa))) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "reports/html.h"
+#include "reports/json_number.h"
 #include "reports/site/html_util.h"
 
 namespace kc::reports::site {
@@ -24,7 +25,7 @@ std::string value_with_hex(const json& e, const char* v, const char* hex) {
 
 std::string where_of(const json& e) {
   std::string s = fmt::format("case {}", show(e.value("case", json())));
-  if (e.value("element", -1) >= 0) s += fmt::format(", element {}", show(e["element"]));
+  if (e.is_object() && e.contains("element") && integer_or(e["element"], -1) >= 0) s += fmt::format(", element {}", show(e["element"]));
   if (!str(e, "shape").empty()) s += ", shape " + str(e, "shape");
   if (!str(e, "params").empty()) s += ", params " + str(e, "params");
   return s;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/html.h"
+#include "reports/json_number.h"
 #include "reports/site/html_util.h"
 
 namespace kc::reports::site {
@@ -57,7 +58,7 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
   const json& failing = h.contains("failing") && h["failing"].is_array() && h["failing"].size() == n ? h["failing"] : json();
   const std::string metric = h.value("metric", std::string("fractional ulp"));
   std::int64_t maxc = 0;
-  for (const auto& c : counts) maxc = std::max(maxc, c.is_number() ? c.get<std::int64_t>() : 0);
+  for (const auto& c : counts) maxc = std::max(maxc, integer_or(c, 0));
   if (maxc == 0) return "";
 
   const double W = 760, H = 300, L = 72, R = 16, T = 18, B = 78;
@@ -76,8 +77,8 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
                      L, W - R, y(p), y(p), L - 5, y(p) + 4, p < 1e6 ? fmt::format("{:.0f}", p) : fmt::format("1e{:.0f}", std::log10(p)));
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const auto c = counts[i].is_number() ? counts[i].get<std::int64_t>() : 0;
-    const auto f = failing.is_array() && failing[i].is_number() ? failing[i].get<std::int64_t>() : 0;
+    const auto c = integer_or(counts[i], 0);
+    const auto f = failing.is_array() ? integer_or(failing[i], 0) : 0;
     const auto e0 = as_double(edges[i]).value_or(0), e1 = as_double(edges[i + 1]).value_or(0);
     const double x = L + bw * static_cast<double>(i);
     const bool beyond = bound && e1 > *bound;
