@@ -55,6 +55,7 @@ struct ReportOptions {
   std::string baseline;
   std::string out;
   bool quiet = false;
+  bool compare = false;  // one column per document (backend) instead of a merge
 };
 int report(const ReportOptions& o);
 

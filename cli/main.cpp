@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
   report->add_option("--out,-o", rep.out, "Folder for the site (replaced atomically)")->required();
   report->add_option("--baseline", rep.baseline, "Baseline results document: also write diff.html; exit 1 on regression");
   report->add_flag("--quiet,-q", rep.quiet, "Print only regressions");
+  report->add_flag("--compare", rep.compare,
+                   "Compare the documents' backends side by side (one column each, per-kernel overlaid error profiles) "
+                   "instead of merging them");
 
   kc::cli::FkcOptions fo;
   auto* fkc = app.add_subcommand("fkc", "Audit the tensor framework's FKC precision claims against a run, or export measured ones");

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "reports/output_folder.h"
+#include "reports/site/compare_page.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -26,9 +27,14 @@ int report(const ReportOptions& o) {
   if (!o.baseline.empty()) baseline = site::load_document(o.baseline);
   site::Diff diff;
   site::Files files;
+  if (o.compare && !o.baseline.empty()) throw UsageError("--compare and --baseline cannot be combined: compare backends, or diff a run against its baseline");
   try {
-    const nlohmann::json doc = site::merge_documents(docs);
-    files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
+    if (o.compare) {
+      files = site::render_comparison(docs);
+    } else {
+      const nlohmann::json doc = site::merge_documents(docs);
+      files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
+    }
   } catch (const nlohmann::json::exception& e) {
     // A field of the wrong type deep in a document: still the input's fault, so exit 2.
     throw UsageError(fmt::format("invalid results document: {}", e.what()));

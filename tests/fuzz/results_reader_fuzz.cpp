@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "reports/site/compare_page.h"
 #include "reports/site/site.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -23,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (other.contains("run") && other["run"].is_object()) other["run"]["seed"] = "fuzz-other-seed";
     const auto merged = kc::reports::site::merge_documents({doc, other});
     (void)kc::reports::site::render_site(merged, nullptr, nullptr);
+    (void)kc::reports::site::render_comparison({doc, other});
   } catch (const kc::UsageError&) {
   } catch (const nlohmann::json::exception&) {
   }

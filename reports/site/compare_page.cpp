@@ -1,0 +1,186 @@
+#include "reports/site/compare_page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/html.h"
+#include "reports/site/html_util.h"
+#include "reports/site/svg_plots.h"
+
+namespace kc::reports::site {
+
+namespace {
+
+const json& field(const json& o, const char* k) {
+  static const json null;
+  return o.is_object() && o.contains(k) ? o[k] : null;
+}
+
+// Kernel -> dtype -> result, per document.
+using Index = std::map<std::string, std::map<std::string, const json*>>;
+Index index_of(const json& doc) {
+  Index ix;
+  for (const auto& k : field(doc, "kernels"))
+    for (const auto& r : field(k, "results"))
+      if (field(k, "name").is_string() && field(r, "dtype").is_string())
+        ix[k["name"].get<std::string>()][r["dtype"].get<std::string>()] = &r;
+  return ix;
+}
+
+// Rows in the order of the first document that has them.
+std::vector<std::pair<std::string, std::string>> rows_of(const std::vector<json>& docs) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& d : docs)
+    for (const auto& k : field(d, "kernels"))
+      for (const auto& r : field(k, "results")) {
+        if (!field(k, "name").is_string() || !field(r, "dtype").is_string()) continue;
+        std::pair<std::string, std::string> row{k["name"].get<std::string>(), r["dtype"].get<std::string>()};
+        if (std::find(rows.begin(), rows.end(), row) == rows.end()) rows.push_back(row);
+      }
+  return rows;
+}
+
+std::string claim_cell(const json& r) {
+  const json& d = field(r, "declared");
+  const std::string v = str(d, "claim_verdict");
+  if (v.empty() || v == "unclaimed") return "<td class=\"muted\">no claim</td>";
+  return fmt::format("<td><span class=\"badge claim-{0}\">{0}</span> {1} &le; {2}</td>", v, str(d, "claim_metric"),
+                     show(field(d, "claimed")));
+}
+
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+
+// The backends' max fractional ulp per input slice, one polyline each, x by
+// the slice's middle input on an asinh scale (sign and magnitude both
+// visible), y on a log scale from 1e-3 ulp.
+std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>& series) {
+  double xmax = 0, ymax = 1;
+  for (const auto& [_, r] : series) {
+    const json& p = field(*r, "error_profile");
+    const json &lo = field(p, "x_lo"), &hi = field(p, "x_hi"), &f = field(p, "max_frac_ulp");
+    for (std::size_t i = 0; lo.is_array() && hi.is_array() && f.is_array() && i < lo.size() && i < hi.size() && i < f.size(); ++i) {
+      const auto a = as_double(lo[i]), b = as_double(hi[i]), y = as_double(f[i]);
+      if (a && b && std::isfinite(*a) && std::isfinite(*b)) xmax = std::max({xmax, std::fabs(std::asinh(*a)), std::fabs(std::asinh(*b))});
+      if (y && std::isfinite(*y)) ymax = std::max(ymax, *y);
+    }
+  }
+  if (xmax == 0) return "";
+  const double W = 760, H = 300, L = 60, R = 12, T = 12, B = 40, pw = W - L - R, ph = H - T - B;
+  const double ylo = -3, yhi = std::log10(ymax) + 0.2;
+  auto X = [&](double x) { return L + (std::asinh(x) / xmax + 1) / 2 * pw; };
+  auto Y = [&](double y) { return T + ph - (std::log10(std::max(y, 1e-3)) - ylo) / (yhi - ylo) * ph; };
+  std::string s = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
+                              "aria-label=\"max fractional ulp error versus input, per backend\">",
+                              W, H, W, H);
+  for (double p = 1e-3; p <= std::pow(10, yhi); p *= 10)
+    s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" "
+                     "font-size=\"11\" text-anchor=\"end\">{5}</text>",
+                     L, W - R, Y(p), L - 4, Y(p) + 4, short_num(p));
+  s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">input x (asinh scale; 0 in the middle)</text>",
+                   L + pw / 2, H - 8);
+  for (std::size_t b = 0; b < series.size(); ++b) {
+    const json& p = field(*series[b].second, "error_profile");
+    const json &lo = field(p, "x_lo"), &hi = field(p, "x_hi"), &f = field(p, "max_frac_ulp");
+    std::string pts;
+    for (std::size_t i = 0; lo.is_array() && hi.is_array() && f.is_array() && i < lo.size() && i < hi.size() && i < f.size(); ++i) {
+      const auto a = as_double(lo[i]), c = as_double(hi[i]), y = as_double(f[i]);
+      if (!a || !c || !y || !std::isfinite(*a) || !std::isfinite(*c) || std::isnan(*y)) continue;
+      const double x = std::sinh((std::asinh(*a) + std::asinh(*c)) / 2);
+      pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(std::isinf(*y) ? ymax : *y));
+    }
+    s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"><title>{}</title></polyline>",
+                     kColors[b % 8], pts, escape_html(series[b].first));
+  }
+  s += "</svg><p>";
+  for (std::size_t b = 0; b < series.size(); ++b)
+    s += fmt::format("<span style=\"color:{}\">&#9632;</span> {} ", kColors[b % 8], escape_html(series[b].first));
+  return s + "</p>";
+}
+
+}  // namespace
+
+std::string backend_label(const json& doc) {
+  const json& run = field(doc, "run");
+  const json& p = field(run, "plugin");
+  if (field(p, "name").is_string())
+    return p["name"].get<std::string>() + (field(p, "version").is_string() ? " " + p["version"].get<std::string>() : "");
+  return field(run, "backend").is_string() ? run["backend"].get<std::string>() : "unknown backend";
+}
+
+Files render_comparison(const std::vector<json>& in) {
+  std::vector<json> docs;
+  for (const auto& d : in) docs.push_back(normalize(d));
+  std::vector<std::string> labels;
+  std::vector<Index> ix;
+  for (const auto& d : docs) {
+    labels.push_back(backend_label(d));
+    ix.push_back(index_of(d));
+  }
+  Files files;
+  std::string head = "<tr><th rowspan=\"2\">kernel</th><th rowspan=\"2\">dtype</th>", sub;
+  for (std::size_t b = 0; b < docs.size(); ++b) {
+    const json& run = docs[b]["run"];
+    head += fmt::format("<th colspan=\"4\" title=\"{}\">{}<br><span class=\"muted\">{}</span></th>",
+                        escape_html(field(field(run, "plugin"), "build_flags").is_string() ? "built with " + run["plugin"]["build_flags"].get<std::string>() : ""),
+                        escape_html(labels[b]), escape_html(fmt::format("seed {}, {} cases", show(field(run, "seed")), show(field(run, "cases_per_kernel")))));
+    sub += "<th>max ulp</th><th>max distance</th><th>verdict</th><th>its claim</th>";
+  }
+  std::string rows;
+  for (const auto& [kernel, dtype] : rows_of(docs)) {
+    rows += fmt::format("<tr><td><a href=\"{}\">{}</a></td><td>{}</td>", escape_html("compare-" + page_name(kernel).substr(7)),
+                        escape_html(kernel), escape_html(dtype));
+    for (std::size_t b = 0; b < docs.size(); ++b) {
+      const auto k = ix[b].find(kernel);
+      const json* r = k == ix[b].end() || !k->second.count(dtype) ? nullptr : k->second.at(dtype);
+      if (!r) {
+        rows += "<td colspan=\"4\" class=\"muted\">not graded</td>";
+        continue;
+      }
+      const json& acc = field(*r, "accuracy");
+      const std::string link = fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype));
+      rows += num_td(field(acc, "max_frac_ulp")) + num_td(field(acc, "max_distance")) +
+              fmt::format("<td><a href=\"{}\">{}</a></td>", escape_html(link), verdict_badge(str(*r, "verdict"))) + claim_cell(*r);
+    }
+    rows += "</tr>\n";
+  }
+  std::string body = fmt::format(
+      "<h1>Backends side by side</h1><p>Every kernel x dtype graded by any of these runs against the MPFR oracle "
+      "under the same contract: the largest fractional ulp error and integer ulp distance measured, the verdict "
+      "(a link to the backend's own page for the kernel, with its failures and replay commands), and the verdict "
+      "of what the backend itself claims. A backend that did not grade a kernel x dtype says so.</p>"
+      "<table class=\"sortable\" id=\"comparison\"><thead>{}</tr><tr>{}</tr></thead><tbody>\n{}</tbody></table>",
+      head, sub, rows);
+  files.emplace_back("index.html", page("kconform: backends compared", body));
+  // Per kernel: the backends' error profiles overlaid, per dtype.
+  std::vector<std::string> kernels;
+  for (const auto& [kernel, _] : rows_of(docs))
+    if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
+  for (const auto& kernel : kernels) {
+    std::string kb = fmt::format("<p><a href=\"index.html\">&larr; all kernels</a></p><h1>{}: backends compared</h1>", escape_html(kernel));
+    for (const auto& [kn, dtype] : rows_of(docs)) {
+      if (kn != kernel) continue;
+      std::vector<std::pair<std::string, const json*>> series;
+      std::string links;
+      for (std::size_t b = 0; b < docs.size(); ++b) {
+        const auto k = ix[b].find(kernel);
+        if (k == ix[b].end() || !k->second.count(dtype)) continue;
+        series.emplace_back(labels[b], k->second.at(dtype));
+        links += fmt::format("<li><a href=\"{}\">{}</a>: {} {}</li>", escape_html(fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype))),
+                             escape_html(labels[b]), verdict_badge(str(*k->second.at(dtype), "verdict")), str(*k->second.at(dtype), "headline"));
+      }
+      const std::string plot = overlay_plot(series);
+      kb += fmt::format("<h2 id=\"dtype-{}\">{}</h2><ul>{}</ul>{}", slug(dtype), escape_html(dtype), links,
+                        plot.empty() ? "<p class=\"muted\">No error profile (not a one-input elementwise kernel).</p>" : plot);
+    }
+    files.emplace_back("compare-" + page_name(kernel).substr(7), page("kconform: " + kernel + " compared", kb));
+  }
+  // Each backend's own site, where the links above land.
+  for (std::size_t b = 0; b < docs.size(); ++b)
+    for (auto& [name, content] : render_site(docs[b], nullptr, nullptr)) files.emplace_back(fmt::format("b{}/{}", b, name), std::move(content));
+  return files;
+}
+
+}  // namespace kc::reports::site
