@@ -9,11 +9,15 @@ packages=(
   libmpfr-dev libgmp-dev libboost-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libyaml-cpp-dev
   chromium clang libclang-rt-14-dev strace
+  libsleef-dev libeigen3-dev libdnnl-dev ocl-icd-opencl-dev libtorch-dev
 )
 # chromium: the report's browser test (ctest label "browser") renders the
 # site headless and fails when it is missing. clang and its runtime: the
 # readers' libFuzzer targets (scripts/sanitize.sh, ctest label "fuzz").
 # strace: the reliability tests kill a run at each step of its final swap.
+# SLEEF, Eigen, oneDNN (with the OpenCL headers its CMake package requires)
+# and libtorch: the libraries the adapters grade (adapters/, ctest label
+# "adapters", scripts/publish.sh); a missing one is skipped at configure.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

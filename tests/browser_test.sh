@@ -88,6 +88,19 @@ PY
 chrome "$work/failing.log" --screenshot="$artifacts/report-failing-kernel.png" --window-size=1280,900 "file://$failing_page" >/dev/null
 [ -s "$artifacts/report-failing-kernel.png" ] && echo "screenshot: $artifacts/report-failing-kernel.png" || fail "no screenshot of the failing page"
 
+# The comparison site (report --compare): the reference and the defective
+# exp side by side, its table and a kernel's overlaid profiles render.
+"$kc" report "$work/run/results.json" "$work/failing/results.json" --compare --out "$work/compare" >"$work/compare.log" 2>&1 ||
+  fail "report --compare exited $?: $(cat "$work/compare.log")"
+site_saved=$site
+site="$work/compare"
+check_page index.html compare-index.png
+check_page compare-exp.html compare-exp.png
+check_page b1/kernel-exp.html compare-b1-exp.png
+grep -q 'id="comparison"' "$work/compare-index.png.dom" || fail "comparison: no table"
+grep -q '<polyline' "$work/compare-exp.png.dom" || fail "comparison: no overlaid profile"
+site=$site_saved
+
 # The filter works in the rendered DOM: the script fills in the row count.
 grep -q 'id="shown"[^>]*>[0-9]* of [0-9]* shown' "$work/report-index.png.dom" || fail "index: filter did not initialise"
 
