@@ -20,7 +20,11 @@ std::string plural(std::int64_t n, const char* one, const char* many) {
 std::string figure_text(double v) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   if (v == std::trunc(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.4g}", v);
+  // A figure that is not an integer never reads as one: 1.0000003 beside a
+  // bound of 1 would show "1 > 1" (SLEEF's tanhf against its 1-ulp claim).
+  std::string s = fmt::format("{:.4g}", v);
+  for (int digits = 5; digits <= 17 && s.find_first_of(".e") == std::string::npos; ++digits) s = fmt::format("{:.{}g}", v, digits);
+  return s;
 }
 
 namespace {

@@ -2,12 +2,14 @@
 // writes, and figures equal to the JSON they came from.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/backend.h"
 #include "engine/conformance.h"
+#include "engine/findings.h"
 #include "reports/html.h"
 #include "reports/results_json.h"
 #include "tests/test_support.h"
@@ -79,6 +81,16 @@ TEST(Html, EveryKernelHasAPageAndTheIndexShowsTheJsonFigures) {
   EXPECT_TRUE(fs::exists(dir / "index.html"));
   EXPECT_FALSE(fs::exists(dir.string() + ".tmp-site"));
   fs::remove_all(dir);
+}
+
+// A figure beside its bound never reads as the bound when it is not: the
+// terminal's "claim: fractional ulp error 1 > 1" for 1.0000003 was a lie.
+TEST(FigureText, ANonIntegerNeverReadsAsAnInteger) {
+  EXPECT_EQ(engine::figure_text(2.0), "2");
+  EXPECT_EQ(engine::figure_text(0.5008293), "0.5008");
+  EXPECT_EQ(engine::figure_text(1.0000003), "1.0000003");
+  EXPECT_EQ(engine::figure_text(0.99999994), "0.9999999");
+  EXPECT_EQ(engine::figure_text(INFINITY), "inf");
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 //   clamp (min, max)                      eltwise_clip (min, max), f32 only (oneDNN
 //                                         refuses min > max, which the contract allows:
 //                                         such a call fails, and the run says so)
+//   powi n                                eltwise_pow (1, n), f32 only: oneDNN's beta is
+//                                         an f32, so an |n| above 2^24 is rounded to
+//                                         an even neighbour (x^n is then another number)
 //   add_scalar c, mul_scalar c            eltwise_linear (1, c), (c, 0), f32 only:
 //                                         oneDNN takes c as f32 and computes in f32,
 //                                         which for bf16 is another operation than
@@ -71,8 +74,19 @@ struct Eltwise {
   algorithm alg;
   float alpha, beta;
   const char* param_alpha;  // a parameter giving alpha (clamp's min, mul_scalar's c), or nullptr
-  const char* param_beta;   // a parameter giving beta (clamp's max, add_scalar's c)
+  const char* param_beta;   // a parameter giving beta (clamp's max, add_scalar's c, powi's n)
+  bool integer_beta = false;  // beta's parameter is an integer (powi's n)
 };
+
+// powi's n: an integer parameter in i32, as the contract says.
+kc_status int_param(const kc_param* p, int32_t np, const char* name, kc_error* err, float* out) {
+  const kc_param* q = param(p, np, name);
+  if (!q) return ad_fail(err, KC_ERR_PARAM_MISSING, name, "missing parameter");
+  if (q->kind != KC_PARAM_INT) return ad_fail(err, KC_ERR_PARAM_TYPE, name, "not an integer parameter");
+  if (q->integer < INT32_MIN || q->integer > INT32_MAX) return ad_fail(err, KC_ERR_PARAM_DOMAIN, name, "n does not fit in i32");
+  *out = static_cast<float>(q->integer);
+  return KC_OK;
+}
 
 template <kc_dtype T, const Eltwise& E>
 kc_status eltwise(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc, void* ctx, kc_error* err) {
@@ -82,7 +96,10 @@ kc_status eltwise(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np,
   if (E.param_alpha)
     if (const kc_status st = real_param(p, np, E.param_alpha, err, &alpha); st != KC_OK) return st;
   if (E.param_beta)
-    if (const kc_status st = real_param(p, np, E.param_beta, err, &beta); st != KC_OK) return st;
+    if (const kc_status st = E.integer_beta ? int_param(p, np, E.param_beta, err, &beta)
+                                            : real_param(p, np, E.param_beta, err, &beta);
+        st != KC_OK)
+      return st;
   void* y = alloc(ctx, T, in[0].rank, in[0].dims);
   if (!y) return KC_ERR_OTHER;
   if (numel == 0) return KC_OK;
@@ -166,7 +183,8 @@ constexpr Eltwise kExp{algorithm::eltwise_exp, 0, 0, nullptr, nullptr}, kLog{alg
     kSigmoid{algorithm::eltwise_logistic, 0, 0, nullptr, nullptr}, kRelu{algorithm::eltwise_relu, 0, 0, nullptr, nullptr},
     kGelu{algorithm::eltwise_gelu_tanh, 0, 0, nullptr, nullptr}, kGeluErf{algorithm::eltwise_gelu_erf, 0, 0, nullptr, nullptr},
     kSilu{algorithm::eltwise_swish, 1, 0, nullptr, nullptr}, kClamp{algorithm::eltwise_clip, 0, 0, "min", "max"},
-    kAddScalar{algorithm::eltwise_linear, 1, 0, nullptr, "c"}, kMulScalar{algorithm::eltwise_linear, 0, 0, "c", nullptr};
+    kAddScalar{algorithm::eltwise_linear, 1, 0, nullptr, "c"}, kMulScalar{algorithm::eltwise_linear, 0, 0, "c", nullptr},
+    kPowi{algorithm::eltwise_pow, 1, 0, nullptr, "n", true};
 
 template <kc_dtype T>
 std::vector<kc_kernel> kernels_of(bool all) {
@@ -187,6 +205,7 @@ std::vector<kc_kernel> kernels_of(bool all) {
     v.push_back(k("clamp", guarded<eltwise<T, kClamp>>));
     v.push_back(k("add_scalar", guarded<eltwise<T, kAddScalar>>));
     v.push_back(k("mul_scalar", guarded<eltwise<T, kMulScalar>>));
+    v.push_back(k("powi", guarded<eltwise<T, kPowi>>));
   }
   return v;
 }
