@@ -31,7 +31,11 @@ void minimum(const Pair& in, Exact& out) {
 
 // rem is defined by its steps (§2): q = a/b, floor, p = floor(q) b, a - p,
 // each rounded in T. Not the mathematical remainder for large quotients, so
-// the oracle is the exact replay of those steps.
+// the oracle is the exact replay of those steps. The conformance profile
+// also accepts PyTorch's CPU remainder, the operation the inventory names
+// evaluated exactly: m = fmod(a, b) (exact), then m + b rounded once where
+// m and b differ in sign (so rem(1, -inf) = -inf and rem(0, -inf) = 0,
+// where the reference's steps give NaN).
 void rem(const Pair& in, Exact& out) {
   const DType t = in.ctx.dtype;
   const Mp q = rn(t, in.a / in.b);
@@ -39,6 +43,19 @@ void rem(const Pair& in, Exact& out) {
   mpfr_floor(raw(f), raw(q));
   const Mp p = rn(t, f * in.b);
   out.value = rn(t, in.a - p);
+  // 2200 bits hold m + b exactly for every pair of f64 (exponents -1074 to
+  // 1023, 53-bit significands), so the one rounding is round_to's, to T.
+  mpfr_t m;
+  mpfr_init2(m, 2200);
+  mpfr_fmod(m, raw(in.a), raw(in.b), MPFR_RNDN);
+  if (!mpfr_nan_p(m) && !mpfr_zero_p(m) && (mpfr_sgn(m) < 0) != (mpfr_signbit(raw(in.b)) != 0))
+    mpfr_add(m, m, raw(in.b), MPFR_RNDN);
+  Mp torch;
+  mpfr_set_prec(raw(torch), 2200);
+  mpfr_set(raw(torch), m, MPFR_RNDN);
+  mpfr_clear(m);
+  const bool same = (is_nan(torch) && is_nan(out.value)) || (torch == out.value && mpfr_signbit(raw(torch)) == mpfr_signbit(raw(out.value)));
+  if (!same) out.alternatives = {torch};
 }
 
 // pow: MPFR follows C99 Annex F (pow(x, +-0) = 1, pow(1, y) = 1, ...), as
