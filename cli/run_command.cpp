@@ -16,6 +16,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "engine/conformance.h"
+#include "engine/findings.h"
 #include "reports/output_folder.h"
 #include "reports/results_json.h"
 #include "reports/site/site.h"
@@ -46,8 +47,8 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   }
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
   if (!r.declared.metric.empty())
-    s += fmt::format("; claim {} <= {:.6g}: {} (measured {:.6g})", r.declared.metric, r.declared.claimed,
-                     r.declared.verdict, r.declared.measured);
+    s += fmt::format("; claim {} <= {}: {} (measured {})", r.declared.metric, engine::figure_text(r.declared.claimed),
+                     r.declared.verdict, engine::figure_text(r.declared.measured));
   if (expected) s += fmt::format("; expected to fail: {}", r.declared.expected_failure);
   return s;
 }

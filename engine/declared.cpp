@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/findings.h"
+
 namespace kc::engine {
 
 namespace {
@@ -51,8 +53,9 @@ void judge_claim(const Context& c, double max_abs_err, double max_rel_err, Kerne
   const bool graded = s.graded > 0;
   out.verdict = !graded ? "unclaimed" : out.measured <= out.claimed ? "confirmed" : "refuted";
   if (out.verdict != "refuted") return;
-  const std::string text = fmt::format("claim: {} {:.6g} > {:.6g}, the backend's own claim", metric_text(d.claim_metric),
-                                       out.measured, out.claimed);
+  // figure_text: a measured 1.0000000178 must not read "1 > 1" (SLEEF's tanhf).
+  const std::string text = fmt::format("claim: {} {} > {}, the backend's own claim", metric_text(d.claim_metric),
+                                       figure_text(out.measured), figure_text(out.claimed));
   CheckTally t{.name = fmt::format("claim: {} <= {:.6g} (declared by the backend)", metric_text(d.claim_metric),
                                    out.claimed),
                .kind = "claim",
