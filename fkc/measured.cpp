@@ -13,10 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-const json& field(const json& o, const char* k) {
-  static const json null;
-  return o.is_object() && o.contains(k) ? o[k] : null;
-}
+using reports::site::field;
 
 // The first failure of an accuracy or special-value check: the element an
 // infinite figure rests on.

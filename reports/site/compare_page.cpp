@@ -14,11 +14,6 @@ namespace kc::reports::site {
 
 namespace {
 
-const json& field(const json& o, const char* k) {
-  static const json null;
-  return o.is_object() && o.contains(k) ? o[k] : null;
-}
-
 // Kernel -> dtype -> result, per document.
 using Index = std::map<std::string, std::map<std::string, const json*>>;
 Index index_of(const json& doc) {

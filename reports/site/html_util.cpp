@@ -21,6 +21,11 @@ std::optional<double> as_double(const json& v) {
   return std::nullopt;
 }
 
+const json& field(const json& obj, const char* key) {
+  static const json null;
+  return obj.is_object() && obj.contains(key) ? obj[key] : null;
+}
+
 std::string show(const json& v) {
   if (v.is_null()) return "n/a";
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";

@@ -26,6 +26,9 @@ std::string exact(const json& v);
 std::string num_td(const json& v, std::string_view cls = "");
 // Escaped text of a string field; "" when absent or null.
 std::string str(const json& obj, const char* key);
+// A field of an object, or null when `obj` is not an object or lacks it
+// (nlohmann's const operator[] on a missing key is undefined behaviour).
+const json& field(const json& obj, const char* key);
 
 // An identifier safe in id="" and href="#" (letters, digits, '-', '_').
 std::string slug(std::string_view s);

@@ -19,10 +19,6 @@ std::int64_t count(const json& obj, const char* key) {
   const json& v = obj.is_object() && obj.contains(key) ? obj[key] : json();
   return integer_or(v, 0);
 }
-const json& field(const json& obj, const char* key) {
-  static const json null;
-  return obj.is_object() && obj.contains(key) ? obj[key] : null;
-}
 
 // The larger of two document numbers; null when both are null.
 json larger(const json& a, const json& b) {

@@ -13,7 +13,6 @@ namespace kc::reports::site::merging {
 
 double num(const json& v, double fallback = 0);
 std::int64_t count(const json& obj, const char* key);
-const json& field(const json& obj, const char* key);
 json larger(const json& a, const json& b);  // null when both are null
 json pooled_mean(const json& a, std::int64_t na, const json& b, std::int64_t nb);
 // Verdicts from best to worst; verdict_rank indexes this list.
