@@ -52,9 +52,10 @@ static inline kc_status ad_check_binary(const kc_tensor* in, int32_t n, kc_dtype
   return KC_OK;
 }
 
-/* A kernel entry point `ad_<id>_<T>` applying scalar function F (T -> T) to
- * every element, T float (KC_F32) or double (KC_F64). */
-#define AD_UNARY(id, T, KC, F)                                                                                  \
+/* A kernel entry point `ad_<id>_<T>`: checks one input of T (float for
+ * KC_F32, double for KC_F64), allocates the output and hands the whole
+ * buffer to BLOCK(const T* x, T* y, int64_t n). */
+#define AD_UNARY_BLOCK(id, T, KC, BLOCK)                                                                        \
   static kc_status ad_##id##_##T(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np,                  \
                                  kc_alloc_output alloc, void* ctx, kc_error* err) {                              \
     (void)p, (void)np;                                                                                           \
@@ -63,13 +64,12 @@ static inline kc_status ad_check_binary(const kc_tensor* in, int32_t n, kc_dtype
     if (st != KC_OK) return st;                                                                                  \
     T* y = (T*)alloc(ctx, KC, in[0].rank, in[0].dims);                                                           \
     if (!y) return KC_ERR_OTHER;                                                                                 \
-    const T* x = (const T*)in[0].data;                                                                           \
-    for (int64_t i = 0; i < numel; ++i) y[i] = F(x[i]);                                                          \
+    BLOCK((const T*)in[0].data, y, numel);                                                                       \
     return KC_OK;                                                                                                \
   }
 
-/* The same for a two-input function F (T, T) -> T over same-shape a and b. */
-#define AD_BINARY(id, T, KC, F)                                                                                 \
+/* The same for two same-shape inputs: BLOCK(const T* a, const T* b, T* y, int64_t n). */
+#define AD_BINARY_BLOCK(id, T, KC, BLOCK)                                                                       \
   static kc_status ad_##id##_##T(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np,                  \
                                  kc_alloc_output alloc, void* ctx, kc_error* err) {                              \
     (void)p, (void)np;                                                                                           \
@@ -78,11 +78,21 @@ static inline kc_status ad_check_binary(const kc_tensor* in, int32_t n, kc_dtype
     if (st != KC_OK) return st;                                                                                  \
     T* y = (T*)alloc(ctx, KC, in[0].rank, in[0].dims);                                                           \
     if (!y) return KC_ERR_OTHER;                                                                                 \
-    const T* a = (const T*)in[0].data;                                                                           \
-    const T* b = (const T*)in[1].data;                                                                           \
-    for (int64_t i = 0; i < numel; ++i) y[i] = F(a[i], b[i]);                                                    \
+    BLOCK((const T*)in[0].data, (const T*)in[1].data, y, numel);                                                 \
     return KC_OK;                                                                                                \
   }
+
+/* Entry points from a scalar function, element by element: F(T) -> T and F(T, T) -> T. */
+#define AD_UNARY(id, T, KC, F)                                                                                  \
+  static void ad_##id##_##T##_map(const T* x, T* y, int64_t n) {                                                 \
+    for (int64_t i = 0; i < n; ++i) y[i] = F(x[i]);                                                              \
+  }                                                                                                              \
+  AD_UNARY_BLOCK(id, T, KC, ad_##id##_##T##_map)
+#define AD_BINARY(id, T, KC, F)                                                                                 \
+  static void ad_##id##_##T##_map(const T* a, const T* b, T* y, int64_t n) {                                     \
+    for (int64_t i = 0; i < n; ++i) y[i] = F(a[i], b[i]);                                                        \
+  }                                                                                                              \
+  AD_BINARY_BLOCK(id, T, KC, ad_##id##_##T##_map)
 
 /* A kernel table entry for `ad_<id>_<T>`. */
 #define AD_ENTRY(name, id, T, KC, claim, bound) {name, KC, ad_##id##_##T, claim, bound, NULL}

@@ -42,37 +42,26 @@ static const char* isa(void) {
   const width w = widest();
   return w == W512 ? "avx512f (16 f32 / 8 f64 lanes)" : w == W256 ? "avx2 (8 f32 / 4 f64 lanes)" : "sse2 (4 f32 / 2 f64 lanes)";
 }
-#define VENTRY(id, T, KC, S)                                                                                      \
-  static kc_status ad_##id##_##T(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np,                    \
-                                 kc_alloc_output alloc, void* ctx, kc_error* err) {                                \
-    (void)p, (void)np;                                                                                             \
-    int64_t numel = 0;                                                                                             \
-    const kc_status st = ad_check_unary(in, n, KC, err, &numel);                                                   \
-    if (st != KC_OK) return st;                                                                                    \
-    T* y = (T*)alloc(ctx, KC, in[0].rank, in[0].dims);                                                             \
-    if (!y) return KC_ERR_OTHER;                                                                                   \
-    const width w = widest();                                                                                      \
-    (w == W512 ? kc_sleef_##id##_##S##512 : w == W256 ? kc_sleef_##id##_##S##256 : kc_sleef_##id##_##S##128)((const T*)in[0].data, y, numel);       \
-    return KC_OK;                                                                                                  \
+/* ad_<id>_<T>'s buffer function: the loop of the widest width. */
+#define WIDEST(id, T, S)                                                                                          \
+  static void id##_##S##_widest(const T* x, T* y, int64_t n) {                                                   \
+    const width w = widest();                                                                                    \
+    (w == W512 ? kc_sleef_##id##_##S##512 : w == W256 ? kc_sleef_##id##_##S##256 : kc_sleef_##id##_##S##128)(x, y, n); \
   }
-#define DEFINE(id, fn, u, claim) VENTRY(id, float, KC_F32, f) VENTRY(id, double, KC_F64, d)
+#define DEFINE(id, fn, u, claim)                                                              \
+  WIDEST(id, float, f) WIDEST(id, double, d) AD_UNARY_BLOCK(id, float, KC_F32, id##_f_widest) \
+  AD_UNARY_BLOCK(id, double, KC_F64, id##_d_widest)
 SLEEF_UNARY(DEFINE)
 #if HAS_POW
-#define POW_ENTRY(T, KC, S)                                                                                       \
-  static kc_status ad_pow_##T(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc, \
-                              void* ctx, kc_error* err) {                                                          \
-    (void)p, (void)np;                                                                                             \
-    int64_t numel = 0;                                                                                             \
-    const kc_status st = ad_check_binary(in, n, KC, err, &numel);                                                  \
-    if (st != KC_OK) return st;                                                                                    \
-    T* y = (T*)alloc(ctx, KC, in[0].rank, in[0].dims);                                                             \
-    if (!y) return KC_ERR_OTHER;                                                                                   \
-    const width w = widest();                                                                                      \
-    (w == W512 ? kc_sleef_pow_##S##512 : w == W256 ? kc_sleef_pow_##S##256 : kc_sleef_pow_##S##128)((const T*)in[0].data, (const T*)in[1].data, y, numel); \
-    return KC_OK;                                                                                                  \
+#define POW_WIDEST(T, S)                                                                                 \
+  static void pow_##S##_widest(const T* a, const T* b, T* y, int64_t n) {                                \
+    const width w = widest();                                                                           \
+    (w == W512 ? kc_sleef_pow_##S##512 : w == W256 ? kc_sleef_pow_##S##256 : kc_sleef_pow_##S##128)(a, b, y, n); \
   }
-POW_ENTRY(float, KC_F32, f)
-POW_ENTRY(double, KC_F64, d)
+POW_WIDEST(float, f)
+POW_WIDEST(double, d)
+AD_BINARY_BLOCK(pow, float, KC_F32, pow_f_widest)
+AD_BINARY_BLOCK(pow, double, KC_F64, pow_d_widest)
 #endif
 #endif
 
