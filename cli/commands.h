@@ -36,6 +36,7 @@ struct RunCommand {
   bool quiet = false;
   double progress_s = 5;  // seconds between progress lines when stderr is not a terminal (0: none)
   std::string dump;  // file: every element graded for the statistics
+  int jobs = 0;      // worker processes (-j); 0: one per available core
   std::string command_line;
 };
 int run(const RunCommand& o);

@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
                   "one live line)")
       ->check(CLI::Range(0.0, 86400.0));
   run->add_option("--dump", ro.dump, "Write every graded element (input and result bits) to this file");
+  run->add_option("--jobs,-j", ro.jobs,
+                  "Worker processes grading kernel x dtype results side by side (default: one per core); the "
+                  "results are the same for every value")
+      ->check(CLI::Range(1, 1024));
 
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");

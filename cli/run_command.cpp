@@ -5,6 +5,7 @@
 // its next case boundary with the results so far.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +18,7 @@
 #include "core/error.h"
 #include "engine/conformance.h"
 #include "engine/findings.h"
+#include "engine/parallel.h"
 #include "reports/output_folder.h"
 #include "reports/results_json.h"
 #include "reports/site/site.h"
@@ -157,50 +159,92 @@ int run(const RunCommand& o) {
     opts.dump = &dump->stream();
   }
 
-  engine::RunResults results;
-  results.run = reports::collect_metadata(opts.seed, o.backend, o.command_line);
-  results.run.profile = std::string(engine::profile_name(opts.profile));
-  if (const auto lib = backend->library())
-    results.run.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
-  results.run.cases_per_kernel = o.cases;
+  engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
+  meta.profile = std::string(engine::profile_name(opts.profile));
+  if (const auto lib = backend->library()) meta.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
+  meta.cases_per_kernel = o.cases;
+  const int jobs = static_cast<int>(std::min<std::size_t>(o.jobs > 0 ? o.jobs : engine::available_cores(), plan.size()));
+
+  // Each result is graded by a worker (engine/parallel.h) and handed over
+  // as JSON: its document entry, its summary line, its failures' text.
+  // --dump: each result's elements go to a file of their own, joined in
+  // plan order at the end (the same file whichever worker graded what).
+  std::optional<engine::TempFolder> dump_parts;
+  if (dump && jobs > 1) dump_parts.emplace("kconform-dump");
+  engine::SharedProgress counters;
+  opts.progress = &counters.get();
+  auto grade = [&](std::int64_t i) {
+    const auto& [k, t] = plan[static_cast<std::size_t>(i)];
+    engine::RunOptions item = opts;
+    std::ofstream part;
+    if (dump_parts) {
+      part.open(dump_parts->path() / std::to_string(i));
+      item.dump = &part;
+    }
+    const auto r = engine::run_kernel_dtype(*k, t, *backend, item);
+    if (part.is_open() && !part.flush())
+      throw UsageError(fmt::format("--dump: cannot write its part for {} {} under {}", k->name, dtype_name(t),
+                                   dump_parts->path().string()));
+    nlohmann::json failures = nlohmann::json::array();
+    if (r.verdict == "fail")
+      for (const auto& f : r.failures) failures.push_back(f.message);
+    return nlohmann::json{{"kernel", r.kernel},
+                          {"family", r.family},
+                          {"result", reports::result_json(r)},
+                          {"summary", summary_line(r)},
+                          {"failures", failures},
+                          {"verdict", r.verdict},
+                          {"expected", r.declared.expected_outcome == "failed as expected"},
+                          {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"}}
+        .dump();
+  };
   int failures = 0, expected_failures = 0;
-  engine::Progress counters;
-  opts.progress = &counters;
+  engine::ParallelResult graded;
   {
-    ProgressLine progress(counters, static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s);
-    for (const auto& [k, t] : plan) {
-      if (stop_signal().load()) break;
-      auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
+    ProgressLine progress(counters.get(), static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s);
+    auto print = [&](std::int64_t, const std::string& text) {
+      const auto r = nlohmann::json::parse(text);
       // Exit 1 on an unexpected failure or an unexpected pass; an expected
       // failure is reported (XFAIL) but is what the backend declared.
-      const bool expected = r.declared.expected_outcome == "failed as expected";
-      const bool unexpected_pass = r.declared.expected_outcome == "passed unexpectedly";
-      if ((r.verdict == "fail" && !expected) || unexpected_pass) ++failures;
+      const bool expected = r["expected"], unexpected_pass = r["unexpected_pass"];
+      if ((r["verdict"] == "fail" && !expected) || unexpected_pass) ++failures;
       if (expected) ++expected_failures;
       progress.print_above([&] {
-        if (!o.quiet || r.verdict != "pass" || unexpected_pass) fmt::print("{}\n", summary_line(r));
-        if (r.verdict == "fail")
-          for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
+        if (!o.quiet || r["verdict"] != "pass" || unexpected_pass) fmt::print("{}\n", r["summary"].get<std::string>());
+        for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.get<std::string>());
       });
-      results.results.push_back(std::move(r));
+    };
+    graded = engine::run_parallel(static_cast<std::int64_t>(plan.size()),
+                                  {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()}, grade, print);
+  }
+  std::vector<reports::ResultEntry> entries;
+  std::size_t started = 0;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (!graded.finished[i]) continue;
+    auto r = nlohmann::json::parse(graded.outcomes[i]);
+    entries.push_back({r["kernel"], r["family"], std::move(r["result"])});
+    ++started;
+    if (dump_parts) {
+      std::ifstream in(dump_parts->path() / std::to_string(i), std::ios::binary);
+      std::copy(std::istreambuf_iterator<char>(in), {}, std::ostreambuf_iterator<char>(dump->stream()));
     }
   }
   const int sig = stop_signal().load();
   if (sig) {
-    results.run.interrupted_by = signal_name(sig);
-    results.run.planned = static_cast<std::int64_t>(plan.size());
+    meta.interrupted_by = signal_name(sig);
+    meta.planned = static_cast<std::int64_t>(plan.size());
   }
-  results.run.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  meta.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t passed = 0;
-  for (const auto& r : results.results) passed += r.verdict == "pass";
-  fmt::print("{} of {} kernel x dtype results pass{} ({:.1f} s){}\n", passed, plan.size(),
+  for (const auto& r : entries) passed += r.result["verdict"] == "pass";
+  fmt::print("{} of {} kernel x dtype results pass{} ({:.1f} s{}){}\n", passed, plan.size(),
              expected_failures ? fmt::format(", {} failed as the backend expected", expected_failures) : "",
-             results.run.duration_s,
-             sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), results.results.size()) : "");
+             meta.duration_s, jobs > 1 ? fmt::format(", {} processes", jobs) : "",
+             sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), started) : "");
   std::fflush(stdout);
   if (dump) dump->commit();
   if (folder) {
-    write_outputs(*folder, reports::results_json(results, backend.get()));
+    write_outputs(*folder, reports::document_json(meta, entries, backend.get()));
     fmt::print("wrote {} and {}\n", (folder->dir() / "results.json").string(),
                (folder->dir() / "site" / "index.html").string());
   }

@@ -47,6 +47,12 @@ class Backend {
     std::string expected_failure;
   };
   virtual Declared declared(std::string_view /*kernel*/, DType /*t*/) const { return {}; }
+
+  // Called in a child process right after fork() (`run -j`): a backend
+  // that holds a connection to a process of its own (a plug-in's worker)
+  // drops the inherited one, without touching it, and opens its own on the
+  // next call, so that no two processes share one connection.
+  virtual void after_fork() {}
 };
 
 // "reference", "mutant:<name>" or "plugin:<path to a shared library>"

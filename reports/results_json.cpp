@@ -54,6 +54,8 @@ json nan_as_null(double v) { return std::isnan(v) ? json(nullptr) : number(v); }
 
 json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
 
+}  // namespace
+
 json result_json(const engine::KernelDTypeResult& r) {
   const auto& a = r.accuracy;
   json acc{{"graded", a.graded},
@@ -138,6 +140,8 @@ json result_json(const engine::KernelDTypeResult& r) {
           {"seconds", r.seconds}};
 }
 
+namespace {
+
 std::string read_first_line(const char* path, const char* key) {
   FILE* f = std::fopen(path, "r");
   if (!f) return "";
@@ -184,8 +188,7 @@ engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& back
   return m;
 }
 
-json results_json(const engine::RunResults& r, const Backend* backend) {
-  const auto& m = r.run;
+json run_json(const engine::RunMetadata& m) {
   json run{{"seed", m.seed},         {"backend", m.backend}, {"profile", m.profile}, {"command", m.command},   {"started_at", m.started_at},
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
@@ -197,9 +200,13 @@ json results_json(const engine::RunResults& r, const Backend* backend) {
     run["interrupted_by"] = m.interrupted_by;
     run["planned"] = m.planned;
   }
+  return run;
+}
+
+json document_json(const engine::RunMetadata& m, const std::vector<ResultEntry>& results, const Backend* backend) {
   json kernels = json::array();
   std::int64_t pass = 0, fail = 0, not_graded = 0, elements = 0;
-  for (const auto& res : r.results) {
+  for (const auto& res : results) {
     json* entry = nullptr;
     for (auto& k : kernels)
       if (k["name"] == res.kernel) entry = &k;
@@ -211,17 +218,24 @@ json results_json(const engine::RunResults& r, const Backend* backend) {
                          {"results", json::array()}});
       entry = &kernels.back();
     }
-    (*entry)["results"].push_back(result_json(res));
-    pass += res.verdict == "pass";
-    fail += res.verdict == "fail";
-    not_graded += res.verdict == "not_graded";
-    elements += res.elements;
+    (*entry)["results"].push_back(res.result);
+    const std::string v = res.result.value("verdict", "");
+    pass += v == "pass";
+    fail += v == "fail";
+    not_graded += v == "not_graded";
+    elements += res.result.value("elements", std::int64_t{0});
   }
   return {{"schema", kSchema},
-          {"run", run},
-          {"totals", {{"kernel_dtypes", r.results.size()}, {"pass", pass}, {"fail", fail}, {"not_graded", not_graded},
+          {"run", run_json(m)},
+          {"totals", {{"kernel_dtypes", results.size()}, {"pass", pass}, {"fail", fail}, {"not_graded", not_graded},
                       {"elements", elements}}},
           {"kernels", kernels}};
+}
+
+json results_json(const engine::RunResults& r, const Backend* backend) {
+  std::vector<ResultEntry> entries;
+  for (const auto& res : r.results) entries.push_back({res.kernel, res.family, result_json(res)});
+  return document_json(r.run, entries, backend);
 }
 
 }  // namespace kc::reports

@@ -131,6 +131,14 @@ class Worker {
     }
   }
 
+  // In a forked child: the inherited worker belongs to the parent. Its
+  // socket is closed here (the parent keeps its own descriptor, so the
+  // worker sees no EOF) and the next call forks this process's own.
+  void forget() {
+    ch_.reset();
+    pid_ = -1;
+  }
+
   void stop() {
     if (pid_ <= 0) return;
     ch_.reset();  // the worker reads EOF and exits
@@ -238,6 +246,7 @@ class PluginBackend final : public Backend {
     return it->second;
   }
   std::optional<Library> library() const override { return library_; }
+  void after_fork() override { worker_.forget(); }
   Declared declared(std::string_view kernel, DType t) const override {
     const auto it = declared_.find({std::string(kernel), static_cast<std::int32_t>(t)});
     return it == declared_.end() ? Declared{} : it->second;
