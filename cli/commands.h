@@ -37,6 +37,7 @@ struct RunCommand {
   double progress_s = 5;  // seconds between progress lines when stderr is not a terminal (0: none)
   std::string dump;  // file: every element graded for the statistics
   int jobs = 0;      // worker processes (-j); 0: one per available core
+  bool exact_oracle = false;  // MPFR for every element (no fast path)
   std::string command_line;
 };
 int run(const RunCommand& o);

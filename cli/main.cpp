@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
                   "Worker processes grading kernel x dtype results side by side (default: one per core); the "
                   "results are the same for every value")
       ->check(CLI::Range(1, 1024));
+  run->add_flag("--exact-oracle", ro.exact_oracle,
+                "Evaluate every element with MPFR (no double fast path; the verdicts, maxima and worst cases are the "
+                "same, only slower)");
 
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");

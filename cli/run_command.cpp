@@ -103,6 +103,7 @@ engine::RunOptions run_options(const RunCommand& o) {
   if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
   if (o.bad_input && !opts.only_case) throw UsageError("--bad-input replays the bad-input checks of one case: add --case N (as printed)");
   opts.bad_input_only = o.bad_input;
+  opts.fast_oracle = !o.exact_oracle;
   opts.stop = &stop_signal();
   return opts;
 }

@@ -22,6 +22,7 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
+#include "oracles/fast.h"
 #include "oracles/oracle.h"
 
 namespace kc::contract {
@@ -187,6 +188,10 @@ struct KernelSpec {
   std::vector<Property> properties;
   ValueProfile values;
   oracle::OracleRef oracle;
+  // The oracle's fast path for a unary kernel, where its exact function has
+  // a double evaluation with an error bound (oracles/fast.h); the engine
+  // uses it only where the bound cannot change a verdict or a figure.
+  oracle::fast::Fn fast = nullptr;
   // The reference's own steps replayed natively (oracles/replay.h): the
   // reference profile requires the kernel's bits to equal them. Every
   // deterministic kernel has one (checked at start-up).

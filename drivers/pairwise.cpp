@@ -50,16 +50,19 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
   const Tensor& b = c.inputs.at(1);
   const Dims out = expected_output(k, c).dims;
   const std::int64_t n = checked_numel(out);
+  Element e{.args = {0.0, 0.0}, .shown = {0, 0}, .names = {"a", "b"}, .replayable = true};  // refilled per element
   for (std::int64_t o = 0; o < n; ++o) {
     const auto [i, j] = sources(a.dims(), b.dims(), out, o);
     const std::uint64_t ab = a.bits_at(i), bb = b.bits_at(j);
-    f(Element{.out = o,
-              .args = {a.value_exact_at(i), b.value_exact_at(j)},
-              .shown = {ab, bb},
-              .names = {"a", "b"},
-              .where = fmt::format("a[{}], b[{}]", i, j),
-              .replayable = true,
-              .signaling_nan = is_signaling_nan(a.dtype(), ab) || is_signaling_nan(b.dtype(), bb)});
+    e.out = o;
+    e.args[0] = a.value_exact_at(i);
+    e.args[1] = b.value_exact_at(j);
+    e.shown[0] = ab;
+    e.shown[1] = bb;
+    e.where.clear();
+    fmt::format_to(std::back_inserter(e.where), "a[{}], b[{}]", i, j);
+    e.signaling_nan = is_signaling_nan(a.dtype(), ab) || is_signaling_nan(b.dtype(), bb);
+    f(e);
   }
 }
 

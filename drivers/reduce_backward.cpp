@@ -69,27 +69,41 @@ class ReduceBackward final : public Driver {
   }
 
   // Element args: x_i, up_c, then the cell's elements in source order.
+  // Each cell's element (its values, shown bits, words) is built once and
+  // refilled per member; elements come in x's order, as before.
   void for_each_element(const contract::KernelSpec&, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const Tensor& up = c.inputs.at(1);
     const Cells cells = cells_of(x.dims(), up.dims());
-    for (std::int64_t i = 0; i < x.numel(); ++i) {
-      const std::int64_t cc = cells.cell_of[static_cast<std::size_t>(i)];
-      Element e = cell_element(x, i, cells.members[static_cast<std::size_t>(cc)], fmt::format("of cell {}", cc));
-      e.args.insert(e.args.begin(), {x.value_exact_at(i), up.value_exact_at(cc)});
-      e.shown.insert(e.shown.begin(), {x.bits_at(i), up.bits_at(cc)});
-      e.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(cc));
-      e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, e.where);
+    std::vector<std::optional<Element>> base(cells.members.size());
+    Element e;
+    for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
+      const auto cc = static_cast<std::size_t>(cells.cell_of[static_cast<std::size_t>(i)]);
+      if (!base[cc]) base[cc] = cell_element(x, 0, cells.members[cc], fmt::format("of cell {}", cc));
+      const Element& b = *base[cc];
+      e.out = i;
+      e.args.assign({x.value_exact_at(i), up.value_exact_at(static_cast<std::int64_t>(cc))});
+      e.args.insert(e.args.end(), b.args.begin(), b.args.end());
+      e.shown.assign({x.bits_at(i), up.bits_at(static_cast<std::int64_t>(cc))});
+      e.shown.insert(e.shown.end(), b.shown.begin(), b.shown.end());
+      e.signaling_nan = b.signaling_nan || is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
+      e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, b.where);
       f(e);
     }
   }
 
+  // The cell's maximum and its ties by exact comparisons of the doubles
+  // (every dtype embeds exactly): NaN > y is false, so a NaN is skipped by
+  // the maximum, as the MPFR comparison skipped it.
   void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
                 oracle::Exact& out) const override {
-    oracle::CellElement in{ctx, oracle::Mp(e.args[0]), oracle::Mp(e.args[1]), {}};
-    in.cell.reserve(e.args.size() - 2);
-    for (std::size_t a = 2; a < e.args.size(); ++a) in.cell.emplace_back(e.args[a]);
+    double y = -INFINITY;
+    for (std::size_t a = 2; a < e.args.size(); ++a)
+      if (e.args[a] > y) y = e.args[a];
+    std::int64_t ties = 0;
+    for (std::size_t a = 2; a < e.args.size(); ++a) ties += e.args[a] == y;
+    const oracle::CellElement in{ctx, oracle::Mp(e.args[0]), oracle::Mp(e.args[1]), oracle::Mp(y), ties};
     k.oracle.as<oracle::CellElement>()(in, out);
   }
 };

@@ -76,7 +76,7 @@ bool fails_alone(const Context& c, const drivers::Element& e, const Params& para
     if (out.size() != 1 || out[0].numel() != 1) return false;
     drivers::Element e1;
     c.driver.for_each_element(c.k, *alone, [&](const drivers::Element& el) { e1 = el; });
-    const Grade g1 = grade_element(c, e1, out[0].value_at(0), out[0].bits_at(0), params);
+    const Grade g1 = grade_element(c, e1, out[0].value_at(0), out[0].bits_at(0), params, true);
     if (!g.pass) return !g1.pass && g1.failure == g.failure;
     return g1.semantics_ok && !*g1.semantics_ok;
   } catch (const std::exception&) {
@@ -101,16 +101,21 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
   bool keep_grades = false;
   for (const auto& ch : checks) keep_grades |= ch->needs_grades(view);
   std::vector<Grade> grades;
+  CheckTally *accuracy_tally = nullptr, *semantics_tally = nullptr;
 
   c.driver.for_each_element(c.k, cs, [&](const drivers::Element& e) {
     const std::uint64_t yb = y.bits_at(e.out);
     const double yv = y.value_at(e.out);
-    const Grade g = grade_element(c, e, yv, yb, cs.params);
+    Grade g = grade_element(c, e, yv, yb, cs.params);
+    if (acc.needs_exact(g)) g = grade_element(c, e, yv, yb, cs.params, true);
     ++acc.elements;
     acc.escalations += g.escalations;
     if (full_stats) acc.add_coverage(c, e, g, yv);
+    // The accuracy tally is looked up once per case (created where the
+    // run first meets it, so the tallies keep their order).
     const std::string check = g.special ? "special:" + g.rule : "accuracy";
-    auto& tally = acc.tally(check, g.special ? "special" : "accuracy");
+    auto& tally = g.special ? acc.tally(check, "special")
+                            : *(accuracy_tally ? accuracy_tally : (accuracy_tally = &acc.tally(check, "accuracy")));
     const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
     // Formatted only where one is kept: a failure, or an element that
     // enters the current top 5 (formatting every element would dominate a sweep).
@@ -125,7 +130,8 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     if (g.semantics_ok) {
       // An element that failed its accuracy too is reported once, there
       // (its error line names the reference's bits); here it is counted.
-      auto& sem = acc.tally(kSemanticsCheck, "semantics", Profile::reference);
+      auto& sem = *(semantics_tally ? semantics_tally
+                                    : (semantics_tally = &acc.tally(kSemanticsCheck, "semantics", Profile::reference)));
       acc.record(c, sem, *g.semantics_ok, key,
                  g.pass ? std::function<ElementReport()>([&] { return report_as(sem.name); }) : nullptr);
     }

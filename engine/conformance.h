@@ -51,6 +51,9 @@ struct RunOptions {
   std::string backend = "reference";
   double timeout_s = 10;  // per-call limit of a plug-in backend (--timeout); printed in replays when changed
   std::size_t max_failures_per_check = 5;
+  // The oracle's fast path (oracles/fast.h) where it cannot change what is
+  // reported; false: MPFR for every element (--exact-oracle).
+  bool fast_oracle = true;
   // If set, every element that enters the accuracy statistics is written as
   // "kernel dtype case element input_hex result_hex" (for independent checks).
   std::ostream* dump = nullptr;

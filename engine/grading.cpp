@@ -247,15 +247,117 @@ void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bit
   g.semantics_ok = g.replay_bits == y_bits;
 }
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params);
+std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params);
 }  // namespace
 
-Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params) {
-  Grade g = grade_oracle(c, e, y, params);
+Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params,
+                    bool exact_only) {
+  std::optional<Grade> fast;
+  if (!exact_only && c.opts.fast_oracle) fast = grade_fast(c, e, y, params);
+  Grade g = fast ? std::move(*fast) : grade_oracle(c, e, y, params);
   add_replay(c, e, y_bits, params, g);
   return g;
 }
 
 namespace {
+
+// The T value next to the finite T value r, below (dir -1) or above (+1).
+double neighbour(DType t, double r, int dir) {
+  if (r == 0) return dir * min_subnormal(t);
+  const std::uint64_t bits = double_to_bits(t, r);
+  const std::uint64_t sign = std::uint64_t{1} << (float_format(t).total_bits - 1);
+  const bool away = (r > 0) == (dir > 0);  // away from zero: the magnitude's bits grow
+  const std::uint64_t m = (bits & ~sign) + (away ? 1 : -1);
+  return bits_to_double(t, (bits & sign) | m);
+}
+
+// The element graded from the fast path's approximation v, |v - z| <= err
+// (oracles/fast.h), when nothing reported can depend on err: the rounding
+// RN_T(z) and the ulp of z are the same for every value within err of v,
+// and the fractional error stays clear of the bound and of the histogram
+// edges. Anything else (a special input, a non-finite value, a failure, a
+// near-tie, a model with a parameter-dependent bound or a magnitude S, a
+// replay) returns nullopt and is graded with MPFR.
+std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params) {
+  const DType t_out = c.k.out_dtype(c.t);
+  if (!c.k.fast || t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != 1 || e.signaling_nan ||
+      special_rule(c.k, e))
+    return std::nullopt;
+  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
+  if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return std::nullopt;
+  const double x = e.args.front();
+  oracle::fast::Approx a;
+  if (!std::isfinite(x) || !std::isfinite(y) || !c.k.fast(x, c.t, params, a)) return std::nullopt;
+  const double v = a.value, err = a.err;
+  if (!std::isfinite(v)) return std::nullopt;
+  const double r = round_to_format(v, t_out);
+  if (!std::isfinite(r) || std::fabs(r) == max_finite(t_out)) return std::nullopt;  // overflow is MPFR's to judge
+  // The two midpoints around r: exact in double (neighbours of <= 24 bits).
+  const double prev = neighbour(t_out, r, -1), next = neighbour(t_out, r, +1);
+  if (!(v - err > (prev + r) / 2 && v + err < (r + next) / 2)) return std::nullopt;
+  // The ulp of z: one binade for every value within err of v (or z = 0 exactly).
+  const FloatFormat f = float_format(t_out);
+  int q;
+  if (v == 0) {
+    if (err != 0) return std::nullopt;
+    q = f.emin - f.precision + 1;
+  } else {
+    // |z| lies in [|v| - err, |v| + err], capped below `below` when the
+    // fast path knows |z| < below (a limit such as tanh's 1): all in one binade.
+    const double lo = std::fabs(v) - err;
+    double hi = std::fabs(v) + err;
+    const bool capped = hi >= a.below;
+    if (capped) hi = a.below;
+    if (!(lo > 0)) return std::nullopt;
+    const int ev = std::ilogb(lo);
+    const double top = std::ldexp(1.0, ev + 1);
+    if (hi > top || (hi == top && !capped)) return std::nullopt;
+    q = std::max(ev, f.emin) - f.precision + 1;
+  }
+  Grade g;
+  g.approximate = true;
+  g.rn = r;
+  g.precision = oracle::working_bits(c.t);
+  // y - v rounds once in double (relative error <= 2^-53), so the error
+  // figures carry err plus that rounding.
+  const double diff = y - v;
+  const double abs_unc = err + std::ldexp(std::fabs(diff), -53);
+  g.signed_frac = std::ldexp(diff, -q);
+  g.frac = std::fabs(g.signed_frac);
+  g.uncertainty = std::ldexp(abs_unc, -q);
+  g.abs_err = std::fabs(diff);
+  g.abs_uncertainty = abs_unc;
+  if (v != 0) {
+    g.rel_err = g.abs_err / std::fabs(v);
+    // |z| >= |v| - err > 0 (one binade); the division rounds once more.
+    g.rel_uncertainty = (g.abs_err + abs_unc) / (std::fabs(v) - err) * (1 + 0x1p-52) - g.rel_err;
+  }
+  g.distance = oracle::ulp_distance(t_out, y, r);
+  const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;
+  if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && std::signbit(y) != std::signbit(r))
+    return std::nullopt;  // a failure: MPFR's
+  switch (acc->kind) {
+    case AccuracyKind::exact:
+      if (err != 0 || g.frac != 0) return std::nullopt;
+      g.bound = 0;
+      break;
+    case AccuracyKind::correctly_rounded:
+      if (g.distance != 0) return std::nullopt;
+      g.bound = 0.5;
+      break;
+    case AccuracyKind::ulp_bound:
+      g.bound = acc->max_frac_ulp;
+      if (g.frac + g.uncertainty > g.bound || (acc->max_distance >= 0 && g.distance > acc->max_distance))
+        return std::nullopt;
+      g.bias_sample = acc->check_bias;
+      if (g.bias_sample) g.signed_normalized = g.signed_frac;
+      break;
+    case AccuracyKind::condition_aware: return std::nullopt;
+  }
+  if (near_histogram_edge(g.frac, g.uncertainty)) return std::nullopt;
+  return g;
+}
+
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const double x = e.args.empty() ? 0.0 : e.args.front();
   const DType t_out = c.k.out_dtype(c.t);

@@ -67,11 +67,23 @@ struct Grade {
   std::uint64_t replay_bits = 0;
   // The oracle's expected mean square of the rounding error, where it states one.
   std::optional<double> error_variance;
+  // Decided by the oracle's fast path (oracles/fast.h): the figures are
+  // within these of the exact ones (fractional ulp, absolute error); 0 for
+  // an MPFR grade. The verdict, the distance and RN_T(z) are exact either way.
+  double uncertainty = 0, abs_uncertainty = 0, rel_uncertainty = 0;
+  bool approximate = false;
 };
 
 // y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
 // its bit pattern.
-Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params);
+// Whether a fractional error known to within +-delta could fall in another
+// bin of the fractional-ulp histogram (engine/tally.cpp; then the fast path
+// defers to MPFR).
+bool near_histogram_edge(double frac, double delta);
+
+// exact_only: never the fast path (an element whose figures a report shows).
+Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params,
+                    bool exact_only = false);
 
 
 // The exact value the grade was decided against, in decimal (25 significant

@@ -15,15 +15,6 @@
 
 namespace kc::engine {
 
-std::string_view profile_name(Profile p) { return p == Profile::conformance ? "conformance" : "reference"; }
-std::optional<Profile> parse_profile(std::string_view name) {
-  if (name == "conformance") return Profile::conformance;
-  if (name == "reference") return Profile::reference;
-  return std::nullopt;
-}
-Profile default_profile(std::string_view backend) {
-  return backend == "reference" ? Profile::reference : Profile::conformance;
-}
 
 
 namespace {
@@ -236,7 +227,7 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
   ElementReport r;
   c.driver.for_each_element(k, *cs, [&](const drivers::Element& e) {
     const double yv = out[0].value_at(0);
-    const Grade g = grade_element(c, e, yv, out[0].bits_at(0), params);
+    const Grade g = grade_element(c, e, yv, out[0].bits_at(0), params, true);
     // Named as the run names it (engine/case_run.cpp): an element that
     // meets the portable contract but not the reference's bits or choices
     // fails the reference profile's semantics or reference-choice check.

@@ -37,13 +37,19 @@ void add_to(Histogram& h, double v, bool failing) {
   if (failing) ++h.failing[i];
 }
 
-std::string classify_value(DType t, double x) {
-  if (!is_float(t)) return x == 0 ? "zero" : "integer";
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return "inf";
-  if (x == 0) return "zero";
-  if (std::fabs(x) < min_normal(t)) return "subnormal";
-  return "normal";
+// Value classes of the coverage, counted in an array per element and
+// named once at the end (Tallies::finish).
+enum ValueClass : std::size_t { vc_zero, vc_subnormal, vc_normal, vc_inf, vc_nan, vc_tie, vc_integer, vc_overflow };
+constexpr const char* kValueClassNames[Tallies::kValueClasses] = {"zero", "subnormal", "normal", "inf",
+                                                                   "nan",  "tie",       "integer", "overflow"};
+
+ValueClass classify_value(DType t, double x) {
+  if (!is_float(t)) return x == 0 ? vc_zero : vc_integer;
+  if (std::isnan(x)) return vc_nan;
+  if (std::isinf(x)) return vc_inf;
+  if (x == 0) return vc_zero;
+  if (std::fabs(x) < min_normal(t)) return vc_subnormal;
+  return vc_normal;
 }
 
 // The class of a correct result in its dtype (contract::ResultClass).
@@ -128,6 +134,13 @@ ErrorProfile profile_of(std::vector<Tallies::ProfilePoint> pts) {
 
 }  // namespace
 
+bool near_histogram_edge(double frac, double delta) {
+  if (delta == 0) return false;
+  // The first edge, 0, bounds nothing from below: no error is negative.
+  const auto it = std::lower_bound(kFracEdges.begin() + 1, kFracEdges.end(), frac - delta);
+  return it != kFracEdges.end() && *it <= frac + delta;
+}
+
 Tallies::Tallies()
     : frac_hist(empty_histogram("fractional ulp", kFracEdges)),
       dist_hist(empty_histogram("integer distance", kDistEdges)),
@@ -174,17 +187,17 @@ void Tallies::add_shape(const Tensor& x) {
 void Tallies::add_coverage(const Context& c, const drivers::Element& e, const Grade& g, double y) {
   const bool float_in = is_float(c.t);
   const int p = float_in ? float_format(c.t).precision : 32;
-  auto& vc = coverage.value_classes;
+  auto& vc = value_class_counts;
   for (std::size_t a = 0; a < e.args.size() && a < 2; ++a) {
     const double xv = e.args[a];
     ++vc[classify_value(c.t, xv)];
     if (float_in && std::isfinite(xv) && std::fabs(xv) < std::ldexp(1.0, p - 1) && std::fabs(xv - std::trunc(xv)) == 0.5)
-      ++vc["tie"];
-    if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc["integer"];
+      ++vc[vc_tie];
+    if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc[vc_integer];
   }
-  if (g.overflow) ++vc["overflow"];
+  if (g.overflow) ++vc[vc_overflow];
   const DType t_out = c.k.out_dtype(c.t);
-  if (is_float(t_out)) ++coverage.result_classes[std::string(contract::result_class_name(classify_result(t_out, g.rn)))];
+  if (is_float(t_out)) ++result_class_counts[static_cast<std::size_t>(classify_result(t_out, g.rn))];
   ++coverage.outputs;
   if (y == 0) ++coverage.outputs_zero;
   if (std::isnan(y)) ++coverage.outputs_nan;
@@ -252,6 +265,16 @@ bool Tallies::could_be_worst(const Grade& g) const {
   return !g.special && std::isfinite(g.frac) && (worst.size() < 5 || key > worst_key(worst.back()));
 }
 
+bool Tallies::needs_exact(const Grade& g) const {
+  if (!g.approximate) return false;
+  Grade hi = g;
+  hi.frac = g.frac + g.uncertainty;
+  if (could_be_worst(hi)) return true;
+  if (!at_max_dist || g.distance > max_dist) return true;
+  if (!std::isnan(g.rel_err) && (!at_max_rel || g.rel_err + g.rel_uncertainty > max_rel_err)) return true;
+  return g.abs_err + g.abs_uncertainty > max_abs_err;
+}
+
 void Tallies::keep_worst(const ElementReport& r) {
   worst.push_back(r);
   std::stable_sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return worst_key(a) > worst_key(b); });
@@ -302,6 +325,11 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   for (const auto& t : tallies) res.differs += t.differs;
   res.worst = worst;
   res.coverage = coverage;
+  for (std::size_t i = 0; i < kValueClasses; ++i)
+    if (value_class_counts[i]) res.coverage.value_classes[kValueClassNames[i]] += value_class_counts[i];
+  for (const auto rc : contract::kResultClasses)
+    if (const auto n = result_class_counts[static_cast<std::size_t>(rc)])
+      res.coverage.result_classes[std::string(contract::result_class_name(rc))] += n;
   res.profile = profile_of(profile_points);
   accuracy_findings(c, *this, res.findings);
   for (const auto& t : tallies)

@@ -53,7 +53,10 @@ struct Tallies {
     bool failed;
   };
   std::vector<ProfilePoint> profile_points;
-  Coverage coverage;
+  Coverage coverage;  // its value and result classes are counted below, named in finish()
+  static constexpr std::size_t kValueClasses = 8;
+  std::array<std::int64_t, kValueClasses> value_class_counts{};
+  std::array<std::int64_t, 8> result_class_counts{};  // by contract::ResultClass
 
   Tallies();
   // The tally of a check, created (in the order the run meets them) on first use.
@@ -81,6 +84,9 @@ struct Tallies {
   // An element that failed its accuracy or special-value check.
   void add_failure(const Grade& g);
   bool could_be_worst(const Grade& g) const;
+  // A fast-path grade whose figures could be shown (a worst case, the
+  // element at a maximum) or could move a maximum: grade it with MPFR.
+  bool needs_exact(const Grade& g) const;
   void keep_worst(const ElementReport& r);
 
   // The result's statistics, findings, tallies, coverage, error profile and verdict.

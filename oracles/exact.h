@@ -40,12 +40,16 @@ struct Terms {
   Context ctx;
   std::vector<Mp> terms;
 };
-// One element of a cell, the cell's upstream value and the whole cell
-// (the backward of a reduction: reduce_max_to_backward).
+// One element of a cell, the cell's upstream value, and what the oracle
+// needs of the whole cell: its maximum and how many of its elements equal
+// it (the backward of a reduction: reduce_max_to_backward). The driver
+// finds both once per cell by exact comparisons (a maximum and an equality
+// need no rounding), so an element costs O(1) MPFR work, not a copy of its cell.
 struct CellElement {
   Context ctx;
   Mp x, up;
-  std::vector<Mp> cell;
+  Mp cell_max;            // -inf for an empty cell; NaN when the cell holds one
+  std::int64_t ties = 0;  // elements equal to cell_max
 };
 
 struct Exact {

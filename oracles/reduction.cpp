@@ -161,12 +161,11 @@ void argmin(const Terms& in, Exact& out) {
 // a basic operation: the replay is the exact definition.
 void max_backward(const CellElement& in, Exact& out) {
   const DType t = in.ctx.dtype;
-  Mp y(-INFINITY);
-  for (const Mp& a : in.cell)
-    if (a > y) y = a;
+  const Mp& y = in.cell_max;
+  // The reference counts the ties one increment at a time in T (a bf16
+  // count stops at 256: 256 + 1 rounds back to 256).
   Mp count(0);
-  for (const Mp& a : in.cell)
-    if (a == y) count = rn(t, count + Mp(1));
+  for (std::int64_t i = 0; i < in.ties; ++i) count = rn(t, count + Mp(1));
   const Mp safe = count < Mp(1) ? Mp(1) : count;
   const Mp s = rn(t, in.up / safe);
   const Mp mask = in.x == y ? Mp(1) : Mp(0);

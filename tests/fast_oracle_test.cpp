@@ -1,0 +1,133 @@
+// The oracle's fast path (oracles/fast.h) against the MPFR path, element by
+// element: every input of every 16-bit dtype and random f32 inputs (all
+// bit patterns alike, so every binade, subnormals and the extremes), each
+// with the kernel's own result and its two neighbours (so that results
+// either side of the bound are met). Wherever the fast path answers, it
+// must give MPFR's verdict, RN_T(z) and distance, and figures within the
+// uncertainty it states; wherever it answers, the exact value lies farther
+// from every rounding boundary (a midpoint) than that uncertainty; and the
+// inputs do meet such boundaries (MPFR's own re-evaluations count them).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/backend.h"
+#include "engine/context.h"
+#include "engine/grading.h"
+#include "oracles/exact.h"
+#include "oracles/rounding.h"
+
+namespace kc {
+namespace {
+
+struct Counts {
+  std::int64_t elements = 0, fast = 0, near_boundary = 0;
+  double min_margin = INFINITY;  // the closest a fast answer's exact value came to a midpoint, in ulps
+};
+
+// The distance, in ulps of T, from the element's exact value to the
+// nearest midpoint between two T values (MPFR at 4x the working precision).
+double midpoint_distance(const engine::Context& c, const drivers::Element& e, const Params& p) {
+  oracle::PrecisionScope scope(4 * oracle::working_bits(c.t));
+  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &p, e.signaling_nan};
+  oracle::Exact ex;
+  c.driver.evaluate(c.k, ctx, e, ex);
+  if (!oracle::is_number(ex.value) || oracle::is_zero(ex.value)) return INFINITY;
+  oracle::Mp s = ex.value;
+  mpfr_mul_2si(oracle::raw(s), oracle::raw(ex.value), -oracle::ulp_exponent(c.t, ex.value), MPFR_RNDN);
+  oracle::Mp fl = s;
+  mpfr_floor(oracle::raw(fl), oracle::raw(s));
+  return std::fabs((s - fl - oracle::Mp(0.5)).convert_to<double>());
+}
+
+void compare(const contract::KernelSpec& k, DType t, const Backend& backend, const Tensor& x, const Params& p,
+             Counts& n) {
+  const auto y = backend.run(k.name, std::vector<Tensor>{x}, p).at(0);
+  engine::RunOptions opts;
+  const engine::Context c{k, t, backend, drivers::of(k), opts};
+  std::int64_t i = 0;
+  c.driver.for_each_element(k, gen::Case{{x}, p}, [&](const drivers::Element& e) {
+    const double y0 = y.value_at(i++);
+    std::optional<double> to_midpoint;  // computed where the fast path answers
+    for (int step = -1; step <= 1; ++step) {
+      double yv = y0;
+      if (step != 0 && std::isfinite(y0)) yv = bits_to_double(t, double_to_bits(t, y0) + step);  // a neighbour (or NaN at the ends)
+      const std::uint64_t yb = double_to_bits_exact(t, yv);
+      const engine::Grade fast = engine::grade_element(c, e, yv, yb, p);
+      const engine::Grade exact = engine::grade_element(c, e, yv, yb, p, true);
+      ++n.elements;
+      ASSERT_FALSE(exact.approximate);
+      if (step == 0) n.near_boundary += exact.escalations > 0;  // MPFR met a boundary and re-evaluated
+      if (!fast.approximate) continue;
+      if (!to_midpoint) to_midpoint = midpoint_distance(c, e, p);
+      ++n.fast;
+      const std::string where = fmt::format("{} {} x = {} ({}) y = {}", k.name, dtype_name(t), e.args[0],
+                                            hex_bits(t, e.shown[0]), yv);
+      // The exact value is farther from a rounding boundary than the
+      // approximation's own bound: the rounding was decided.
+      ASSERT_GT(*to_midpoint, fast.uncertainty) << where << ": the fast path answered at a rounding boundary";
+      n.min_margin = std::min(n.min_margin, *to_midpoint);
+      ASSERT_TRUE(fast.pass && exact.pass) << where << ": the fast path passed what MPFR fails: " << exact.why;
+      ASSERT_EQ(fast.rn, exact.rn) << where;
+      ASSERT_EQ(fast.distance, exact.distance) << where;
+      // MPFR's figures are doubles too (one rounding of the exact ratio).
+      auto tol = [](double unc, double exact_value) { return unc + std::ldexp(std::fabs(exact_value), -52); };
+      ASSERT_LE(std::fabs(fast.frac - exact.frac), tol(fast.uncertainty, exact.frac)) << where;
+      ASSERT_LE(std::fabs(fast.signed_frac - exact.signed_frac), tol(fast.uncertainty, exact.frac)) << where;
+      ASSERT_LE(std::fabs(fast.abs_err - exact.abs_err), tol(fast.abs_uncertainty, exact.abs_err)) << where;
+      if (!std::isnan(exact.rel_err))
+        ASSERT_LE(std::fabs(fast.rel_err - exact.rel_err), tol(fast.rel_uncertainty, exact.rel_err)) << where;
+      ASSERT_EQ(fast.bias_sample, exact.bias_sample) << where;
+    }
+  });
+}
+
+Params params_of(const contract::KernelSpec& k) {
+  Params p;
+  for (const auto& prm : k.params) p.set(std::string(prm.name), prm.name == "max" ? 2.5 : prm.name == "min" ? -0.75 : 0.3);
+  return p;
+}
+
+// Every `stride`-th input of the 16-bit dtypes, `f32_inputs` random f32 ones.
+void agree(int stride, std::int64_t f32_inputs, std::int64_t min_elements) {
+  const auto backend = make_backend("reference");
+  Counts total;
+  std::mt19937_64 rng(20261201);
+  for (const auto& k : contract::all_kernels()) {
+    if (!k.fast) continue;
+    const Params p = params_of(k);
+    for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+      if (!k.accuracy_for(t)) continue;
+      const std::int64_t n = t == DType::f32 ? f32_inputs : 65536 / stride;
+      Tensor x(t, {n});
+      for (std::int64_t i = 0; i < n; ++i)
+        x.set_bits(i, t == DType::f32 ? (rng() & 0xffffffffu) : static_cast<std::uint64_t>(i * stride + (rng() % stride)));
+      Counts c;
+      compare(k, t, *backend, x, p, c);
+      if (::testing::Test::HasFatalFailure()) return;
+      // The fast path must be worth having: a quarter of the kernel's own
+      // results (a third of the elements graded) decided without MPFR.
+      EXPECT_GT(c.fast, c.elements / 12) << k.name << " " << dtype_name(t);
+      total.elements += c.elements, total.fast += c.fast, total.near_boundary += c.near_boundary;
+      total.min_margin = std::min(total.min_margin, c.min_margin);
+    }
+  }
+  EXPECT_GT(total.elements, min_elements);
+  EXPECT_GT(total.near_boundary, 100);  // the inputs do meet rounding boundaries
+  std::printf("%lld elements, %lld decided by the fast path (closest to a midpoint: %.3g ulp), %lld inputs "
+              "near a rounding boundary (re-evaluated by MPFR)\n",
+              static_cast<long long>(total.elements), static_cast<long long>(total.fast), total.min_margin,
+              static_cast<long long>(total.near_boundary));
+}
+
+// The default suite: a quarter of the 16-bit inputs, 10,000 f32 per kernel.
+TEST(FastOracle, AgreesWithMpfrWhereverItAnswers) { agree(4, 10000, 2'000'000); }
+// Nightly (ctest -L nightly): every 16-bit input, 40,000 f32 per kernel, 11 million elements.
+TEST(FastOracle, FullAgreesWithMpfrWhereverItAnswers) { agree(1, 40000, 10'000'000); }
+
+}  // namespace
+}  // namespace kc
