@@ -7,6 +7,9 @@
 #include "engine/conformance.h"
 #include "engine/grading.h"
 
+#include <cmath>
+#include <mpfr.h>
+
 namespace {
 
 void BM_grade(benchmark::State& state, const kc::contract::KernelSpec* k, kc::DType t) {
@@ -42,5 +45,65 @@ void register_all() {
 }
 
 const int registered = (register_all(), 0);
+
+}  // namespace
+
+// Per-point cost of grading f32 exp three ways, side by side in one run
+// (compare their ratios, not the absolute times): a naive MPFR call
+// (mpfr_exp at 128 bits, then mpfr_get_flt; no grade at all), the engine's
+// MPFR path (evaluate, round, Ziv check, grade), and its fast path (the
+// double evaluation with its bound, MPFR only near a boundary). The inputs
+// are 4096 f32 values spread over exp's finite range.
+namespace {
+
+std::vector<float> exp_inputs() {
+  std::vector<float> xs;
+  for (int i = 0; i < 4096; ++i) xs.push_back(-87.0f + 175.0f * static_cast<float>(i) / 4096.0f + 1e-3f * static_cast<float>(i % 7));
+  return xs;
+}
+
+void BM_exp_f32_naive_mpfr(benchmark::State& state) {
+  const auto xs = exp_inputs();
+  mpfr_t x, y;
+  mpfr_init2(x, 128);
+  mpfr_init2(y, 128);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    mpfr_set_flt(x, xs[i++ & 4095], MPFR_RNDN);
+    mpfr_exp(y, x, MPFR_RNDN);
+    benchmark::DoNotOptimize(mpfr_get_flt(y, MPFR_RNDN));
+  }
+  mpfr_clear(x);
+  mpfr_clear(y);
+}
+
+void BM_exp_f32_grade(benchmark::State& state, bool exact_only) {
+  const auto* k = kc::contract::find_kernel("exp");
+  const auto backend = kc::make_backend("reference");
+  const auto& driver = kc::drivers::of(*k);
+  const kc::engine::RunOptions opts;
+  const kc::engine::Context c{*k, kc::DType::f32, *backend, driver, opts};
+  const auto xs = exp_inputs();
+  std::vector<kc::drivers::Element> elements;
+  std::vector<double> ys;
+  for (float xv : xs) {
+    const std::vector<std::uint64_t> bits{kc::double_to_bits(kc::DType::f32, xv)};
+    auto cs = driver.element_case(*k, kc::DType::f32, bits, {});
+    driver.for_each_element(*k, *cs, [&](const kc::drivers::Element& el) { elements.push_back(el); });
+    ys.push_back(std::exp(static_cast<double>(xv)));
+    ys.back() = static_cast<float>(ys.back());
+  }
+  const kc::Params p;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const std::size_t j = i++ & 4095;
+    auto g = kc::engine::grade_element(c, elements[j], ys[j], kc::double_to_bits(kc::DType::f32, ys[j]), p, exact_only);
+    benchmark::DoNotOptimize(g);
+  }
+}
+
+BENCHMARK(BM_exp_f32_naive_mpfr);
+BENCHMARK_CAPTURE(BM_exp_f32_grade, mpfr_path, true);
+BENCHMARK_CAPTURE(BM_exp_f32_grade, fast_path, false);
 
 }  // namespace

@@ -42,6 +42,24 @@ struct RunCommand {
 };
 int run(const RunCommand& o);
 
+// `kconform exhaustive`: every input of a one-input elementwise kernel
+// (cli/exhaustive_command.cpp). Exit 0 pass, 1 a contract failure, 2 usage.
+struct ExhaustiveCommand {
+  std::string kernel, dtype;
+  std::string range;          // "LO:HI" bit patterns, HI exclusive; "" every pattern
+  std::string out;            // DIR: blocks/ (resumable) and results/
+  std::string backend = "reference";
+  std::string profile;
+  std::string params;
+  double timeout_s = 10;
+  int jobs = 0;
+  int block_log2 = 20;        // inputs per block (and per checkpoint): 2^20
+  bool exact_oracle = false;
+  bool quiet = false;
+  double progress_s = 5;
+};
+int exhaustive(const ExhaustiveCommand& o);
+
 struct SelftestOptions {
   std::vector<std::string> mutants;
   std::string seed = "1";

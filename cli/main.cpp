@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::set<std::string> kSubcommands{"list", "run", "selftest", "report", "fkc"};
+const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "selftest", "report", "fkc"};
 
 // Checks CLI11 cannot make: every argument valid UTF-8, and a first word
 // that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
@@ -25,7 +25,7 @@ int precheck(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
-    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, selftest, report and fkc "
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, selftest, report and fkc "
                        "(kconform --help)\n",
                argv[1]);
     return 2;
@@ -84,6 +84,24 @@ int main(int argc, char** argv) {
                 "Evaluate every element with MPFR (no double fast path; the verdicts, maxima and worst cases are the "
                 "same, only slower)");
 
+  kc::cli::ExhaustiveCommand eo;
+  auto* exh = app.add_subcommand("exhaustive", "Grade every input bit pattern of a one-input elementwise kernel "
+                                               "(resumable, shardable by --range)");
+  exh->add_option("--kernel,-k", eo.kernel, "Kernel (one input, elementwise)")->required();
+  exh->add_option("--dtype,-d", eo.dtype, "Dtype")->required();
+  exh->add_option("--range", eo.range, "LO:HI: the input bit patterns LO to HI-1 (decimal or 0x hex; default: all)");
+  exh->add_option("--out,-o", eo.out, "Folder: finished blocks (blocks/, to resume) and the merged results/")->required();
+  exh->add_option("--backend,-b", eo.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  exh->add_option("--profile", eo.profile, "Contract profile: conformance or reference");
+  exh->add_option("--params", eo.params, "The kernel's parameters, e.g. c=0.5r");
+  exh->add_option("--timeout", eo.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  exh->add_option("--jobs,-j", eo.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
+  exh->add_option("--block", eo.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 20)");
+  exh->add_flag("--exact-oracle", eo.exact_oracle, "MPFR for every element (no double fast path)");
+  exh->add_flag("--quiet,-q", eo.quiet, "Print only failures and the summary");
+  exh->add_option("--progress", eo.progress_s, "Seconds between progress lines when stderr is not a terminal")
+      ->check(CLI::Range(0.0, 86400.0));
+
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
   self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
@@ -126,6 +144,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < argc; ++i) ro.command_line += (i ? " " : "") + std::string(argv[i]);
       return kc::cli::run(ro);
     }
+    if (*exh) return kc::cli::exhaustive(eo);
     if (*self) return kc::cli::selftest(so);
     if (*report) return kc::cli::report(rep);
     if (*fkc_audit) return kc::cli::fkc_audit(fo);

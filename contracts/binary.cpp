@@ -52,26 +52,26 @@ void register_binary(std::vector<KernelSpec>& out) {
                         .accuracy = cr,
                         .properties = {{"add is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                        .oracle = oracle::add, .replay = oracle::replay::add, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
+                        .oracle = oracle::add, .fast = oracle::fast::add, .replay = oracle::replay::add, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
                        false));
   out.push_back(binary({.name = "sub", .summary = "a - b", .source = "ops.rs:303", .accuracy = cr,
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                        .oracle = oracle::sub, .replay = oracle::replay::sub, .oracle_text = "a - b"},
+                        .oracle = oracle::sub, .fast = oracle::fast::sub, .replay = oracle::replay::sub, .oracle_text = "a - b"},
                        false));
   out.push_back(binary({.name = "mul", .summary = "a * b", .source = "ops.rs:315", .accuracy = cr,
                         .properties = {{"mul is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
-                        .oracle = oracle::mul, .replay = oracle::replay::mul, .oracle_text = "a * b (0 * inf = NaN)"},
+                        .oracle = oracle::mul, .fast = oracle::fast::mul, .replay = oracle::replay::mul, .oracle_text = "a * b (0 * inf = NaN)"},
                        false));
   out.push_back(binary({.name = "div", .summary = "a / b", .source = "ops.rs:327", .accuracy = cr,
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::reciprocal},
-                        .oracle = oracle::div, .replay = oracle::replay::div, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
+                        .oracle = oracle::div, .fast = oracle::fast::div, .replay = oracle::replay::div, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
                        false));
   out.push_back(binary({.name = "maximum", .summary = "a > b ? a : b", .source = "ops.rs:1822", .accuracy = exact,
                         .properties = {{"maximum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
-                        .oracle = oracle::maximum, .replay = oracle::replay::maximum, .oracle_text = "a if a > b, else b",
+                        .oracle = oracle::maximum, .fast = oracle::fast::maximum, .replay = oracle::replay::maximum, .oracle_text = "a if a > b, else b",
                         .notes = "NaN-asymmetric: a NaN gives b, b NaN gives NaN; ties (+-0 included) give b. "
                                  "PyTorch's maximum propagates NaN from either side."},
                        false));
@@ -79,7 +79,7 @@ void register_binary(std::vector<KernelSpec>& out) {
                         .properties = {{"minimum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
-                        .oracle = oracle::minimum, .replay = oracle::replay::minimum, .oracle_text = "a if a < b, else b",
+                        .oracle = oracle::minimum, .fast = oracle::fast::minimum, .replay = oracle::replay::minimum, .oracle_text = "a if a < b, else b",
                         .notes = "Same NaN and tie rules as maximum, with <."},
                        false));
   out.push_back(binary({.name = "rem", .summary = "a - floor(a/b) * b, each step rounded in T (sign of b)",
@@ -101,18 +101,18 @@ void register_binary(std::vector<KernelSpec>& out) {
                         .oracle = oracle::pow, .replay = oracle::replay::pow, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
                        false));
   const std::tuple<const char*, const char*, const char*, void (*)(const oracle::Pair&, oracle::Exact&),
-                   oracle::ReplayFn>
-      bc[] = {{"broadcast_add", "add", "ops.rs:2179", oracle::add, oracle::replay::add},
-              {"broadcast_sub", "sub", "ops.rs:2184", oracle::sub, oracle::replay::sub},
-              {"broadcast_mul", "mul", "ops.rs:2189", oracle::mul, oracle::replay::mul},
-              {"broadcast_div", "div", "ops.rs:2194", oracle::div, oracle::replay::div}};
-  for (const auto& [name, op, source, fn, replay] : bc)
+                   oracle::fast::Fn, oracle::ReplayFn>
+      bc[] = {{"broadcast_add", "add", "ops.rs:2179", oracle::add, oracle::fast::add, oracle::replay::add},
+              {"broadcast_sub", "sub", "ops.rs:2184", oracle::sub, oracle::fast::sub, oracle::replay::sub},
+              {"broadcast_mul", "mul", "ops.rs:2189", oracle::mul, oracle::fast::mul, oracle::replay::mul},
+              {"broadcast_div", "div", "ops.rs:2194", oracle::div, oracle::fast::div, oracle::replay::div}};
+  for (const auto& [name, op, source, fn, fast, replay] : bc)
     out.push_back(binary({.name = name, .summary = "a op b with NumPy broadcasting; one operation per output element",
                           .source = source, .accuracy = cr,
                           .properties = {{"equals the same-shape op on broadcast_to'd operands", "broadcast_consistent",
                                           nullptr, {}, op}},
                           .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                          .oracle = fn, .replay = replay, .oracle_text = "a op b at the broadcast source elements"},
+                          .oracle = fn, .fast = fast, .replay = replay, .oracle_text = "a op b at the broadcast source elements"},
                          true));
 }
 

@@ -32,15 +32,6 @@ std::optional<DType> parse_dtype(std::string_view name) {
   return std::nullopt;
 }
 
-std::size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::f32: case DType::u32: return 4;
-    case DType::f64: return 8;
-    case DType::bf16: case DType::f16: return 2;
-    case DType::u8: return 1;
-  }
-  return 0;
-}
 
 bool is_float(DType t) { return t != DType::u32 && t != DType::u8; }
 
@@ -60,15 +51,6 @@ std::string DTypeSet::to_string() const {
   return s;
 }
 
-FloatFormat float_format(DType t) {
-  switch (t) {
-    case DType::f64: return {53, -1022, 1023, 11, 64};
-    case DType::f32: return {24, -126, 127, 8, 32};
-    case DType::bf16: return {8, -126, 127, 8, 16};
-    case DType::f16: return {11, -14, 15, 5, 16};
-    default: return {0, 0, 0, 0, 0};
-  }
-}
 
 namespace {
 

@@ -40,15 +40,7 @@ bool Tensor::consistent() const {
   std::int64_t n = numel();
   return n >= 0 && byte_size() == static_cast<std::size_t>(n) * dtype_size(dtype_);
 }
-const std::byte* Tensor::bytes() const { return storage_ ? storage_->data() : nullptr; }
-std::byte* Tensor::mutable_bytes() { return storage_ ? storage_->data() : nullptr; }
 
-std::uint64_t Tensor::bits_at(std::int64_t i) const {
-  const std::size_t w = dtype_size(dtype_);
-  std::uint64_t b = 0;
-  std::memcpy(&b, bytes() + static_cast<std::size_t>(i) * w, w);  // little-endian host
-  return b;
-}
 double Tensor::value_at(std::int64_t i) const { return bits_to_double(dtype_, bits_at(i)); }
 double Tensor::value_exact_at(std::int64_t i) const { return bits_to_double_exact(dtype_, bits_at(i)); }
 void Tensor::set_bits(std::int64_t i, std::uint64_t bits) {

@@ -48,7 +48,9 @@ struct Element {
   std::vector<double> args;          // the exact inputs it depends on, in the driver's order
   std::vector<std::uint64_t> shown;  // bit patterns shown in reports (a, b; or the first few of a cell)
   std::vector<std::string_view> names;  // names of the shown values when each is one operand ("x"; "a", "b")
-  std::string where;                 // "a[3], b[0]", "7 elements (along dim 1 of output cell 2)", ...
+  // Where an element that is not one named value per operand comes from:
+  // "7 elements (along dim 1 of output cell 2)", ... (named ones need none).
+  std::string where;
   // Contract special-value rules apply to this input (one-input elementwise kernels).
   std::optional<double> special_input;
   bool replayable = false;      // one element per operand: `--input` replays it

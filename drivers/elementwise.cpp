@@ -142,6 +142,8 @@ class Elementwise final : public Driver {
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     // One Element, refilled: no allocation per element (a sweep has 65536).
+    // No `where`: an element with one named value per operand is shown by
+    // its names and values (engine/failure_text.cpp).
     Element e{.args = {0.0}, .shown = {0}, .names = {"x"}, .replayable = true};
     for (std::int64_t i = 0; i < x.numel(); ++i) {
       const double v = x.value_exact_at(i);  // (a signalling NaN stays one: the replay moves or quiets it)
@@ -149,8 +151,6 @@ class Elementwise final : public Driver {
       e.out = i;
       e.args[0] = v;
       e.shown[0] = b;
-      e.where.clear();
-      fmt::format_to(std::back_inserter(e.where), "x[{}]", i);
       e.special_input = v;
       e.signaling_nan = is_signaling_nan(x.dtype(), b);
       f(e);

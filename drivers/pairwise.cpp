@@ -59,8 +59,6 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
     e.args[1] = b.value_exact_at(j);
     e.shown[0] = ab;
     e.shown[1] = bb;
-    e.where.clear();
-    fmt::format_to(std::back_inserter(e.where), "a[{}], b[{}]", i, j);
     e.signaling_nan = is_signaling_nan(a.dtype(), ab) || is_signaling_nan(b.dtype(), bb);
     f(e);
   }

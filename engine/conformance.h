@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -54,6 +55,9 @@ struct RunOptions {
   // The oracle's fast path (oracles/fast.h) where it cannot change what is
   // reported; false: MPFR for every element (--exact-oracle).
   bool fast_oracle = true;
+  // Where cases are not a run's (an exhaustive sweep): the command that
+  // replays case `id` whole, for failures that show only in their case.
+  std::function<std::string(std::int64_t)> case_command;
   // If set, every element that enters the accuracy statistics is written as
   // "kernel dtype case element input_hex result_hex" (for independent checks).
   std::ostream* dump = nullptr;

@@ -26,6 +26,7 @@ std::string base_command(const Context& c) {
 }
 
 std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path) {
+  if (c.opts.case_command) return c.opts.case_command(case_id);
   std::string s = base_command(c) + fmt::format(" --seed {} --case {}", c.opts.seed, case_id);
   if (!path.empty()) s += fmt::format(" --shrink {}", fmt::join(path, ","));
   return s;

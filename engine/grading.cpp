@@ -280,14 +280,15 @@ double neighbour(DType t, double r, int dir) {
 // replay) returns nullopt and is graded with MPFR.
 std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const DType t_out = c.k.out_dtype(c.t);
-  if (!c.k.fast || t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != 1 || e.signaling_nan ||
-      special_rule(c.k, e))
+  if (!c.k.fast || t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != c.k.inputs.size() ||
+      e.args.size() > 2 || e.signaling_nan || special_rule(c.k, e))
     return std::nullopt;
   const contract::Accuracy* acc = c.k.accuracy_for(c.t);
   if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return std::nullopt;
-  const double x = e.args.front();
+  for (double arg : e.args)
+    if (!std::isfinite(arg)) return std::nullopt;
   oracle::fast::Approx a;
-  if (!std::isfinite(x) || !std::isfinite(y) || !c.k.fast(x, c.t, params, a)) return std::nullopt;
+  if (!std::isfinite(y) || !c.k.fast(e.args.data(), c.t, params, a)) return std::nullopt;
   const double v = a.value, err = a.err;
   if (!std::isfinite(v)) return std::nullopt;
   const double r = round_to_format(v, t_out);
@@ -310,7 +311,7 @@ std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, dou
     if (capped) hi = a.below;
     if (!(lo > 0)) return std::nullopt;
     const int ev = std::ilogb(lo);
-    const double top = std::ldexp(1.0, ev + 1);
+    const double top = pow2(ev + 1);
     if (hi > top || (hi == top && !capped)) return std::nullopt;
     q = std::max(ev, f.emin) - f.precision + 1;
   }
@@ -321,10 +322,10 @@ std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, dou
   // y - v rounds once in double (relative error <= 2^-53), so the error
   // figures carry err plus that rounding.
   const double diff = y - v;
-  const double abs_unc = err + std::ldexp(std::fabs(diff), -53);
-  g.signed_frac = std::ldexp(diff, -q);
+  const double abs_unc = err + std::fabs(diff) * 0x1p-53;
+  g.signed_frac = diff * pow2(-q);  // exact: a power of two within range
   g.frac = std::fabs(g.signed_frac);
-  g.uncertainty = std::ldexp(abs_unc, -q);
+  g.uncertainty = abs_unc * pow2(-q);
   g.abs_err = std::fabs(diff);
   g.abs_uncertainty = abs_unc;
   if (v != 0) {

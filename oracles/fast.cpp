@@ -11,7 +11,7 @@ namespace {
 // underflowed to 0 may be 1e-362): no fast answer; MPFR has the exponent range.
 bool libm(double v, Approx& out) {
   if (!std::isfinite(v) || std::fabs(v) < 0x1p-1000) return false;
-  out = {v, std::ldexp(std::fabs(v), -50)};
+  out = {v, std::fabs(v) * 0x1p-50};
   return true;
 }
 // A function whose values stay strictly inside (-1, 1) for a finite
@@ -27,9 +27,12 @@ bool exact(double v, Approx& out) {
 }
 bool rounded_once(double v, Approx& out) {
   if (!std::isfinite(v) || std::fabs(v) < 0x1p-1000) return false;
-  out = {v, std::ldexp(std::fabs(v), -53)};
+  out = {v, std::fabs(v) * 0x1p-53};
   return true;
 }
+// A sum that cancels exactly is an exact zero (x + (-x) = +0 in double as in
+// MPFR's round-to-nearest); any other sum of two 24-bit values rounds once.
+bool rounded_once_or_zero(double v, Approx& out) { return v == 0 ? exact(v, out) : rounded_once(v, out); }
 // The reference's NumCast of an f64 parameter into T (oracles/rounding.h).
 double num_cast(DType t, double c) {
   return t == DType::f64 ? c : round_to_format(round_to_format(c, DType::f32), t);
@@ -37,41 +40,76 @@ double num_cast(DType t, double c) {
 
 }  // namespace
 
-bool neg(double x, DType, const Params&, Approx& out) { return exact(-x, out); }
-bool abs(double x, DType, const Params&, Approx& out) { return exact(std::fabs(x), out); }
-bool relu(double x, DType, const Params&, Approx& out) { return exact(x > 0 ? x : 0.0, out); }
-bool step(double x, DType, const Params&, Approx& out) { return exact(x > 0 ? 1.0 : 0.0, out); }
-bool sign(double x, DType, const Params&, Approx& out) { return exact(x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, out); }
-bool floor(double x, DType, const Params&, Approx& out) { return exact(std::floor(x), out); }
-bool ceil(double x, DType, const Params&, Approx& out) { return exact(std::ceil(x), out); }
-bool round(double x, DType, const Params&, Approx& out) { return exact(std::nearbyint(x), out); }  // FE_TONEAREST: ties to even
-bool sqr(double x, DType, const Params&, Approx& out) { return exact(x * x, out); }
-bool sqrt(double x, DType, const Params&, Approx& out) { return x >= 0 && rounded_once(std::sqrt(x), out); }
-bool recip(double x, DType, const Params&, Approx& out) { return x != 0 && rounded_once(1.0 / x, out); }
-bool rsqrt(double x, DType, const Params&, Approx& out) {
+bool neg(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(-x, out); }
+bool abs(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(std::fabs(x), out); }
+bool relu(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(x > 0 ? x : 0.0, out); }
+bool step(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(x > 0 ? 1.0 : 0.0, out); }
+bool sign(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, out); }
+bool floor(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(std::floor(x), out); }
+bool ceil(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(std::ceil(x), out); }
+bool round(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(std::nearbyint(x), out); }  // FE_TONEAREST: ties to even
+bool sqr(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return exact(x * x, out); }
+bool sqrt(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x >= 0 && rounded_once(std::sqrt(x), out); }
+bool recip(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x != 0 && rounded_once(1.0 / x, out); }
+bool rsqrt(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0];
   if (!(x > 0) || !std::isfinite(x)) return false;
   const double v = 1.0 / std::sqrt(x);
   out = {v, std::ldexp(v, -51)};
   return true;
 }
-bool exp(double x, DType, const Params&, Approx& out) { return libm(std::exp(x), out); }
-bool log(double x, DType, const Params&, Approx& out) { return x > 0 && libm(std::log(x), out); }
-bool sin(double x, DType, const Params&, Approx& out) { return libm(std::sin(x), out); }
-bool cos(double x, DType, const Params&, Approx& out) { return x == 0 ? exact(1.0, out) : below_one(std::cos(x), out); }
-bool tanh(double x, DType, const Params&, Approx& out) { return x == 0 ? exact(x, out) : below_one(std::tanh(x), out); }
-bool erf(double x, DType, const Params&, Approx& out) { return x == 0 ? exact(x, out) : below_one(std::erf(x), out); }
-bool sigmoid(double x, DType, const Params&, Approx& out) {
+bool exp(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return libm(std::exp(x), out); }
+bool log(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x > 0 && libm(std::log(x), out); }
+bool sin(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return libm(std::sin(x), out); }
+bool cos(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x == 0 ? exact(1.0, out) : below_one(std::cos(x), out); }
+bool tanh(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x == 0 ? exact(x, out) : below_one(std::tanh(x), out); }
+bool erf(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0]; return x == 0 ? exact(x, out) : below_one(std::erf(x), out); }
+bool sigmoid(const double* args, DType, const Params&, Approx& out) {
+  const double x = args[0];
   const double e = std::exp(-x);
   if (!std::isfinite(e) || e < 0x1p-1000) return false;
   const double v = 1.0 / (1.0 + e);
   out = {v, std::ldexp(v, -49), 1};  // 1 / (1 + e^-x) < 1
   return true;
 }
-bool add_scalar(double x, DType t, const Params& p, Approx& out) { return rounded_once(x + num_cast(t, p.real("c")), out); }
-bool mul_scalar(double x, DType t, const Params& p, Approx& out) { return exact(x * num_cast(t, p.real("c")), out); }
-bool clamp(double x, DType t, const Params& p, Approx& out) {
+bool add_scalar(const double* args, DType t, const Params& p, Approx& out) {
+  return rounded_once_or_zero(args[0] + num_cast(t, p.real("c")), out);
+}
+bool mul_scalar(const double* args, DType t, const Params& p, Approx& out) {
+  return exact(args[0] * num_cast(t, p.real("c")), out);
+}
+bool clamp(const double* args, DType t, const Params& p, Approx& out) {
+  const double x = args[0];
   const double lo = num_cast(t, p.real("min")), hi = num_cast(t, p.real("max"));
   return exact(x < lo ? lo : x > hi ? hi : x, out);
 }
+
+// Two operands of at most 24 bits each (binary.h): a sum or difference
+// rounds once in double, a product is exact (48 bits), a quotient rounds
+// once; the maximum and minimum are exact (their ties and NaNs, where the
+// operation allows other answers, are MPFR's: see grade_fast).
+bool add(const double* a, DType, const Params&, Approx& out) { return rounded_once_or_zero(a[0] + a[1], out); }
+bool sub(const double* a, DType, const Params&, Approx& out) { return rounded_once_or_zero(a[0] - a[1], out); }
+bool mul(const double* a, DType, const Params&, Approx& out) { return exact(a[0] * a[1], out); }
+bool div(const double* a, DType, const Params&, Approx& out) { return a[1] != 0 && rounded_once(a[0] / a[1], out); }
+bool maximum(const double* a, DType, const Params&, Approx& out) { return a[0] != a[1] && exact(a[0] > a[1] ? a[0] : a[1], out); }
+bool minimum(const double* a, DType, const Params&, Approx& out) { return a[0] != a[1] && exact(a[0] < a[1] ? a[0] : a[1], out); }
 
 }  // namespace kc::oracle::fast

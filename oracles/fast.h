@@ -12,7 +12,8 @@
 // Bounds (|value - z| <= err):
 // * exact in double (neg abs relu step sign floor ceil round sqr mul_scalar
 //   clamp): err = 0. A product of two 24-bit significands has 48 bits.
-// * one rounding in double (sqrt, recip, add_scalar): err = 2^-53 |v|.
+// * one rounding in double (sqrt, recip, add_scalar, add, sub, div):
+//   err = 2^-53 |v| (0 for an exactly cancelling sum).
 // * rsqrt, 1/sqrt(x): two roundings: |v - z| <= (2^-53 + 2^-53 + 2^-106)|z|,
 //   taken as 2^-51 |v|.
 // * glibc's double exp log sin cos tanh erf: glibc's libm-test-ulps for
@@ -42,32 +43,41 @@ struct Approx {
 
 // false: no fast answer at this input (a special value, an overflow, a
 // range the bound does not cover): the caller evaluates with MPFR.
-using Fn = bool (*)(double x, DType t, const Params& params, Approx& out);
+// args: the element's operands (one for a unary kernel, two for a binary one).
+using Fn = bool (*)(const double* args, DType t, const Params& params, Approx& out);
 
-bool neg(double x, DType t, const Params& p, Approx& out);
-bool abs(double x, DType t, const Params& p, Approx& out);
-bool relu(double x, DType t, const Params& p, Approx& out);
-bool step(double x, DType t, const Params& p, Approx& out);
-bool sign(double x, DType t, const Params& p, Approx& out);
-bool floor(double x, DType t, const Params& p, Approx& out);
-bool ceil(double x, DType t, const Params& p, Approx& out);
-bool round(double x, DType t, const Params& p, Approx& out);
-bool sqr(double x, DType t, const Params& p, Approx& out);
-bool sqrt(double x, DType t, const Params& p, Approx& out);
-bool recip(double x, DType t, const Params& p, Approx& out);
-bool rsqrt(double x, DType t, const Params& p, Approx& out);
-bool exp(double x, DType t, const Params& p, Approx& out);
-bool log(double x, DType t, const Params& p, Approx& out);
-bool sin(double x, DType t, const Params& p, Approx& out);
-bool cos(double x, DType t, const Params& p, Approx& out);
-bool tanh(double x, DType t, const Params& p, Approx& out);
-bool erf(double x, DType t, const Params& p, Approx& out);
-bool sigmoid(double x, DType t, const Params& p, Approx& out);
+bool neg(const double* args, DType t, const Params& p, Approx& out);
+bool abs(const double* args, DType t, const Params& p, Approx& out);
+bool relu(const double* args, DType t, const Params& p, Approx& out);
+bool step(const double* args, DType t, const Params& p, Approx& out);
+bool sign(const double* args, DType t, const Params& p, Approx& out);
+bool floor(const double* args, DType t, const Params& p, Approx& out);
+bool ceil(const double* args, DType t, const Params& p, Approx& out);
+bool round(const double* args, DType t, const Params& p, Approx& out);
+bool sqr(const double* args, DType t, const Params& p, Approx& out);
+bool sqrt(const double* args, DType t, const Params& p, Approx& out);
+bool recip(const double* args, DType t, const Params& p, Approx& out);
+bool rsqrt(const double* args, DType t, const Params& p, Approx& out);
+bool exp(const double* args, DType t, const Params& p, Approx& out);
+bool log(const double* args, DType t, const Params& p, Approx& out);
+bool sin(const double* args, DType t, const Params& p, Approx& out);
+bool cos(const double* args, DType t, const Params& p, Approx& out);
+bool tanh(const double* args, DType t, const Params& p, Approx& out);
+bool erf(const double* args, DType t, const Params& p, Approx& out);
+bool sigmoid(const double* args, DType t, const Params& p, Approx& out);
 // x + T(c), x * T(c), clamp(x, T(min), T(max)): T(c) as the reference's
 // NumCast rounds it (oracles/rounding.h num_cast); a sum of two 24-bit
 // values rounds once in double, a product and a clamp are exact.
-bool add_scalar(double x, DType t, const Params& p, Approx& out);
-bool mul_scalar(double x, DType t, const Params& p, Approx& out);
-bool clamp(double x, DType t, const Params& p, Approx& out);
+bool add_scalar(const double* args, DType t, const Params& p, Approx& out);
+bool mul_scalar(const double* args, DType t, const Params& p, Approx& out);
+bool clamp(const double* args, DType t, const Params& p, Approx& out);
+// a op b: add sub (one rounding in double, exact when they cancel), mul
+// (exact), div (one rounding), maximum minimum (exact; not at a tie).
+bool add(const double* args, DType t, const Params& p, Approx& out);
+bool sub(const double* args, DType t, const Params& p, Approx& out);
+bool mul(const double* args, DType t, const Params& p, Approx& out);
+bool div(const double* args, DType t, const Params& p, Approx& out);
+bool maximum(const double* args, DType t, const Params& p, Approx& out);
+bool minimum(const double* args, DType t, const Params& p, Approx& out);
 
 }  // namespace kc::oracle::fast

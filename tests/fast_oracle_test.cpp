@@ -1,6 +1,8 @@
 // The oracle's fast path (oracles/fast.h) against the MPFR path, element by
 // element: every input of every 16-bit dtype and random f32 inputs (all
-// bit patterns alike, so every binade, subnormals and the extremes), each
+// bit patterns alike, so every binade, subnormals and the extremes; for a
+// binary kernel paired with a random operand, its negation, itself or its
+// neighbour: cancellation, ties and near-ties), each
 // with the kernel's own result and its two neighbours (so that results
 // either side of the bound are met). Wherever the fast path answers, it
 // must give MPFR's verdict, RN_T(z) and distance, and figures within the
@@ -44,13 +46,13 @@ double midpoint_distance(const engine::Context& c, const drivers::Element& e, co
   return std::fabs((s - fl - oracle::Mp(0.5)).convert_to<double>());
 }
 
-void compare(const contract::KernelSpec& k, DType t, const Backend& backend, const Tensor& x, const Params& p,
-             Counts& n) {
-  const auto y = backend.run(k.name, std::vector<Tensor>{x}, p).at(0);
+void compare(const contract::KernelSpec& k, DType t, const Backend& backend, const std::vector<Tensor>& xs,
+             const Params& p, Counts& n) {
+  const auto y = backend.run(k.name, xs, p).at(0);
   engine::RunOptions opts;
   const engine::Context c{k, t, backend, drivers::of(k), opts};
   std::int64_t i = 0;
-  c.driver.for_each_element(k, gen::Case{{x}, p}, [&](const drivers::Element& e) {
+  c.driver.for_each_element(k, gen::Case{xs, p}, [&](const drivers::Element& e) {
     const double y0 = y.value_at(i++);
     std::optional<double> to_midpoint;  // computed where the fast path answers
     for (int step = -1; step <= 1; ++step) {
@@ -103,11 +105,22 @@ void agree(int stride, std::int64_t f32_inputs, std::int64_t min_elements) {
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       if (!k.accuracy_for(t)) continue;
       const std::int64_t n = t == DType::f32 ? f32_inputs : 65536 / stride;
+      const std::uint64_t mask = t == DType::f32 ? 0xffffffffu : 0xffffu;
       Tensor x(t, {n});
       for (std::int64_t i = 0; i < n; ++i)
-        x.set_bits(i, t == DType::f32 ? (rng() & 0xffffffffu) : static_cast<std::uint64_t>(i * stride + (rng() % stride)));
+        x.set_bits(i, t == DType::f32 ? (rng() & mask) : static_cast<std::uint64_t>(i * stride + (rng() % stride)));
+      std::vector<Tensor> xs{x};
+      if (k.inputs.size() == 2) {  // b: random, or -a (a sum that cancels), or a (a tie), or a's neighbour
+        Tensor b(t, {n});
+        const std::uint64_t sign = t == DType::f32 ? 0x80000000u : 0x8000u;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::uint64_t a = x.bits_at(i), r = rng();
+          b.set_bits(i, r % 8 == 0 ? a ^ sign : r % 8 == 1 ? a : r % 8 == 2 ? ((a + 1) & mask) : (r >> 8) & mask);
+        }
+        xs.push_back(b);
+      }
       Counts c;
-      compare(k, t, *backend, x, p, c);
+      compare(k, t, *backend, xs, p, c);
       if (::testing::Test::HasFatalFailure()) return;
       // The fast path must be worth having: a quarter of the kernel's own
       // results (a third of the elements graded) decided without MPFR.

@@ -1,0 +1,226 @@
+// `kconform exhaustive --kernel K --dtype T [--range LO:HI] --out DIR`:
+// every input bit pattern of a one-input elementwise kernel (engine/
+// exhaustive.h), in blocks graded by worker processes. Each finished block
+// is a results document of its own under DIR/blocks/ (written whole, by
+// rename), so a sweep killed at any moment and restarted with the same
+// arguments grades only the blocks it lacks, and shards of a range run
+// anywhere (--range) and merge (`kconform report DIR/blocks/*.json`). The
+// sweep's merged document and site go to DIR/results/.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/arguments.h"
+#include "cli/commands.h"
+#include "cli/progress.h"
+#include "cli/signals.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "engine/exhaustive.h"
+#include "engine/parallel.h"
+#include "reports/output_folder.h"
+#include "reports/results_json.h"
+#include "reports/site/site.h"
+
+namespace kc::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::uint64_t parse_bound(const std::string& text, const std::string& what) {
+  std::uint64_t v = 0;
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* b = text.data() + (hex ? 2 : 0);
+  const auto [p, ec] = std::from_chars(b, text.data() + text.size(), v, hex ? 16 : 10);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+    throw UsageError(fmt::format("--range: {} '{}' is not an integer (decimal or 0x hex)", what, text));
+  return v;
+}
+
+struct Range {
+  std::uint64_t lo, hi;
+};
+
+// "LO:HI", bit patterns, HI exclusive; default: every pattern of the dtype.
+Range parse_range(const std::string& text, DType t) {
+  const int bits = float_format(t).total_bits;
+  const std::uint64_t end = bits >= 64 ? 0 : std::uint64_t{1} << bits;
+  if (text.empty()) {
+    if (bits >= 64) throw UsageError("an f64 sweep needs --range LO:HI: all 2^64 inputs are out of reach");
+    return {0, end};
+  }
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw UsageError(fmt::format("--range '{}': expected LO:HI (bit patterns, HI exclusive)", text));
+  const Range r{parse_bound(text.substr(0, colon), "LO"), parse_bound(text.substr(colon + 1), "HI")};
+  if (r.lo >= r.hi) throw UsageError(fmt::format("--range '{}': LO must be below HI", text));
+  if (bits < 64 && r.hi > end)
+    throw UsageError(fmt::format("--range '{}': {} has {} bit patterns (0 to 0x{:x})", text, dtype_name(t), end, end - 1));
+  return r;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_whole(const fs::path& p, const std::string& content) {
+  const fs::path part = p.string() + ".part";
+  {
+    std::ofstream out(part, std::ios::binary);
+    out << content;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", part.string()));
+  }
+  fs::rename(part, p);
+}
+
+std::string block_name(std::uint64_t a, std::uint64_t b) { return fmt::format("{:016x}-{:016x}.json", a, b); }
+
+}  // namespace
+
+int exhaustive(const ExhaustiveCommand& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto kernels = select_kernels({o.kernel}, "");
+  const contract::KernelSpec& k = *kernels.at(0);
+  const auto dtypes = parse_dtypes({o.dtype});
+  const DType t = dtypes.at(0);
+  if (const std::string why = engine::exhaustive_unsupported(k, t); !why.empty()) throw UsageError(why);
+  const Range range = parse_range(o.range, t);
+  const Params params = parse_params_for(k, o.params);
+  if (o.out.empty()) throw UsageError("--out DIR is needed: the sweep keeps its finished blocks there to resume");
+  if (o.block_log2 < 16 || o.block_log2 > 32) throw UsageError("--block: 16 to 32 (log2 of the inputs per block)");
+
+  engine::RunOptions opts;
+  opts.backend = o.backend;
+  opts.timeout_s = o.timeout_s;
+  opts.profile = engine::default_profile(o.backend);
+  if (!o.profile.empty()) {
+    const auto p = engine::parse_profile(o.profile);
+    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
+    opts.profile = *p;
+  }
+  opts.fast_oracle = !o.exact_oracle;
+  opts.stop = &stop_signal();
+  const auto backend = make_backend(o.backend, opts.timeout_s);
+  if (backend->library() && (!backend->supported(k.name) || !backend->supported(k.name)->contains(t)))
+    throw UsageError(fmt::format("{} does not implement {} for {}", backend->name(), k.name, dtype_name(t)));
+
+  // The sweep's identity: a folder holds blocks of one sweep only.
+  const fs::path dir = o.out, blocks = dir / "blocks";
+  const json identity{{"kernel", k.name},          {"dtype", dtype_name(t)},
+                      {"range", fmt::format("0x{:x}:0x{:x}", range.lo, range.hi)},
+                      {"block_log2", o.block_log2}, {"backend", o.backend},
+                      {"profile", engine::profile_name(opts.profile)},
+                      {"params", params.to_string()}, {"exact_oracle", o.exact_oracle}};
+  std::error_code ec;
+  fs::create_directories(blocks, ec);
+  if (ec) throw UsageError(fmt::format("--out {}: cannot create {}: {}", o.out, blocks.string(), ec.message()));
+  const fs::path id_file = dir / "exhaustive.json";
+  if (fs::exists(id_file)) {
+    json old;
+    try {
+      old = json::parse(read_text(id_file));
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("{} is not readable JSON ({}); remove it or use another --out", id_file.string(), e.what()));
+    }
+    if (old != identity)
+      throw UsageError(fmt::format("--out {} holds another sweep ({}); this one is {}: use another folder", o.out,
+                                   old.dump(), identity.dump()));
+  } else {
+    write_whole(id_file, identity.dump(2) + "\n");
+  }
+
+  // The blocks of the range, aligned to the block size, and those still to grade.
+  const std::uint64_t size = std::uint64_t{1} << o.block_log2;
+  std::vector<Range> all, todo;
+  for (std::uint64_t a = range.lo; a < range.hi;) {
+    const std::uint64_t b = std::min(range.hi, (a / size + 1) * size);
+    all.push_back({a, b});
+    if (!fs::exists(blocks / block_name(a, b))) todo.push_back({a, b});
+    a = b;
+  }
+  const std::string base = fmt::format("kconform exhaustive --kernel {} --dtype {}", k.name, dtype_name(t));
+  std::string flags;
+  if (o.backend != "reference") flags += " --backend " + o.backend;
+  if (!o.profile.empty()) flags += " --profile " + o.profile;
+  if (!params.empty()) flags += " --params " + params.to_string();
+  auto command = [&](std::uint64_t a, std::uint64_t b) { return fmt::format("{}{} --range 0x{:x}:0x{:x} --out kconform-replay", base, flags, a, b); };
+  if (!o.quiet)
+    fmt::print("{} {}: {} inputs in {} blocks, {} already graded in {}\n", k.name, dtype_name(t), range.hi - range.lo,
+               all.size(), all.size() - todo.size(), blocks.string());
+
+  engine::SharedProgress counters;
+  opts.progress = &counters.get();
+  const int jobs = static_cast<int>(std::min<std::size_t>(o.jobs > 0 ? o.jobs : engine::available_cores(), std::max<std::size_t>(todo.size(), 1)));
+  auto grade = [&](std::int64_t i) {
+    const Range r = todo[static_cast<std::size_t>(i)];
+    const auto res = engine::grade_range(k, t, *backend, opts, params, r.lo, r.hi, command);
+    if (res.interrupted) return std::string();  // a block is kept only whole
+    engine::RunMetadata m = reports::collect_metadata(0, o.backend, command(r.lo, r.hi));
+    m.profile = std::string(engine::profile_name(opts.profile));
+    if (const auto lib = backend->library()) m.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
+    m.duration_s = res.seconds;
+    json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
+    doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)
+    write_whole(blocks / block_name(r.lo, r.hi), doc.dump() + "\n");
+    return std::string(res.verdict);
+  };
+  std::int64_t failing_blocks = 0;
+  {
+    ProgressLine progress(counters.get(), static_cast<std::int64_t>(todo.size()), !o.quiet, o.progress_s);
+    auto done = [&](std::int64_t i, const std::string& verdict) {
+      ++counters.get().results;
+      if (verdict != "fail") return;
+      ++failing_blocks;
+      const Range r = todo[static_cast<std::size_t>(i)];
+      progress.print_above([&] { fmt::print("FAIL block 0x{:x}:0x{:x}\n", r.lo, r.hi); });
+    };
+    engine::run_parallel(static_cast<std::int64_t>(todo.size()),
+                         {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()}, grade, done);
+  }
+  if (const int sig = stop_signal().load()) {
+    std::size_t have = 0;
+    for (const Range& r : all) have += fs::exists(blocks / block_name(r.lo, r.hi));
+    fmt::print("interrupted by {}: {} of {} blocks graded and kept in {}; rerun the same command to resume\n",
+               signal_name(sig), have, all.size(), blocks.string());
+    return 128 + sig;
+  }
+
+  // The sweep as one result: every block's document, in input order, merged.
+  std::vector<json> docs;
+  for (const Range& r : all) {
+    const fs::path p = blocks / block_name(r.lo, r.hi);
+    try {
+      docs.push_back(json::parse(read_text(p)));
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("{}: not a readable block ({}); remove it and rerun to grade it again", p.string(), e.what()));
+    }
+  }
+  json merged = reports::site::merge_documents(docs);
+  merged["run"]["command"] = base + flags + fmt::format(" --range 0x{:x}:0x{:x}", range.lo, range.hi);
+  merged["run"]["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const json& r = merged["kernels"][0]["results"][0];
+  const std::string verdict = r["verdict"];
+  fmt::print("{} {} {} exhaustive over 0x{:x}:0x{:x}: {}; {} elements graded ({:.1f} s, {} process{})\n",
+             verdict == "pass" ? "PASS" : "FAIL", k.name, dtype_name(t), range.lo, range.hi, r["headline"].get<std::string>(),
+             r["elements"].get<std::int64_t>(), merged["run"]["duration_s"].get<double>(), jobs, jobs == 1 ? "" : "es");
+  if (verdict == "fail")
+    for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.value("message", ""));
+  reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
+  folder.write("results.json", merged.dump(1) + "\n");
+  for (const auto& [name, content] : reports::site::render_site(merged, nullptr, nullptr))
+    folder.write(fs::path("site") / name, content);
+  folder.commit();
+  fmt::print("wrote {} and {}\n", (dir / "results" / "results.json").string(), (dir / "results" / "site" / "index.html").string());
+  return verdict == "pass" ? 0 : 1;
+}
+
+}  // namespace kc::cli

@@ -1,0 +1,73 @@
+#include "engine/exhaustive.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "engine/case_run.h"
+
+namespace kc::engine {
+
+std::string exhaustive_unsupported(const contract::KernelSpec& k, DType t) {
+  if (k.driver != "elementwise" || k.inputs.size() != 1)
+    return fmt::format("{} is not a one-input elementwise kernel (its driver is {}): only those have one input per "
+                       "output to sweep",
+                       k.name, k.driver);
+  if (!k.accuracy_for(t)) return fmt::format("{} does not take {} (its contract lists {})", k.name, dtype_name(t), k.dtypes().to_string());
+  if (!is_float(t)) return fmt::format("{} is not a float dtype", dtype_name(t));
+  return "";
+}
+
+KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                              const Params& params, std::uint64_t lo, std::uint64_t hi,
+                              const std::function<std::string(std::uint64_t, std::uint64_t)>& command) {
+  const auto start = std::chrono::steady_clock::now();
+  RunOptions o = opts;
+  // Case i of the range covers [lo + i chunk, ...): its own replay command.
+  o.case_command = [&](std::int64_t id) {
+    const std::uint64_t a = lo + static_cast<std::uint64_t>(id) * kExhaustiveChunk;
+    return command(a, std::min(hi, a + kExhaustiveChunk));
+  };
+  const Context c{k, t, backend, drivers::of(k), o};
+  const CheckList checks = checks::for_run(k, t, std::nullopt);
+  KernelDTypeResult res;
+  res.kernel = std::string(k.name);
+  res.family = std::string(k.family);
+  res.dtype = t;
+  Tallies acc;
+  std::optional<gen::Case> first;
+  std::int64_t id = 0;
+  std::uint64_t digest = 14695981039346656037ull;  // FNV-1a 64 of the input bits, as a run digests its cases
+  for (std::uint64_t a = lo; a < hi; a += kExhaustiveChunk, ++id) {
+    if (o.stop && o.stop->load()) {
+      res.interrupted = true;
+      break;
+    }
+    const std::uint64_t b = std::min(hi, a + kExhaustiveChunk);
+    gen::Case cs{{Tensor(t, {static_cast<std::int64_t>(b - a)})}, params};
+    for (std::uint64_t v = a; v < b; ++v) {
+      cs.inputs[0].set_bits(static_cast<std::int64_t>(v - a), v);
+      for (int byte = 0; byte < 8; ++byte, digest *= 1099511628211ull) digest ^= (v >> (8 * byte)) & 0xff;
+    }
+    const std::int64_t before = acc.elements;
+    const std::int64_t failed = grade_case(c, checks, acc, id, {}, cs, true);
+    if (o.progress) {
+      o.progress->elements += acc.elements - before;
+      o.progress->failures += failed;
+    }
+    if (!first) first = std::move(cs);
+  }
+  res.cases = id;
+  res.exhaustive = !res.interrupted;
+  res.inputs_digest = digest;
+  if (!res.interrupted) {
+    const checks::RunView run{c, first ? &*first : nullptr, 0};
+    for (const auto& ch : checks) ch->on_finish(run, acc);
+  }
+  acc.finish(c, res);
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+}  // namespace kc::engine
