@@ -60,6 +60,35 @@ struct ExhaustiveCommand {
 };
 int exhaustive(const ExhaustiveCommand& o);
 
+// `kconform campaign`: nightly fuzzing in batches (cli/campaign_command.cpp).
+// Batch b of a kernel x dtype is a run of `cases` random cases from a seed
+// derived from (seed, kernel, dtype, b); batch 0 also sweeps the 16-bit
+// inputs. Exit 0 pass, 1 a contract failure, 2 usage, 128 + N a signal.
+struct CampaignCommand {
+  std::vector<std::string> kernels, dtypes;
+  std::string family;
+  std::string seed = "1";
+  std::string out;      // DIR: batches/ (resumable), campaign.json, results/
+  std::string budget;   // wall clock: "90s", "30m", "2h" (all shards together: each shard's own)
+  int batches = 0;      // instead of a budget: batches 0..batches-1 of every kernel x dtype (this shard's share)
+  int cases = 20;       // random cases per batch
+  std::string shard;    // "I/N": batches b with b mod N == I
+  std::string backend = "reference";
+  std::string profile;
+  double timeout_s = 10;
+  int jobs = 0;
+  bool quiet = false;
+};
+int campaign(const CampaignCommand& o);
+
+// `kconform merge DIR... --out OUT`: the campaign shards' batches as the
+// document one process would write for the same batches.
+struct MergeCommand {
+  std::vector<std::string> dirs;
+  std::string out;
+};
+int merge(const MergeCommand& o);
+
 struct SelftestOptions {
   std::vector<std::string> mutants;
   std::string seed = "1";

@@ -17,6 +17,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/plan.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "core/backend.h"
@@ -65,23 +66,6 @@ Range parse_range(const std::string& text, DType t) {
   return r;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_whole(const fs::path& p, const std::string& content) {
-  const fs::path part = p.string() + ".part";
-  {
-    std::ofstream out(part, std::ios::binary);
-    out << content;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", part.string()));
-  }
-  fs::rename(part, p);
-}
-
 std::string block_name(std::uint64_t a, std::uint64_t b) { return fmt::format("{:016x}-{:016x}.json", a, b); }
 
 }  // namespace
@@ -125,17 +109,12 @@ int exhaustive(const ExhaustiveCommand& o) {
   if (ec) throw UsageError(fmt::format("--out {}: cannot create {}: {}", o.out, blocks.string(), ec.message()));
   const fs::path id_file = dir / "exhaustive.json";
   if (fs::exists(id_file)) {
-    json old;
-    try {
-      old = json::parse(read_text(id_file));
-    } catch (const std::exception& e) {
-      throw UsageError(fmt::format("{} is not readable JSON ({}); remove it or use another --out", id_file.string(), e.what()));
-    }
+    const json old = read_json_file(id_file, "sweep description (remove it or use another --out)");
     if (old != identity)
       throw UsageError(fmt::format("--out {} holds another sweep ({}); this one is {}: use another folder", o.out,
                                    old.dump(), identity.dump()));
   } else {
-    write_whole(id_file, identity.dump(2) + "\n");
+    write_file_whole(id_file, identity.dump(2) + "\n");
   }
 
   // The blocks of the range, aligned to the block size, and those still to grade.
@@ -170,7 +149,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
     doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)
-    write_whole(blocks / block_name(r.lo, r.hi), doc.dump() + "\n");
+    write_file_whole(blocks / block_name(r.lo, r.hi), doc.dump() + "\n");
     return std::string(res.verdict);
   };
   std::int64_t failing_blocks = 0;
@@ -197,12 +176,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   // The sweep as one result: every block's document, in input order, merged.
   std::vector<json> docs;
   for (const Range& r : all) {
-    const fs::path p = blocks / block_name(r.lo, r.hi);
-    try {
-      docs.push_back(json::parse(read_text(p)));
-    } catch (const std::exception& e) {
-      throw UsageError(fmt::format("{}: not a readable block ({}); remove it and rerun to grade it again", p.string(), e.what()));
-    }
+    docs.push_back(read_json_file(blocks / block_name(r.lo, r.hi), "block (remove it and rerun to grade it again)"));
   }
   json merged = reports::site::merge_documents(docs);
   merged["run"]["command"] = base + flags + fmt::format(" --range 0x{:x}:0x{:x}", range.lo, range.hi);
@@ -215,10 +189,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   if (verdict == "fail")
     for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.value("message", ""));
   reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
-  folder.write("results.json", merged.dump(1) + "\n");
-  for (const auto& [name, content] : reports::site::render_site(merged, nullptr, nullptr))
-    folder.write(fs::path("site") / name, content);
-  folder.commit();
+  write_results(folder, merged);
   fmt::print("wrote {} and {}\n", (dir / "results" / "results.json").string(), (dir / "results" / "site" / "index.html").string());
   return verdict == "pass" ? 0 : 1;
 }

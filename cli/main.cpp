@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "selftest", "report", "fkc"};
+const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "campaign", "merge", "selftest", "report", "fkc"};
 
 // Checks CLI11 cannot make: every argument valid UTF-8, and a first word
 // that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
@@ -25,7 +25,7 @@ int precheck(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
-    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, selftest, report and fkc "
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, campaign, merge, selftest, report and fkc "
                        "(kconform --help)\n",
                argv[1]);
     return 2;
@@ -102,6 +102,30 @@ int main(int argc, char** argv) {
   exh->add_option("--progress", eo.progress_s, "Seconds between progress lines when stderr is not a terminal")
       ->check(CLI::Range(0.0, 86400.0));
 
+  kc::cli::CampaignCommand co;
+  auto* camp = app.add_subcommand("campaign", "Random cases in resumable batches over a wall-clock budget or a fixed "
+                                             "number of batches, shardable");
+  camp->add_option("--kernel,-k", co.kernels, "Kernel(s) (default: all)");
+  camp->add_option("--dtype,-d", co.dtypes, "Dtype(s) (default: every dtype the contract lists)");
+  camp->add_option("--family", co.family, "Only kernels of this family");
+  camp->add_option("--seed,-s", co.seed, "Campaign seed (each batch's seed derives from it)");
+  camp->add_option("--out,-o", co.out, "Folder: batches/ (resumable), campaign.json, results/")->required();
+  camp->add_option("--budget", co.budget, "Wall-clock budget of this process: 90s, 30m, 2h");
+  camp->add_option("--batches", co.batches, "Instead of a budget: batches 0..N-1 of every kernel x dtype")
+      ->check(CLI::Range(1, 1000000));
+  camp->add_option("--cases", co.cases, "Random cases per batch (default 20)")->check(CLI::Range(1, 100000));
+  camp->add_option("--shard", co.shard, "I/N: this process grades the batches b with b mod N == I");
+  camp->add_option("--backend,-b", co.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  camp->add_option("--profile", co.profile, "Contract profile: conformance or reference");
+  camp->add_option("--timeout", co.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  camp->add_option("--jobs,-j", co.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
+  camp->add_flag("--quiet,-q", co.quiet, "Print only failures and the summary");
+
+  kc::cli::MergeCommand mo;
+  auto* mrg = app.add_subcommand("merge", "Merge the shards of a campaign into the document one process would write");
+  mrg->add_option("dirs", mo.dirs, "Campaign folders (one per shard)")->required();
+  mrg->add_option("--out,-o", mo.out, "Folder for results.json and the site")->required();
+
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
   self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
@@ -145,6 +169,8 @@ int main(int argc, char** argv) {
       return kc::cli::run(ro);
     }
     if (*exh) return kc::cli::exhaustive(eo);
+    if (*camp) return kc::cli::campaign(co);
+    if (*mrg) return kc::cli::merge(mo);
     if (*self) return kc::cli::selftest(so);
     if (*report) return kc::cli::report(rep);
     if (*fkc_audit) return kc::cli::fkc_audit(fo);

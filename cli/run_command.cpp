@@ -12,6 +12,7 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/plan.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "core/backend.h"
@@ -26,8 +27,6 @@
 namespace kc::cli {
 
 namespace {
-
-using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
 
 // One line per result, led by what decides it: on a failure the check that
 // failed and its figure against its bound, with the count.
@@ -53,34 +52,6 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
                      r.declared.verdict, engine::figure_text(r.declared.measured));
   if (expected) s += fmt::format("; expected to fail: {}", r.declared.expected_failure);
   return s;
-}
-
-// A plug-in grades what it registers: its kernels and dtypes, or those of
-// them the command names (naming one it lacks is an error, not a skip).
-Plan make_plan(const RunCommand& o, const Backend& backend) {
-  const bool external = backend.library().has_value();
-  auto kernels = select_kernels(o.kernels, o.family);
-  if (external) {
-    std::erase_if(kernels, [&](const contract::KernelSpec* k) {
-      if (backend.supported(k->name)) return false;
-      if (!o.kernels.empty())
-        throw UsageError(fmt::format("{} does not implement kernel '{}'", backend.name(), k->name));
-      return true;
-    });
-  }
-  const auto wanted = parse_dtypes(o.dtypes);
-  Plan plan;
-  for (const auto* k : kernels) {
-    for (DType t : engine::graded_dtypes(*k))
-      if ((wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) &&
-          (!external || backend.supported(k->name)->contains(t)))
-        plan.emplace_back(k, t);
-    if (kernels.size() == 1 && !wanted.empty() && plan.empty())
-      throw UsageError(fmt::format("kernel '{}' does not take {} (its contract lists {})", k->name, o.dtypes.front(),
-                                   k->dtypes().to_string()));
-  }
-  if (plan.empty()) throw UsageError("nothing to run: no kernel supports the requested dtypes");
-  return plan;
 }
 
 engine::RunOptions run_options(const RunCommand& o) {
@@ -131,21 +102,13 @@ int replay_one_element(const RunCommand& o, const Plan& plan, const Backend& bac
   return failed ? 1 : 0;
 }
 
-void write_outputs(reports::OutputFolder& folder, const nlohmann::json& doc) {
-  namespace site = reports::site;
-  const site::Files files = site::render_site(doc, nullptr, nullptr);
-  folder.write("results.json", doc.dump(1) + "\n");
-  for (const auto& [name, content] : files) folder.write(std::filesystem::path("site") / name, content);
-  folder.commit();
-}
-
 }  // namespace
 
 int run(const RunCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   engine::RunOptions opts = run_options(o);
   const auto backend = make_backend(o.backend, opts.timeout_s);
-  const Plan plan = make_plan(o, *backend);
+  const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
   check_case_in_range(plan, opts);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
 
@@ -245,7 +208,7 @@ int run(const RunCommand& o) {
   std::fflush(stdout);
   if (dump) dump->commit();
   if (folder) {
-    write_outputs(*folder, reports::document_json(meta, entries, backend.get()));
+    write_results(*folder, reports::document_json(meta, entries, backend.get()));
     fmt::print("wrote {} and {}\n", (folder->dir() / "results.json").string(),
                (folder->dir() / "site" / "index.html").string());
   }

@@ -1,0 +1,71 @@
+#include "cli/plan.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/arguments.h"
+#include "core/error.h"
+#include "engine/conformance.h"
+#include "reports/site/site.h"
+
+namespace kc::cli {
+
+Plan make_plan(const std::vector<std::string>& names, const std::vector<std::string>& dtypes, const std::string& family,
+               const Backend& backend) {
+  const bool external = backend.library().has_value();
+  auto kernels = select_kernels(names, family);
+  if (external) {
+    std::erase_if(kernels, [&](const contract::KernelSpec* k) {
+      if (backend.supported(k->name)) return false;
+      if (!names.empty()) throw UsageError(fmt::format("{} does not implement kernel '{}'", backend.name(), k->name));
+      return true;
+    });
+  }
+  const auto wanted = parse_dtypes(dtypes);
+  Plan plan;
+  for (const auto* k : kernels) {
+    for (DType t : engine::graded_dtypes(*k))
+      if ((wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) &&
+          (!external || backend.supported(k->name)->contains(t)))
+        plan.emplace_back(k, t);
+    if (kernels.size() == 1 && !wanted.empty() && plan.empty())
+      throw UsageError(fmt::format("kernel '{}' does not take {} (its contract lists {})", k->name, dtypes.front(),
+                                   k->dtypes().to_string()));
+  }
+  if (plan.empty()) throw UsageError("nothing to run: no kernel supports the requested dtypes");
+  return plan;
+}
+
+void write_results(reports::OutputFolder& folder, const nlohmann::json& doc) {
+  namespace site = reports::site;
+  const site::Files files = site::render_site(doc, nullptr, nullptr);
+  folder.write("results.json", doc.dump(1) + "\n");
+  for (const auto& [name, content] : files) folder.write(std::filesystem::path("site") / name, content);
+  folder.commit();
+}
+
+nlohmann::json read_json_file(const std::filesystem::path& p, const std::string& what) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("{}: cannot open {}", p.string(), what));
+  std::ostringstream s;
+  s << in.rdbuf();
+  try {
+    return nlohmann::json::parse(s.str());
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("{}: not a readable {} ({})", p.string(), what, e.what()));
+  }
+}
+
+void write_file_whole(const std::filesystem::path& p, const std::string& content) {
+  const std::filesystem::path part = p.string() + ".part";
+  {
+    std::ofstream out(part, std::ios::binary);
+    out << content;
+    if (!out.flush()) throw UsageError(fmt::format("cannot write {}", part.string()));
+  }
+  std::filesystem::rename(part, p);
+}
+
+}  // namespace kc::cli

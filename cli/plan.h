@@ -1,0 +1,35 @@
+// What `run` and `campaign` share: the kernel x dtype plan of a command,
+// and the results folder (results.json and its site, replaced as a whole).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contracts/contract.h"
+#include "core/backend.h"
+#include "reports/output_folder.h"
+
+namespace kc::cli {
+
+using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
+
+// The kernels (or a family) and dtypes asked for, every one by default; a
+// plug-in grades what it registers (naming a kernel it lacks is an error).
+Plan make_plan(const std::vector<std::string>& kernels, const std::vector<std::string>& dtypes,
+               const std::string& family, const Backend& backend);
+
+// Writes `doc` as results.json and its site as site/ into the folder (made
+// before the work, so that a bad path fails first) and swaps it in.
+void write_results(reports::OutputFolder& folder, const nlohmann::json& doc);
+
+// A JSON file, or UsageError naming it and why it cannot be read.
+nlohmann::json read_json_file(const std::filesystem::path& p, const std::string& what);
+
+// Writes a file whole: a temporary sibling renamed into place.
+void write_file_whole(const std::filesystem::path& p, const std::string& content);
+
+}  // namespace kc::cli
