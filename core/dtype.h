@@ -8,8 +8,8 @@
 // tests/dtype_conversion_test.cpp.
 #pragma once
 
-#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,7 +70,13 @@ struct FloatFormat {
 };
 // 2^e for -1022 <= e <= 1023, exactly, without a libm call (the grading
 // scales by powers of two per element; ldexp is a function call).
-inline double pow2(int e) { return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52); }
+// (memcpy, not std::bit_cast: an installed header, read by C++17 consumers too.)
+inline double pow2(int e) {
+  const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
 
 // t must be a float dtype. Inline: the grading asks for it per element.
 inline FloatFormat float_format(DType t) {
