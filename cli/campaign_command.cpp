@@ -29,6 +29,7 @@
 #include "core/error.h"
 #include "engine/parallel.h"
 #include "generators/case.h"
+#include "reports/corpus_file.h"
 #include "reports/results_json.h"
 #include "reports/site/site.h"
 
@@ -210,28 +211,64 @@ int campaign(const CampaignCommand& o) {
     doc["run"]["campaign_batch"] = b;
     doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
     write_file_whole(batches / batch_file(*k, t, b), doc.dump() + "\n");
-    return fmt::format("{} {}", r.verdict, r.seconds);
+    // The batch's shrunk failure, with its exact input bits, for the corpus.
+    json found = nullptr;
+    if (!o.corpus.empty() && r.verdict == "fail")
+      for (const auto& f : r.failures) {
+        if (f.check.rfind("shrunk: ", 0) != 0) continue;
+        reports::CorpusCase cc;
+        cc.kernel = std::string(k->name);
+        cc.dtype = t;
+        cc.backend = o.backend;
+        cc.profile = std::string(engine::profile_name(base.profile));
+        cc.check = f.check.substr(8);
+        cc.found = fmt::format("campaign seed {} batch {}, shrunk to {} input elements from: {}", seed, b,
+                               f.shrunk_elements, f.repro);
+        const gen::Case cs = engine::case_by_id(*k, t, *backend, opts, f.case_index, f.shrink_path);
+        cc.params = cs.params.to_string();
+        cc.inputs = cs.inputs;
+        // The way the stored case itself fails (the batch's first finding
+        // may be another element's): what its replay must show again.
+        const auto alone = engine::grade_given_case(*k, t, *backend, opts, cs);
+        cc.failure = failure_of(alone, cc.check);
+        found = {{"name", reports::corpus_file_name(cc)}, {"text", reports::write_corpus_case(cc)}};
+        break;
+      }
+    return json{{"verdict", r.verdict}, {"seconds", r.seconds}, {"corpus", found}}.dump();
   };
 
   engine::SharedProgress counters;
   base.progress = &counters.get();
-  std::int64_t graded = 0;
+  std::int64_t graded = 0, corpus_new = 0, corpus_duplicates = 0;
   auto run_round = [&](const std::vector<std::size_t>& units_now) {
     std::vector<std::pair<std::size_t, std::int64_t>> items;
     for (std::size_t u : units_now) items.emplace_back(u, state[u].next);
     engine::run_parallel(
         static_cast<std::int64_t>(items.size()), {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()},
         [&](std::int64_t i) { return grade_batch(items[i].first, items[i].second); },
-        [&](std::int64_t i, const std::string& outcome) {
-          if (outcome == "interrupted") return;
+        [&](std::int64_t i, const std::string& text) {
+          if (text == "interrupted") return;
+          const json outcome = json::parse(text);
           auto& s = state[items[i].first];
-          s.seconds += std::stod(outcome.substr(outcome.find(' ') + 1));
+          s.seconds += outcome["seconds"].get<double>();
           ++s.done;
           s.next += shard.count;
           ++graded;
-          if (outcome.rfind("fail", 0) == 0 && !o.quiet)
+          if (outcome["verdict"] == "fail" && !o.quiet)
             fmt::print("FAIL {} {} batch {}\n", plan[items[i].first].first->name, dtype_name(plan[items[i].first].second),
                        items[i].second);
+          // One file per distinct failure (reports/corpus_file.h): a name
+          // already taken is the same failure found again.
+          if (outcome["corpus"].is_object()) {
+            const fs::path p = fs::path(o.corpus) / outcome["corpus"]["name"].get<std::string>();
+            if (fs::exists(p)) {
+              ++corpus_duplicates;
+            } else {
+              fs::create_directories(p.parent_path());
+              write_file_whole(p, outcome["corpus"]["text"].get<std::string>());
+              ++corpus_new;
+            }
+          }
         });
     const double elapsed = elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_file_whole(state_file, json{{"elapsed_s", elapsed}}.dump() + "\n");
@@ -275,6 +312,9 @@ int campaign(const CampaignCommand& o) {
   }
   const json merged = reports::site::merge_documents(docs);
   const int rc = report_merged(merged, o.quiet);
+  if (!o.corpus.empty())
+    fmt::print("corpus {}: {} new case{}, {} failure{} already stored\n", o.corpus, corpus_new, corpus_new == 1 ? "" : "s",
+               corpus_duplicates, corpus_duplicates == 1 ? "" : "s");
   reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
   write_results(folder, merged);
   fmt::print("wrote {} ({} batches)\n", (dir / "results" / "results.json").string(), docs.size());

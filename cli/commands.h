@@ -78,6 +78,7 @@ struct CampaignCommand {
   double timeout_s = 10;
   int jobs = 0;
   bool quiet = false;
+  std::string corpus;   // DIR: store each distinct shrunk failure (reports/corpus_file.h)
 };
 int campaign(const CampaignCommand& o);
 
@@ -88,6 +89,13 @@ struct MergeCommand {
   std::string out;
 };
 int merge(const MergeCommand& o);
+
+// `kconform corpus replay PATH...` (cli/corpus_command.cpp).
+struct CorpusCommand {
+  std::vector<std::string> paths;  // .case files or folders of them
+  bool quiet = false;
+};
+int corpus_replay(const CorpusCommand& o);
 
 struct SelftestOptions {
   std::vector<std::string> mutants;

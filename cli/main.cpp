@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "campaign", "merge", "selftest", "report", "fkc"};
+const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "campaign", "merge", "corpus", "selftest", "report", "fkc"};
 
 // Checks CLI11 cannot make: every argument valid UTF-8, and a first word
 // that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
@@ -25,7 +25,7 @@ int precheck(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
-    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, campaign, merge, selftest, report and fkc "
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, campaign, merge, corpus, selftest, report and fkc "
                        "(kconform --help)\n",
                argv[1]);
     return 2;
@@ -126,6 +126,14 @@ int main(int argc, char** argv) {
   mrg->add_option("dirs", mo.dirs, "Campaign folders (one per shard)")->required();
   mrg->add_option("--out,-o", mo.out, "Folder for results.json and the site")->required();
 
+  kc::cli::CorpusCommand cpo;
+  auto* corpus = app.add_subcommand("corpus", "The regression corpus of stored failing cases");
+  corpus->require_subcommand(1);
+  auto* corpus_replay = corpus->add_subcommand("replay", "Grade every stored case again and require its recorded outcome");
+  corpus_replay->add_option("paths", cpo.paths, ".case files or folders of them")->required();
+  corpus_replay->add_flag("--quiet,-q", cpo.quiet, "Print only the cases that do not meet their outcome");
+  camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
+
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
   self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
@@ -171,6 +179,7 @@ int main(int argc, char** argv) {
     if (*exh) return kc::cli::exhaustive(eo);
     if (*camp) return kc::cli::campaign(co);
     if (*mrg) return kc::cli::merge(mo);
+    if (*corpus_replay) return kc::cli::corpus_replay(cpo);
     if (*self) return kc::cli::selftest(so);
     if (*report) return kc::cli::report(rep);
     if (*fkc_audit) return kc::cli::fkc_audit(fo);

@@ -11,6 +11,7 @@
 
 #include "contracts/contract.h"
 #include "core/backend.h"
+#include "engine/results.h"
 #include "reports/output_folder.h"
 
 namespace kc::cli {
@@ -28,6 +29,10 @@ void write_results(reports::OutputFolder& folder, const nlohmann::json& doc);
 
 // A JSON file, or UsageError naming it and why it cannot be read.
 nlohmann::json read_json_file(const std::filesystem::path& p, const std::string& what);
+
+// The way a result's check failed, as its findings name it (accuracy and
+// special checks: the failure kind, "frac_bound", "special_rule"); else "".
+std::string failure_of(const engine::KernelDTypeResult& r, const std::string& check);
 
 // Writes a file whole: a temporary sibling renamed into place.
 void write_file_whole(const std::filesystem::path& p, const std::string& content);

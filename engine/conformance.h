@@ -17,6 +17,7 @@
 #include "contracts/contract.h"
 #include "core/backend.h"
 #include "engine/results.h"
+#include "generators/case.h"
 
 namespace kc::engine {
 
@@ -52,6 +53,8 @@ struct RunOptions {
   std::string backend = "reference";
   double timeout_s = 10;  // per-call limit of a plug-in backend (--timeout); printed in replays when changed
   std::size_t max_failures_per_check = 5;
+  // Wall-clock bound of shrinking a failing case (with its 300 candidates).
+  double shrink_seconds = 30;
   // The oracle's fast path (oracles/fast.h) where it cannot change what is
   // reported; false: MPFR for every element (--exact-oracle).
   bool fast_oracle = true;
@@ -75,6 +78,15 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
 ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backend& backend,
                              const std::vector<std::uint64_t>& bits, const Params& params, const RunOptions& opts,
                              bool& failed);
+
+// Case `id` of a run with these options (a sweep or a random case, not the
+// statistics case), after the shrink steps `path`: as --case/--shrink replay it.
+gen::Case case_by_id(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                     std::int64_t id, const std::vector<int>& path);
+// Grades one given case (a stored regression case) with every check of a
+// run, the run checks on that case included.
+KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                                   const gen::Case& cs);
 
 // The set of dtypes a run grades for a kernel (its contract's dtypes).
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k);

@@ -35,6 +35,7 @@ struct ElementReport {
   std::string repro;             // one command that replays it
   std::string message;           // the full self-explaining text
   std::int64_t shrunk_elements = -1;  // a shrunk case: how many input elements it has left
+  std::vector<int> shrink_path;       // ... and the shrink steps from case `case_index` to it
 };
 
 struct CheckTally {

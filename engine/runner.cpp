@@ -55,15 +55,17 @@ bool still_fails(const Context& c, const CheckList& checks, std::int64_t id, con
 
 // Greedy shrinking over the driver's candidates (drivers/shrinking.h):
 // keep the first candidate that still fails `check`, until none does or the
-// budget is spent. Returns the indices chosen (replayable with --shrink).
+// budget (300 candidates, opts.shrink_seconds of wall clock) is spent. Returns the indices chosen (replayable with --shrink).
 std::vector<int> shrink(const Context& c, const CheckList& checks, std::int64_t id, gen::Case& cs,
                         const std::string& check) {
   std::vector<int> path;
-  int budget = 300;
-  for (bool progress = true; progress && budget > 0;) {
+  int budget = 300;  // candidates graded, and a time bound (a slow kernel or oracle)
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(c.opts.shrink_seconds);
+  auto spent = [&] { return budget <= 0 || std::chrono::steady_clock::now() > deadline; };
+  for (bool progress = true; progress && !spent();) {
     progress = false;
     const auto candidates = c.driver.shrink_candidates(c.k, cs);
-    for (std::size_t i = 0; i < candidates.size() && budget > 0; ++i, --budget) {
+    for (std::size_t i = 0; i < candidates.size() && !spent(); ++i, --budget) {
       if (!still_fails(c, checks, id, path, candidates[i], check)) continue;
       path.push_back(static_cast<int>(i));
       cs = candidates[i];
@@ -118,6 +120,8 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
     ElementReport f = first;
     f.check = "shrunk: " + f.check;
     f.shrunk_elements = input_elements(cs);
+    f.case_index = id;
+    f.shrink_path = path;
     const std::string shrunk_case = case_repro(c, id, path);
     f.message = fmt::format("(shrunk to {} input element{}) {}{}", f.shrunk_elements, f.shrunk_elements == 1 ? "" : "s",
                             f.message, f.repro == shrunk_case ? "" : "\n  shrunk case: " + shrunk_case);
@@ -131,6 +135,33 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
 }
 
 }  // namespace
+
+gen::Case case_by_id(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                     std::int64_t id, const std::vector<int>& path) {
+  const Context c{k, t, backend, drivers::of(k), opts};
+  const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
+  const std::int64_t random_end = sweeps + opts.cases;
+  if (id < 0 || id >= random_end) throw UsageError(fmt::format("case {} is not a sweep or random case of this run", id));
+  gen::Case cs = id < sweeps ? sweep_case(c, id) : random_case(c, id - sweeps);
+  return replay_path(c, std::move(cs), path);
+}
+
+KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                                   const gen::Case& cs) {
+  const Context c{k, t, backend, drivers::of(k), opts};
+  const CheckList checks = checks::for_run(k, t, std::nullopt);
+  KernelDTypeResult res;
+  res.kernel = std::string(k.name);
+  res.family = std::string(k.family);
+  res.dtype = t;
+  Tallies acc;
+  grade_case(c, checks, acc, 0, {}, cs, true);
+  const checks::RunView run{c, &cs, 0};
+  for (const auto& ch : checks) ch->on_finish(run, acc);
+  res.cases = 1;
+  acc.finish(c, res);
+  return res;
+}
 
 std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
   const auto& d = drivers::of(k);
