@@ -97,6 +97,19 @@ struct CorpusCommand {
 };
 int corpus_replay(const CorpusCommand& o);
 
+// `kconform search` (cli/search_command.cpp): the worst-case search.
+struct SearchCommand {
+  std::vector<std::string> kernels, dtypes;
+  std::string family;
+  std::string seed = "1";
+  std::int64_t evaluations = 100000;  // elements graded per kernel x dtype (half random, half climbing)
+  std::string backend = "reference";
+  std::string profile;
+  double timeout_s = 10;
+  std::string json;  // also write the worst cases as JSON
+};
+int search(const SearchCommand& o);
+
 struct SelftestOptions {
   std::vector<std::string> mutants;
   std::string seed = "1";

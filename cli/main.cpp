@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "campaign", "merge", "corpus", "selftest", "report", "fkc"};
+const std::set<std::string> kSubcommands{"list", "run", "exhaustive", "campaign", "merge", "corpus", "search", "selftest", "report", "fkc"};
 
 // Checks CLI11 cannot make: every argument valid UTF-8, and a first word
 // that is a subcommand (CLI11 answers an unknown one "A subcommand is required").
@@ -25,7 +25,7 @@ int precheck(int argc, char** argv) {
     return 2;
   }
   if (argc > 1 && argv[1][0] != '-' && !kSubcommands.count(argv[1])) {
-    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, campaign, merge, corpus, selftest, report and fkc "
+    fmt::print(stderr, "kconform: unknown subcommand '{}'; the subcommands are list, run, exhaustive, campaign, merge, corpus, search, selftest, report and fkc "
                        "(kconform --help)\n",
                argv[1]);
     return 2;
@@ -134,6 +134,20 @@ int main(int argc, char** argv) {
   corpus_replay->add_flag("--quiet,-q", cpo.quiet, "Print only the cases that do not meet their outcome");
   camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
 
+  kc::cli::SearchCommand sco;
+  auto* srch = app.add_subcommand("search", "Worst-case search: random cases, then a climb toward larger error "
+                                            "(one-input elementwise kernels)");
+  srch->add_option("--kernel,-k", sco.kernels, "Kernel(s) (default: every one-input elementwise kernel)");
+  srch->add_option("--dtype,-d", sco.dtypes, "Dtype(s)");
+  srch->add_option("--family", sco.family, "Only kernels of this family");
+  srch->add_option("--seed,-s", sco.seed, "Seed of the random cases and of the mutations");
+  srch->add_option("--evaluations,-n", sco.evaluations, "Elements graded per kernel x dtype (default 100000)")
+      ->check(CLI::Range(std::int64_t{512}, std::int64_t{1} << 32));
+  srch->add_option("--backend,-b", sco.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  srch->add_option("--profile", sco.profile, "Contract profile: conformance or reference");
+  srch->add_option("--timeout", sco.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  srch->add_option("--json", sco.json, "Also write the worst cases as JSON to this file");
+
   kc::cli::SelftestOptions so;
   auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
   self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
@@ -180,6 +194,7 @@ int main(int argc, char** argv) {
     if (*camp) return kc::cli::campaign(co);
     if (*mrg) return kc::cli::merge(mo);
     if (*corpus_replay) return kc::cli::corpus_replay(cpo);
+    if (*srch) return kc::cli::search(sco);
     if (*self) return kc::cli::selftest(so);
     if (*report) return kc::cli::report(rep);
     if (*fkc_audit) return kc::cli::fkc_audit(fo);

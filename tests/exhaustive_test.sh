@@ -76,5 +76,15 @@ grep -q "holds another sweep" "$work/out" && echo "ok:   ... says the folder hol
 expect 0 "every bf16 input of tanh" -- "$kc" exhaustive -k tanh -d bf16 --out "$work/bf16" -q
 [ -f "$work/bf16/results/site/index.html" ] && echo "ok:   the sweep's site is written" || { echo "FAIL: no site"; fails=$((fails + 1)); }
 
+# 5. The worst-case search: a mutant found and replayed, the reference within its contract.
+expect 1 "search finds mutant tanh_f32_edge_window" -- "$kc" search --backend mutant:tanh_f32_edge_window -k tanh -d f32 -n 20000
+replay=$(grep -m1 -o 'kconform run [^`]*--input 0x[0-9a-f]*' "$work/out")
+[ -n "$replay" ] && expect 1 "the search's printed replay fails the same way" -- $kc ${replay#kconform } ||
+  { echo "FAIL: no replay printed by search"; fails=$((fails + 1)); }
+expect 0 "search on the reference's exp and sin (f32, bf16)" -- "$kc" search -k exp -k sin -d f32 -d bf16 -n 4000 --json "$work/search.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==4 and all(not r['failed'] and r['evaluations']==4000 for r in d)" "$work/search.json" &&
+  echo "ok:   the search's JSON holds each worst case" || { echo "FAIL: search JSON"; fails=$((fails + 1)); }
+expect 2 "search of a binary kernel" -- "$kc" search -k add
+
 [ "$fails" -eq 0 ] && echo "all exhaustive checks pass" || echo "$fails failure(s)"
 [ "$fails" -eq 0 ]

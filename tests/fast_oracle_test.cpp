@@ -81,8 +81,9 @@ void compare(const contract::KernelSpec& k, DType t, const Backend& backend, con
       ASSERT_LE(std::fabs(fast.frac - exact.frac), tol(fast.uncertainty, exact.frac)) << where;
       ASSERT_LE(std::fabs(fast.signed_frac - exact.signed_frac), tol(fast.uncertainty, exact.frac)) << where;
       ASSERT_LE(std::fabs(fast.abs_err - exact.abs_err), tol(fast.abs_uncertainty, exact.abs_err)) << where;
-      if (!std::isnan(exact.rel_err))
+      if (!std::isnan(exact.rel_err)) {
         ASSERT_LE(std::fabs(fast.rel_err - exact.rel_err), tol(fast.rel_uncertainty, exact.rel_err)) << where;
+      }
       ASSERT_EQ(fast.bias_sample, exact.bias_sample) << where;
     }
   });
