@@ -154,7 +154,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   };
   std::int64_t failing_blocks = 0;
   {
-    ProgressLine progress(counters.get(), static_cast<std::int64_t>(todo.size()), !o.quiet, o.progress_s);
+    ProgressLine progress(counters.get(), static_cast<std::int64_t>(todo.size()), !o.quiet, o.progress_s, jobs == 1);
     auto done = [&](std::int64_t i, const std::string& verdict) {
       ++counters.get().results;
       if (verdict != "fail") return;
@@ -163,7 +163,8 @@ int exhaustive(const ExhaustiveCommand& o) {
       progress.print_above([&] { fmt::print("FAIL block 0x{:x}:0x{:x}\n", r.lo, r.hi); });
     };
     engine::run_parallel(static_cast<std::int64_t>(todo.size()),
-                         {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()}, grade, done);
+                         {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get(), .tick = [&] { progress.tick(); }},
+                         grade, done);
   }
   if (const int sig = stop_signal().load()) {
     std::size_t have = 0;

@@ -36,13 +36,23 @@ std::string ProgressLine::text(std::int64_t done, std::int64_t total, std::int64
                      count_text(elements), count_text(failures), seconds_text(elapsed_s), left);
 }
 
-ProgressLine::ProgressLine(engine::Progress& counters, std::int64_t total, bool enabled, double interval_s)
+ProgressLine::ProgressLine(engine::Progress& counters, std::int64_t total, bool enabled, double interval_s,
+                           bool threaded)
     : counters_(counters), total_(total), tty_(::isatty(STDERR_FILENO) == 1) {
   if (!enabled) return;
   if (tty_) period_ = std::chrono::milliseconds(250);
   else if (interval_s > 0) period_ = std::chrono::milliseconds(static_cast<std::int64_t>(interval_s * 1000));
   else return;
-  thread_ = std::thread([this] { loop(); });
+  if (threaded) thread_ = std::thread([this] { loop(); });
+}
+
+void ProgressLine::tick() {
+  if (period_.count() == 0 || thread_.joinable()) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_tick_) return;
+  next_tick_ = now + period_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  draw_locked();
 }
 
 ProgressLine::~ProgressLine() {
@@ -65,18 +75,20 @@ void ProgressLine::clear_locked() {
 
 void ProgressLine::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string line = text(counters_.results.load(), total_, counters_.elements.load(),
-                                  counters_.failures.load(), elapsed);
-    if (tty_) {
-      fmt::print(stderr, "\r\033[K{}", line);
-      shown_ = true;
-    } else {
-      fmt::print(stderr, "progress: {}\n", line);
-    }
-    std::fflush(stderr);
+  while (!wake_.wait_for(lock, period_, [this] { return stopping_; })) draw_locked();
+}
+
+void ProgressLine::draw_locked() {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const std::string line = text(counters_.results.load(), total_, counters_.elements.load(),
+                                counters_.failures.load(), elapsed);
+  if (tty_) {
+    fmt::print(stderr, "\r\033[K{}", line);
+    shown_ = true;
+  } else {
+    fmt::print(stderr, "progress: {}\n", line);
   }
+  std::fflush(stderr);
 }
 
 }  // namespace kc::cli

@@ -20,7 +20,10 @@ class ProgressLine {
  public:
   // interval_s: the seconds between lines when stderr is not a terminal
   // (0: none then); `total` kernel x dtype results are planned.
-  ProgressLine(engine::Progress& counters, std::int64_t total, bool enabled, double interval_s);
+  // threaded = false: no thread of its own; the owner calls tick() often
+  // (a process that forks workers must have no other thread when it forks:
+  // a lock another thread holds at that moment stays held in the child).
+  ProgressLine(engine::Progress& counters, std::int64_t total, bool enabled, double interval_s, bool threaded = true);
   ~ProgressLine();  // stops the thread and clears a live line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -35,12 +38,16 @@ class ProgressLine {
     std::fflush(stdout);
   }
 
+  // Redraws when its period has passed (threaded = false only).
+  void tick();
+
   // The line's text at `elapsed` seconds (public for tests).
   static std::string text(std::int64_t done, std::int64_t total, std::int64_t elements, std::int64_t failures,
                           double elapsed_s);
 
  private:
   void loop();
+  void draw_locked();
   void clear_locked();
 
   engine::Progress& counters_;
@@ -48,6 +55,7 @@ class ProgressLine {
   const bool tty_;
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::milliseconds period_{0};
+  std::chrono::steady_clock::time_point next_tick_ = start_;
   bool shown_ = false;  // a live line is on the terminal
   bool stopping_ = false;
   std::mutex mutex_;

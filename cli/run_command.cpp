@@ -165,7 +165,8 @@ int run(const RunCommand& o) {
   int failures = 0, expected_failures = 0;
   engine::ParallelResult graded;
   {
-    ProgressLine progress(counters.get(), static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s);
+    // With workers, no progress thread: it draws from the parent's loop (tick).
+    ProgressLine progress(counters.get(), static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s, jobs == 1);
     auto print = [&](std::int64_t, const std::string& text) {
       const auto r = nlohmann::json::parse(text);
       // Exit 1 on an unexpected failure or an unexpected pass; an expected
@@ -179,7 +180,8 @@ int run(const RunCommand& o) {
       });
     };
     graded = engine::run_parallel(static_cast<std::int64_t>(plan.size()),
-                                  {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()}, grade, print);
+                                  {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get(), .tick = [&] { progress.tick(); }},
+                                  grade, print);
   }
   std::vector<reports::ResultEntry> entries;
   std::size_t started = 0;

@@ -192,6 +192,7 @@ ParallelResult run_parallel(std::int64_t n, const ParallelOptions& opts,
       forwarded = true;
     }
     collect();
+    if (opts.tick) opts.tick();
     if (alive > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   collect();

@@ -57,6 +57,10 @@ struct ParallelOptions {
   // each stops at its next case boundary and still returns its item.
   const std::atomic<int>* stop = nullptr;
   Backend* backend = nullptr;  // told after_fork() in each worker
+  // Called by the parent every few milliseconds while workers run (a
+  // progress line without a thread of its own: no thread may exist when
+  // the parent forks, or a lock it holds stays held in the child).
+  std::function<void()> tick;
 };
 
 // Runs work(i) for i in [0, n): in this process when jobs == 1, else in
