@@ -142,12 +142,7 @@ int campaign(const CampaignCommand& o) {
   base.backend = o.backend;
   base.timeout_s = o.timeout_s;
   base.cases = o.cases;
-  base.profile = engine::default_profile(o.backend);
-  if (!o.profile.empty()) {
-    const auto p = engine::parse_profile(o.profile);
-    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
-    base.profile = *p;
-  }
+  base.profile = profile_option(o.profile, o.backend);
   base.stop = &stop_signal();
   const auto backend = make_backend(o.backend, o.timeout_s);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);

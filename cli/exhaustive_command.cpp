@@ -85,12 +85,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   engine::RunOptions opts;
   opts.backend = o.backend;
   opts.timeout_s = o.timeout_s;
-  opts.profile = engine::default_profile(o.backend);
-  if (!o.profile.empty()) {
-    const auto p = engine::parse_profile(o.profile);
-    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
-    opts.profile = *p;
-  }
+  opts.profile = profile_option(o.profile, o.backend);
   opts.fast_oracle = !o.exact_oracle;
   opts.stop = &stop_signal();
   const auto backend = make_backend(o.backend, opts.timeout_s);

@@ -38,6 +38,13 @@ Plan make_plan(const std::vector<std::string>& names, const std::vector<std::str
   return plan;
 }
 
+engine::Profile profile_option(const std::string& text, const std::string& backend) {
+  if (text.empty()) return engine::default_profile(backend);
+  const auto p = engine::parse_profile(text);
+  if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", text));
+  return *p;
+}
+
 void write_results(reports::OutputFolder& folder, const nlohmann::json& doc) {
   namespace site = reports::site;
   const site::Files files = site::render_site(doc, nullptr, nullptr);

@@ -11,6 +11,7 @@
 
 #include "contracts/contract.h"
 #include "core/backend.h"
+#include "engine/conformance.h"
 #include "engine/results.h"
 #include "reports/output_folder.h"
 
@@ -22,6 +23,10 @@ using Plan = std::vector<std::pair<const contract::KernelSpec*, DType>>;
 // plug-in grades what it registers (naming a kernel it lacks is an error).
 Plan make_plan(const std::vector<std::string>& kernels, const std::vector<std::string>& dtypes,
                const std::string& family, const Backend& backend);
+
+// --profile: "" gives the backend's default (reference for the reference
+// backend, conformance otherwise); anything but the two names is a UsageError.
+engine::Profile profile_option(const std::string& text, const std::string& backend);
 
 // Writes `doc` as results.json and its site as site/ into the folder (made
 // before the work, so that a bad path fails first) and swaps it in.

@@ -64,12 +64,7 @@ engine::RunOptions run_options(const RunCommand& o) {
   opts.shrink_path = parse_path(o.shrink);
   opts.backend = o.backend;
   opts.timeout_s = o.timeout_s;
-  opts.profile = engine::default_profile(o.backend);
-  if (!o.profile.empty()) {
-    const auto p = engine::parse_profile(o.profile);
-    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
-    opts.profile = *p;
-  }
+  opts.profile = profile_option(o.profile, o.backend);
   if (!opts.shrink_path.empty() && !opts.only_case) throw UsageError("--shrink needs --case");
   if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
   if (o.bad_input && !opts.only_case) throw UsageError("--bad-input replays the bad-input checks of one case: add --case N (as printed)");

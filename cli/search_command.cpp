@@ -21,12 +21,7 @@ int search(const SearchCommand& o) {
   opts.seed = parse_seed(o.seed, "--seed");
   opts.backend = o.backend;
   opts.timeout_s = o.timeout_s;
-  opts.profile = engine::default_profile(o.backend);
-  if (!o.profile.empty()) {
-    const auto p = engine::parse_profile(o.profile);
-    if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", o.profile));
-    opts.profile = *p;
-  }
+  opts.profile = profile_option(o.profile, o.backend);
   const auto backend = make_backend(o.backend, o.timeout_s);
   Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
   // Named kernels must be searchable; by default, every one that is.
