@@ -6,6 +6,7 @@
 #include "contracts/contract.h"
 #include "engine/conformance.h"
 #include "engine/grading.h"
+#include "oracles/mp.h"
 
 #include <cmath>
 #include <mpfr.h>
@@ -48,12 +49,17 @@ const int registered = (register_all(), 0);
 
 }  // namespace
 
-// Per-point cost of grading f32 exp three ways, side by side in one run
-// (compare their ratios, not the absolute times): a naive MPFR call
-// (mpfr_exp at 128 bits, then mpfr_get_flt; no grade at all), the engine's
-// MPFR path (evaluate, round, Ziv check, grade), and its fast path (the
-// double evaluation with its bound, MPFR only near a boundary). The inputs
-// are 4096 f32 values spread over exp's finite range.
+// Per-point cost of grading f32 exp, side by side in one run (compare
+// their ratios, not the absolute times; run with
+// --benchmark_enable_random_interleaving on a shared machine):
+// * naive_mpfr: mpfr_exp at 128 bits, then mpfr_get_flt; no grade at all;
+// * grade/working_precision: the full MPFR grade at the working precision
+//   (f32: 152 bits), as every shown element is graded;
+// * grade/mpfr_path: the MPFR path of a run (--exact-oracle): the 64-bit
+//   first evaluation, the working precision where it does not decide;
+// * grade/fast_path: a run's default, the double evaluation with its bound
+//   (oracles/fast.h), the MPFR path where it does not decide.
+// The inputs are 4096 f32 values spread over exp's finite range.
 namespace {
 
 std::vector<float> exp_inputs() {
@@ -77,11 +83,14 @@ void BM_exp_f32_naive_mpfr(benchmark::State& state) {
   mpfr_clear(y);
 }
 
-void BM_exp_f32_grade(benchmark::State& state, bool exact_only) {
+enum class Path { working_precision, mpfr, fast };
+
+void BM_exp_f32_grade(benchmark::State& state, Path path) {
   const auto* k = kc::contract::find_kernel("exp");
   const auto backend = kc::make_backend("reference");
   const auto& driver = kc::drivers::of(*k);
-  const kc::engine::RunOptions opts;
+  kc::engine::RunOptions opts;
+  opts.fast_oracle = path == Path::fast;
   const kc::engine::Context c{*k, kc::DType::f32, *backend, driver, opts};
   const auto xs = exp_inputs();
   std::vector<kc::drivers::Element> elements;
@@ -95,15 +104,32 @@ void BM_exp_f32_grade(benchmark::State& state, bool exact_only) {
   }
   const kc::Params p;
   std::size_t i = 0;
+  std::int64_t fast = 0, cheap = 0;
   for (auto _ : state) {
     const std::size_t j = i++ & 4095;
-    auto g = kc::engine::grade_element(c, elements[j], ys[j], kc::double_to_bits(kc::DType::f32, ys[j]), p, exact_only);
+    const std::uint64_t yb = kc::double_to_bits(kc::DType::f32, ys[j]);
+    // The fast path as a run takes it (engine/case_run.cpp): the figures
+    // alone where it decides, the MPFR path where it does not.
+    kc::engine::Figures f;
+    if (path == Path::fast && kc::engine::grade_fast_figures(c, elements[j], ys[j], yb, p, f)) {
+      ++fast;
+      benchmark::DoNotOptimize(f);
+      continue;
+    }
+    auto g = kc::engine::grade_element(c, elements[j], ys[j], yb, p,
+                                       path == Path::working_precision ? kc::engine::GradeMode::exact
+                                                                       : kc::engine::GradeMode::mpfr);
+    cheap += g.precision < kc::oracle::working_bits(kc::DType::f32);
     benchmark::DoNotOptimize(g);
   }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["fast_share"] = static_cast<double>(fast) / n;
+  state.counters["mpfr64_share"] = static_cast<double>(cheap) / n;
 }
 
 BENCHMARK(BM_exp_f32_naive_mpfr);
-BENCHMARK_CAPTURE(BM_exp_f32_grade, mpfr_path, true);
-BENCHMARK_CAPTURE(BM_exp_f32_grade, fast_path, false);
+BENCHMARK_CAPTURE(BM_exp_f32_grade, working_precision, Path::working_precision);
+BENCHMARK_CAPTURE(BM_exp_f32_grade, mpfr_path, Path::mpfr);
+BENCHMARK_CAPTURE(BM_exp_f32_grade, fast_path, Path::fast);
 
 }  // namespace

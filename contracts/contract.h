@@ -192,6 +192,12 @@ struct KernelSpec {
   // a double evaluation with an error bound (oracles/fast.h); the engine
   // uses it only where the bound cannot change a verdict or a figure.
   oracle::fast::Fn fast = nullptr;
+  // The oracle's value is MPFR's correct rounding of one function of the
+  // exact inputs (no cancellation, no intermediate rounding), so at any
+  // working precision w it is within 2^-w of z, relatively: the engine
+  // grades first at 64 bits (engine/grading.cpp) and keeps the working
+  // precision for the elements it shows and the ones near a boundary.
+  bool oracle_rounds_once = false;
   // The reference's own steps replayed natively (oracles/replay.h): the
   // reference profile requires the kernel's bits to equal them. Every
   // deterministic kernel has one (checked at start-up).

@@ -109,7 +109,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"sqrt(x) >= 0 or NaN", "pointwise", props::nonneg_or_nan},
                      {"sqrt is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
-      .oracle = oracle::sqrt, .fast = oracle::fast::sqrt, .replay = oracle::replay::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
+      .oracle = oracle::sqrt, .fast = oracle::fast::sqrt, .oracle_rounds_once = true, .replay = oracle::replay::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "exp", .summary = "e^x (libm expf / exp; halves via expf)", .source = "ops.rs:59",
@@ -118,7 +118,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"exp(x) >= 0", "pointwise", props::nonneg}, {"exp is monotone", "monotone"}},
       .values = {.lo = -20, .hi = 20, .points = pts::exp},
-      .oracle = oracle::exp, .fast = oracle::fast::exp, .replay = oracle::replay::exp, .oracle_text = "e^x",
+      .oracle = oracle::exp, .fast = oracle::fast::exp, .oracle_rounds_once = true, .replay = oracle::replay::exp, .oracle_text = "e^x",
       .notes = "Bit equality with the Rust reference needs the same libm (glibc 2.36 here).",
   }));
   out.push_back(unary({
@@ -139,7 +139,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
       .properties = {{"log is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 100, .points = pts::log, .reaches = ResultSet{RC::zero, RC::normal, RC::inf, RC::nan}},
-      .oracle = oracle::log, .fast = oracle::fast::log, .replay = oracle::replay::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
+      .oracle = oracle::log, .fast = oracle::fast::log, .oracle_rounds_once = true, .replay = oracle::replay::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "sin", .summary = "sin(x) (libm sinf / sin)", .source = "ops.rs:93",
@@ -148,7 +148,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|sin(x)| <= 1", "pointwise", props::in_pm_one}, {"sin is odd", "odd"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches = kBounded},
-      .oracle = oracle::sin, .fast = oracle::fast::sin, .replay = oracle::replay::sin, .oracle_text = "sin(x)",
+      .oracle = oracle::sin, .fast = oracle::fast::sin, .oracle_rounds_once = true, .replay = oracle::replay::sin, .oracle_text = "sin(x)",
   }));
   out.push_back(unary({
       .name = "cos", .summary = "cos(x) (libm cosf / cos)", .source = "ops.rs:99",
@@ -157,7 +157,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"|cos(x)| <= 1", "pointwise", props::in_pm_one}, {"cos is even", "even"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches_for = cos_reaches},
-      .oracle = oracle::cos, .fast = oracle::fast::cos, .replay = oracle::replay::cos, .oracle_text = "cos(x)",
+      .oracle = oracle::cos, .fast = oracle::fast::cos, .oracle_rounds_once = true, .replay = oracle::replay::cos, .oracle_text = "cos(x)",
   }));
   out.push_back(unary({
       .name = "abs", .summary = "|x|", .source = "ops.rs:105",
@@ -175,7 +175,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::neg_zero}},
       .properties = {{"recip keeps the sign of x", "pointwise", props::sign_of_input}, {"recip is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::reciprocal},
-      .oracle = oracle::recip, .fast = oracle::fast::recip, .replay = oracle::replay::recip, .oracle_text = "1/x",
+      .oracle = oracle::recip, .fast = oracle::fast::recip, .oracle_rounds_once = true, .replay = oracle::replay::recip, .oracle_text = "1/x",
   }));
   out.push_back(unary({
       .name = "tanh", .summary = "tanh(x) (libm tanhf / tanh)", .source = "ops.rs:119",
@@ -185,7 +185,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|tanh(x)| <= 1", "pointwise", props::in_pm_one}, {"tanh is odd", "odd"},
                      {"tanh is monotone", "monotone"}},
       .values = {.lo = -12, .hi = 12, .points = pts::tanh, .reaches = kBounded},
-      .oracle = oracle::tanh, .fast = oracle::fast::tanh, .replay = oracle::replay::tanh, .oracle_text = "tanh(x)",
+      .oracle = oracle::tanh, .fast = oracle::fast::tanh, .oracle_rounds_once = true, .replay = oracle::replay::tanh, .oracle_text = "tanh(x)",
   }));
   out.push_back(unary({
       .name = "floor", .summary = "floor(x)", .source = "ops.rs:125",
@@ -217,7 +217,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|erf(x)| <= 1", "pointwise", props::in_pm_one}, {"erf is odd", "odd"},
                      {"erf is monotone", "monotone"}},
       .values = {.lo = -6, .hi = 6, .points = pts::erf, .reaches = kBounded},
-      .oracle = oracle::erf, .fast = oracle::fast::erf, .replay = oracle::replay::erf, .oracle_text = "erf(x)",
+      .oracle = oracle::erf, .fast = oracle::fast::erf, .oracle_rounds_once = true, .replay = oracle::replay::erf, .oracle_text = "erf(x)",
       .notes = "The libm step is the Rust libm crate's erf (musl's erf.c, from FreeBSD msun, calling the "
                "crate's e_exp.c port), as the reference calls it; core/rust_libm.cpp implements it, checked bit "
                "for bit against the crate (glibc's erf differs in the last bit on about one f64 input in a "

@@ -41,7 +41,7 @@ bool Tensor::consistent() const {
   return n >= 0 && byte_size() == static_cast<std::size_t>(n) * dtype_size(dtype_);
 }
 
-double Tensor::value_at(std::int64_t i) const { return bits_to_double(dtype_, bits_at(i)); }
+double Tensor::value_at_other(std::int64_t i) const { return bits_to_double(dtype_, bits_at(i)); }
 double Tensor::value_exact_at(std::int64_t i) const { return bits_to_double_exact(dtype_, bits_at(i)); }
 void Tensor::set_bits(std::int64_t i, std::uint64_t bits) {
   const std::size_t w = dtype_size(dtype_);

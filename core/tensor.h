@@ -59,9 +59,17 @@ class Tensor {
     std::memcpy(&b, bytes() + static_cast<std::size_t>(i) * w, w);  // little-endian host
     return b;
   }
-  double value_at(std::int64_t i) const;
+  double value_at(std::int64_t i) const {
+    if (dtype_ == DType::f32) {  // inline for the common dtype (a sweep reads 2^32 of them)
+      float f;
+      std::memcpy(&f, bytes() + static_cast<std::size_t>(i) * 4, 4);
+      return f;
+    }
+    return value_at_other(i);
+  }
   double value_exact_at(std::int64_t i) const;  // a signalling NaN stays signalling (bits_to_double_exact)
   void set_bits(std::int64_t i, std::uint64_t bits);
+  double value_at_other(std::int64_t i) const;  // value_at for every dtype
 
   // Zero-copy views (reference: reshape `ops.rs:829`, broadcast_to's pure
   // padding path `ops.rs:1076`). Both throw std::invalid_argument when the

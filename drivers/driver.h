@@ -102,6 +102,11 @@ class Driver {
   // Every output element of a case, in flat order, with what it depends on.
   virtual void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                                 const std::function<void(const Element&)>& f) const = 0;
+  // Element i alone, refilled into e (the flat order of for_each_element),
+  // where the driver can build one without the others; false where not.
+  virtual bool element_at(const contract::KernelSpec&, const gen::Case&, std::int64_t /*i*/, Element& /*e*/) const {
+    return false;
+  }
   // The exact value of one element: builds the oracle's input at the
   // current working precision and calls the entry's oracle.
   virtual void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,

@@ -138,23 +138,30 @@ class Elementwise final : public Driver {
     return {x.dims(), k.out_dtype(x.dtype())};
   }
 
-  void for_each_element(const KernelSpec&, const gen::Case& c,
+  void for_each_element(const KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    const Tensor& x = c.inputs.at(0);
     // One Element, refilled: no allocation per element (a sweep has 65536).
-    // No `where`: an element with one named value per operand is shown by
-    // its names and values (engine/failure_text.cpp).
-    Element e{.args = {0.0}, .shown = {0}, .names = {"x"}, .replayable = true};
-    for (std::int64_t i = 0; i < x.numel(); ++i) {
-      const double v = x.value_exact_at(i);  // (a signalling NaN stays one: the replay moves or quiets it)
-      const std::uint64_t b = x.bits_at(i);
-      e.out = i;
-      e.args[0] = v;
-      e.shown[0] = b;
-      e.special_input = v;
-      e.signaling_nan = is_signaling_nan(x.dtype(), b);
+    Element e;
+    const std::int64_t n = c.inputs.at(0).numel();
+    for (std::int64_t i = 0; i < n; ++i) {
+      element_at(k, c, i, e);
       f(e);
     }
+  }
+
+  bool element_at(const KernelSpec&, const gen::Case& c, std::int64_t i, Element& e) const override {
+    const Tensor& x = c.inputs.at(0);
+    // No `where`: an element with one named value per operand is shown by
+    // its names and values (engine/failure_text.cpp).
+    if (e.args.size() != 1) e = Element{.args = {0.0}, .shown = {0}, .names = {"x"}, .replayable = true};
+    const double v = x.value_exact_at(i);  // (a signalling NaN stays one: the replay moves or quiets it)
+    const std::uint64_t b = x.bits_at(i);
+    e.out = i;
+    e.args[0] = v;
+    e.shown[0] = b;
+    e.special_input = v;
+    e.signaling_nan = is_signaling_nan(x.dtype(), b);
+    return true;
   }
 
   void evaluate(const KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out) const override {

@@ -76,7 +76,7 @@ bool fails_alone(const Context& c, const drivers::Element& e, const Params& para
     if (out.size() != 1 || out[0].numel() != 1) return false;
     drivers::Element e1;
     c.driver.for_each_element(c.k, *alone, [&](const drivers::Element& el) { e1 = el; });
-    const Grade g1 = grade_element(c, e1, out[0].value_at(0), out[0].bits_at(0), params, true);
+    const Grade g1 = grade_element(c, e1, out[0].value_at(0), out[0].bits_at(0), params, GradeMode::exact);
     if (!g.pass) return !g1.pass && g1.failure == g.failure;
     return g1.semantics_ok && !*g1.semantics_ok;
   } catch (const std::exception&) {
@@ -103,11 +103,39 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
   std::vector<Grade> grades;
   CheckTally *accuracy_tally = nullptr, *semantics_tally = nullptr;
 
-  c.driver.for_each_element(c.k, cs, [&](const drivers::Element& e) {
+  // A passing element decided by the fast path (most of a sweep), tallied
+  // from its figures as the general path below tallies it: it keeps no
+  // report (it is neither a failure, a worst case nor at a maximum:
+  // needs_exact says its figures could be shown or move a maximum).
+  const bool lane = !keep_grades && !c.opts.dump;
+  auto lane_pass = [&](const Figures& f) { return lane && f.pass && f.semantics_ok.value_or(true) && !acc.needs_exact(f); };
+  auto tally_pass = [&](const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits, double yv) {
+    ++acc.elements;
+    acc.record(c, *(accuracy_tally ? accuracy_tally : (accuracy_tally = &acc.tally("accuracy", "accuracy"))), true);
+    if (f.semantics_ok)
+      acc.record(c, *(semantics_tally ? semantics_tally
+                                      : (semantics_tally = &acc.tally(kSemanticsCheck, "semantics", Profile::reference))),
+                 true);
+    if (!full_stats) return;
+    acc.add_coverage(c, args, f, yv);
+    acc.add_error(c, f, profiled, x_bits, profiled ? args[0] : 0.0);
+    acc.add_normalized(f);
+  };
+
+  auto per_element = [&](const drivers::Element& e) {
     const std::uint64_t yb = y.bits_at(e.out);
     const double yv = y.value_at(e.out);
-    Grade g = grade_element(c, e, yv, yb, cs.params);
-    if (acc.needs_exact(g)) g = grade_element(c, e, yv, yb, cs.params, true);
+    Figures f;
+    const bool fast = grade_fast_figures(c, e, yv, yb, cs.params, f);
+    if (fast && lane_pass(f)) {
+      const bool profiled = e.replayable && e.shown.size() == 1;
+      tally_pass(f, e.args, profiled, profiled ? e.shown[0] : 0, yv);
+      return;
+    }
+    Grade g;
+    if (fast) static_cast<Figures&>(g) = f;
+    else g = grade_element(c, e, yv, yb, cs.params, GradeMode::mpfr);
+    if (acc.needs_exact(g)) g = grade_element(c, e, yv, yb, cs.params, GradeMode::exact);
     ++acc.elements;
     acc.escalations += g.escalations;
     if (full_stats) acc.add_coverage(c, e, g, yv);
@@ -158,7 +186,46 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     acc.note_extremes(g, report);
     acc.add_error(c, e, g);
     acc.add_normalized(g);
-  });
+  };
+
+  // The bulk lane of a one-input elementwise case: every element graded
+  // straight from the tensors by the fast path first; then, in flat order,
+  // those it passed are tallied unless their figures could be shown (a
+  // worst case, a maximum: Tallies::case_candidates, decided over the
+  // whole case so that a run of ever larger errors is not regraded
+  // element by element), and the rest are built as Elements for the
+  // general path.
+  const contract::Accuracy* model = lane ? fast_model(c) : nullptr;
+  drivers::Element e;
+  const std::int64_t numel = cs.inputs.size() == 1 ? cs.inputs[0].numel() : 0;
+  if (model && numel > 0 && c.driver.element_at(c.k, cs, 0, e)) {
+    const Tensor& x = cs.inputs[0];
+    const auto n = static_cast<std::size_t>(numel);
+    static std::vector<Figures> figures;  // reused: a case has up to 65536 elements
+    static std::vector<char> passed, candidate;
+    figures.resize(n);
+    passed.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      Figures& f = figures[i];
+      passed[i] = grade_fast_scalar(c, *model, x.value_at(static_cast<std::int64_t>(i)),
+                                    y.value_at(static_cast<std::int64_t>(i)), y.bits_at(static_cast<std::int64_t>(i)),
+                                    cs.params, f) &&
+                  f.pass && f.semantics_ok.value_or(true);
+    }
+    acc.case_candidates(figures, passed, candidate);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      if (passed[i] && !candidate[i]) {
+        const double xv = x.value_at(ii);
+        tally_pass(figures[i], std::span<const double>(&xv, 1), true, x.bits_at(ii), y.value_at(ii));
+        continue;
+      }
+      c.driver.element_at(c.k, cs, ii, e);
+      per_element(e);
+    }
+  } else {
+    c.driver.for_each_element(c.k, cs, per_element);
+  }
 
   view.grades = grades;
   for (const auto& ch : checks) ch->on_case(view, acc);

@@ -36,6 +36,9 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   res.family = std::string(k.family);
   res.dtype = t;
   Tallies acc;
+  // One figure and one profile point per input: reserved once, not regrown (a block has 2^20).
+  acc.fracs.reserve(static_cast<std::size_t>(hi - lo));
+  acc.profile_points.reserve(static_cast<std::size_t>(hi - lo));
   std::optional<gen::Case> first;
   std::int64_t id = 0;
   std::uint64_t digest = 14695981039346656037ull;  // FNV-1a 64 of the input bits, as a run digests its cases

@@ -1,6 +1,7 @@
 #include "engine/grading.h"
 
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -126,11 +127,12 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
                                 : "the kernel returned an infinity where the correctly rounded result is finite";
     return g;
   }
-  g.signed_frac = oracle::signed_frac_ulp(t, y, ex.value);
+  const oracle::Difference diff = oracle::difference(t, y, ex.value);
+  g.signed_frac = diff.ulps;
   g.frac = std::fabs(g.signed_frac);
   if (std::isfinite(y) && oracle::is_number(ex.value)) {  // for a backend's claim in absolute or relative terms
-    g.abs_err = std::fabs((Mp(y) - ex.value).convert_to<double>());
-    if (!oracle::is_zero(ex.value)) g.rel_err = g.abs_err / std::fabs(ex.value.convert_to<double>());
+    g.abs_err = std::fabs(diff.value);
+    if (!oracle::is_zero(ex.value)) g.rel_err = diff.relative;
   }
   g.distance = std::isinf(r.value) ? -1 : oracle::ulp_distance(t, y, r.value);
   if (ex.replayed) {  // bit-exact against the replayed reference
@@ -177,7 +179,7 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
       const double S = ex.magnitude ? ex.magnitude->convert_to<double>() : 0.0;
       const double u_work = oracle::unit_roundoff(acc.work);
       const double bound_abs = acc.max_frac_ulp * ulp + acc.magnitude_coeff * u_work * S;
-      const double err = (Mp(y) - ex.value).convert_to<double>();
+      const double err = diff.value;
       g.normalized = bound_abs > 0 ? std::fabs(err) / bound_abs : (err == 0 ? 0.0 : INFINITY);
       if (bound_abs > 0) g.signed_ratio = err / bound_abs;
       g.bound_abs = bound_abs;
@@ -206,8 +208,10 @@ void accept_other_choice(const Context& c, const contract::Accuracy& acc, DType 
   for (const Mp& alt : ex.alternatives) {
     const double a = oracle::round_to(t_out, alt);
     if (same_value(a, y)) {
-      g = Grade{.rn = g.rn, .reference_choice = "another of the results the operation allows (NaN rule, tie, "
-                                                "sign of an equal zero)"};
+      const double rn = g.rn;
+      g = Grade{};
+      g.rn = rn;
+      g.reference_choice = "another of the results the operation allows (NaN rule, tie, sign of an equal zero)";
       g.frac = NAN, g.distance = -1;
       return;
     }
@@ -239,124 +243,286 @@ std::string special_rule_name(const contract::SpecialRule& r) {
 
 namespace {
 // The native replay of the element, when the entry has one.
-void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Grade& g) {
+void add_replay(const Context& c, std::span<const double> args, bool signaling_nan, std::uint64_t y_bits,
+                const Params& params, Figures& g) {
   if (!c.k.replay) return;
   const DType t_out = c.k.out_dtype(c.t);
-  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, e.args, e.signaling_nan});
+  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, args, signaling_nan});
   g.replay_bits = double_to_bits_exact(t_out, g.replay);  // every bit, a NaN's quiet bit included
   g.semantics_ok = g.replay_bits == y_bits;
 }
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params);
-std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params);
+bool grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g);
+bool grade_cheap(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g);
 }  // namespace
 
+bool grade_fast_figures(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits,
+                        const Params& params, Figures& out) {
+  if (!c.opts.fast_oracle || !grade_fast(c, e, y, params, out)) return false;
+  add_replay(c, e.args, e.signaling_nan, y_bits, params, out);
+  return true;
+}
+
 Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params,
-                    bool exact_only) {
-  std::optional<Grade> fast;
-  if (!exact_only && c.opts.fast_oracle) fast = grade_fast(c, e, y, params);
-  Grade g = fast ? std::move(*fast) : grade_oracle(c, e, y, params);
-  add_replay(c, e, y_bits, params, g);
+                    GradeMode mode) {
+  Grade g;
+  if (mode == GradeMode::any && grade_fast_figures(c, e, y, y_bits, params, g)) return g;
+  if (mode == GradeMode::exact || !grade_cheap(c, e, y, params, g)) g = grade_oracle(c, e, y, params);
+  add_replay(c, e.args, e.signaling_nan, y_bits, params, g);
   return g;
 }
 
 namespace {
 
-// The T value next to the finite T value r, below (dir -1) or above (+1).
-double neighbour(DType t, double r, int dir) {
-  if (r == 0) return dir * min_subnormal(t);
-  const std::uint64_t bits = double_to_bits(t, r);
-  const std::uint64_t sign = std::uint64_t{1} << (float_format(t).total_bits - 1);
-  const bool away = (r > 0) == (dir > 0);  // away from zero: the magnitude's bits grow
-  const std::uint64_t m = (bits & ~sign) + (away ? 1 : -1);
-  return bits_to_double(t, (bits & sign) | m);
+// 2^e <= |x| < 2^(e+1) for a normal double x, read from its bits (std::ilogb
+// is a library call, and this runs per element).
+[[gnu::always_inline]] inline int binade_of(double x) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  return biased == 0 ? std::ilogb(x) : biased - 1023;
 }
 
-// The element graded from the fast path's approximation v, |v - z| <= err
-// (oracles/fast.h), when nothing reported can depend on err: the rounding
-// RN_T(z) and the ulp of z are the same for every value within err of v,
-// and the fractional error stays clear of the bound and of the histogram
-// edges. Anything else (a special input, a non-finite value, a failure, a
-// near-tie, a model with a parameter-dependent bound or a magnitude S, a
-// replay) returns nullopt and is graded with MPFR.
-std::optional<Grade> grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params) {
-  const DType t_out = c.k.out_dtype(c.t);
-  if (!c.k.fast || t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != c.k.inputs.size() ||
-      e.args.size() > 2 || e.signaling_nan || special_rule(c.k, e))
-    return std::nullopt;
-  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
-  if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return std::nullopt;
-  for (double arg : e.args)
-    if (!std::isfinite(arg)) return std::nullopt;
-  oracle::fast::Approx a;
-  if (!std::isfinite(y) || !c.k.fast(e.args.data(), c.t, params, a)) return std::nullopt;
-  const double v = a.value, err = a.err;
-  if (!std::isfinite(v)) return std::nullopt;
-  const double r = round_to_format(v, t_out);
-  if (!std::isfinite(r) || std::fabs(r) == max_finite(t_out)) return std::nullopt;  // overflow is MPFR's to judge
-  // The two midpoints around r: exact in double (neighbours of <= 24 bits).
-  const double prev = neighbour(t_out, r, -1), next = neighbour(t_out, r, +1);
-  if (!(v - err > (prev + r) / 2 && v + err < (r + next) / 2)) return std::nullopt;
-  // The ulp of z: one binade for every value within err of v (or z = 0 exactly).
-  const FloatFormat f = float_format(t_out);
-  int q;
-  if (v == 0) {
-    if (err != 0) return std::nullopt;
-    q = f.emin - f.precision + 1;
-  } else {
-    // |z| lies in [|v| - err, |v| + err], capped below `below` when the
-    // fast path knows |z| < below (a limit such as tanh's 1): all in one binade.
-    const double lo = std::fabs(v) - err;
-    double hi = std::fabs(v) + err;
-    const bool capped = hi >= a.below;
-    if (capped) hi = a.below;
-    if (!(lo > 0)) return std::nullopt;
-    const int ev = std::ilogb(lo);
-    const double top = pow2(ev + 1);
-    if (hi > top || (hi == top && !capped)) return std::nullopt;
-    q = std::max(ev, f.emin) - f.precision + 1;
+// The midpoints between the finite T value r and its neighbours below and
+// above, exact in double (T values have <= 24 bits). Half an ulp of r on
+// either side, except below a power of two r = 2^e above emin, where the
+// spacing halves; the upper midpoint of the largest finite value is the
+// overflow threshold max + ulp/2.
+[[gnu::always_inline]] inline void midpoints(const FloatFormat& f, double r, double& lo, double& hi) {
+  if (r == 0) {
+    hi = pow2(f.emin - f.precision);
+    lo = -hi;
+    return;
   }
-  Grade g;
-  g.approximate = true;
+  const double a = std::fabs(r);
+  const int e = std::max(binade_of(a), f.emin);
+  const double away = pow2(e - f.precision);
+  const double toward = a == pow2(e) && e > f.emin ? away / 2 : away;
+  lo = r > 0 ? r - toward : r - away;
+  hi = r > 0 ? r + away : r + toward;
+}
+
+// Where z lies with respect to the double b, for |v + tail - z| <= err:
+// +1 above, -1 below, 0 when the bound cannot tell. t = v - b and s = t +
+// tail each round once in double (relative error <= 2^-53), so |s - (v +
+// tail - b)| <= 2^-52 (|t| + |tail|), taken as 2^-51 to spare the proof its
+// second-order terms. (A sum whose result is subnormal is exact: both
+// operands are multiples of 2^-1074, so no term for underflow is needed.)
+[[gnu::always_inline]] inline int side(double v, double tail, double err, double b) {
+  const double t = v - b, s = t + tail;
+  const double slack = err + 0x1p-51 * (std::fabs(t) + std::fabs(tail));
+  return s > slack ? 1 : s < -slack ? -1 : 0;
+}
+
+// The accuracy model, when an approximation of z may decide the element
+// at all: a float dtype of at most 24 bits (the midpoints of T are exact in
+// double), the result in the input dtype, finite operands that meet no
+// special-value rule, a model with a fixed bound and no magnitude S, a
+// result that is not NaN. nullptr: the element is MPFR's at the working precision.
+const contract::Accuracy* approximable(const Context& c, const drivers::Element& e, double y) {
+  const DType t_out = c.k.out_dtype(c.t);
+  if (t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != c.k.inputs.size() ||
+      e.args.size() > 2 || e.signaling_nan || std::isnan(y))
+    return nullptr;
+  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
+  if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
+  bool zero_arg = false;
+  for (double arg : e.args) {
+    if (!std::isfinite(arg)) return nullptr;
+    zero_arg |= arg == 0;
+  }
+  // Special-value rules name NaN, the infinities and the zeros: with
+  // finite operands only a zero can meet one.
+  if (zero_arg && special_rule(c.k, e)) return nullptr;
+  return acc;
+}
+
+// The element graded from an approximation v + tail of z, within err
+// (oracles/fast.h), when nothing reported can depend on err: the rounding
+// RN_T(z) and the ulp of z are the same for every value within err, and
+// the fractional error stays clear of the bound and of the histogram
+// edges. Anything else (a failure, a near-tie, a zero whose sign is
+// graded) returns false and is graded with MPFR at the working precision.
+// The figures are those grade_at gives, to within the uncertainties set.
+bool decide(const Context& c, const contract::Accuracy& acc_model, double y, const oracle::fast::Approx& a,
+            Figures& g) {
+  const contract::Accuracy* acc = &acc_model;
+  const DType t_out = c.t;
+  const double v = a.value, tail = a.tail, err = a.err;
+  if (a.tiny) {
+    // 0 < |z| < 2^-1224: RN_T(z) is a zero of z's sign, and for y = 0 every
+    // figure is exact in double (fast.h); anything else is MPFR's.
+    const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;
+    if (y != 0 || acc->kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
+    g = Figures{};
+    g.approximate = true;
+    g.rn = a.tiny < 0 ? -0.0 : 0.0;
+    g.abs_err = 0;
+    g.rel_err = 1;
+    g.bound = acc->kind == AccuracyKind::ulp_bound ? acc->max_frac_ulp : 0.5;
+    g.bias_sample = acc->kind == AccuracyKind::ulp_bound && acc->check_bias;
+    return true;
+  }
+  if (!a.huge && !(std::isfinite(v) && std::isfinite(tail) && std::isfinite(err))) return false;
+  const FloatFormat f = float_format(t_out);
+  const double min_norm = pow2(f.emin);
+  // RN_T ties to even at the overflow threshold max + ulp/2 (max is odd),
+  // so an exact value at or above it rounds to infinity.
+  const double threshold = (2 - pow2(-f.precision)) * pow2(f.emax);
+  g = Figures{};
+  g.approximate = true;  // (precision 0: no MPFR evaluation decided it)
+  // The sign of z (of v for an exact zero: -0 stays -0).
+  const int sgn = a.huge ? a.huge : std::signbit(tail == 0 ? v : v + tail) ? -1 : 1;
+  // (The comparisons with side() are skipped where a margin of a factor of
+  // two, far beyond any rounding of these sums, decides them.)
+  const double reach = std::fabs(v) + std::fabs(tail) + err;  // >= |z|, to within a rounding
+  if (a.huge || (reach >= threshold / 2 && side(v, tail, err, sgn * threshold) == sgn)) {
+    // RN_T(z) = +-inf: as grade_at, a pass with no ulp figure where the
+    // kernel returns that infinity; anything else is a failure, MPFR's.
+    g.rn = sgn * INFINITY;
+    g.overflow = true;
+    g.distance = -1;
+    g.frac = NAN;
+    return y == g.rn;
+  }
+  if (std::isinf(y)) return false;  // a spurious infinity: MPFR's
+  // RN_T(z): the T value r nearest v + tail, when every value within err
+  // of it lies strictly between the midpoints around r (those are exact in
+  // double: neighbours of <= 24 bits; above max, the overflow threshold).
+  const double r = std::copysign(round_to_format(v + tail, t_out), sgn);
+  if (!std::isfinite(r)) return false;
+  double mid_lo, mid_hi;
+  midpoints(f, r, mid_lo, mid_hi);
+  if (side(v, tail, err, mid_lo) != 1 || side(v, tail, err, mid_hi) != -1) return false;
+  // The ulp of z: 2^(max(e, emin) - p + 1) for 2^e <= |z| < 2^(e+1), the
+  // same for every value within err: below the normal range it does not
+  // depend on e; above, |z| must lie in one binade, which `below` and
+  // `above` (strict bounds the function knows) may close at a power of two.
+  int q = f.emin - f.precision + 1;
+  const double mag = std::fabs(v + tail);
+  const bool exact_value = err == 0 && tail == 0;
+  if (exact_value && mag >= min_norm) {
+    q = binade_of(mag) - f.precision + 1;
+  } else if (!exact_value && (reach >= 2 * min_norm || side(v, tail, err, sgn * min_norm) != -sgn)) {
+    if (mag == 0) return false;
+    int ev = binade_of(mag);
+    // v + tail rounded may sit at the power of two just above z's binade.
+    int lo_side = side(v, tail, err, sgn * pow2(ev));
+    if (lo_side == -sgn) lo_side = side(v, tail, err, sgn * pow2(--ev));
+    const double lo = pow2(ev), hi = pow2(ev + 1);
+    const bool lo_ok = lo_side == sgn || a.above >= lo;
+    const bool hi_ok = side(v, tail, err, sgn * hi) == -sgn || a.below <= hi;
+    if (!lo_ok || !hi_ok || ev < f.emin) return false;
+    q = ev - f.precision + 1;
+  }
   g.rn = r;
-  g.precision = oracle::working_bits(c.t);
-  // y - v rounds once in double (relative error <= 2^-53), so the error
-  // figures carry err plus that rounding.
-  const double diff = y - v;
-  const double abs_unc = err + std::fabs(diff) * 0x1p-53;
+  g.overflow = false;
+  // y - v - tail: two roundings in double, so the error figures carry err
+  // plus those.
+  const double d1 = y - v, diff = d1 - tail;
+  const double abs_unc = err + 0x1p-52 * (std::fabs(d1) + std::fabs(tail));  // (subnormal differences: exact)
   g.signed_frac = diff * pow2(-q);  // exact: a power of two within range
   g.frac = std::fabs(g.signed_frac);
   g.uncertainty = abs_unc * pow2(-q);
   g.abs_err = std::fabs(diff);
   g.abs_uncertainty = abs_unc;
-  if (v != 0) {
-    g.rel_err = g.abs_err / std::fabs(v);
-    // |z| >= |v| - err > 0 (one binade); the division rounds once more.
-    g.rel_uncertainty = (g.abs_err + abs_unc) / (std::fabs(v) - err) * (1 + 0x1p-52) - g.rel_err;
+  if (y == 0 && (a.above >= 0 || side(v, tail, err, 0) != 0)) {
+    g.rel_err = 1;  // |0 - z| / |z| for a z known not to be zero
+  } else if (mag != 0 || err != 0) {
+    // |z| >= |v + tail| (1 - 2^-52) - err, when that is positive.
+    const double z_lo = mag * (1 - 0x1p-52) - err;
+    if (!(z_lo > 0)) return false;
+    g.rel_err = g.abs_err / mag;
+    g.rel_uncertainty = (g.abs_err + abs_unc) / z_lo * (1 + 0x1p-52) - g.rel_err;
   }
-  g.distance = oracle::ulp_distance(t_out, y, r);
+  g.distance = y == r ? 0 : oracle::ulp_distance(t_out, y, r);
   const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;
-  if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && std::signbit(y) != std::signbit(r))
-    return std::nullopt;  // a failure: MPFR's
+  if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && (!exact_value || std::signbit(y) != std::signbit(r)))
+    return false;  // the sign of a zero: MPFR's
   switch (acc->kind) {
     case AccuracyKind::exact:
-      if (err != 0 || g.frac != 0) return std::nullopt;
+      if (!exact_value || g.frac != 0) return false;
       g.bound = 0;
       break;
     case AccuracyKind::correctly_rounded:
-      if (g.distance != 0) return std::nullopt;
+      if (g.distance != 0) return false;
       g.bound = 0.5;
       break;
     case AccuracyKind::ulp_bound:
       g.bound = acc->max_frac_ulp;
       if (g.frac + g.uncertainty > g.bound || (acc->max_distance >= 0 && g.distance > acc->max_distance))
-        return std::nullopt;
+        return false;
       g.bias_sample = acc->check_bias;
       if (g.bias_sample) g.signed_normalized = g.signed_frac;
       break;
-    case AccuracyKind::condition_aware: return std::nullopt;
+    case AccuracyKind::condition_aware: return false;
   }
-  if (near_histogram_edge(g.frac, g.uncertainty)) return std::nullopt;
-  return g;
+  return !near_histogram_edge(g.frac, g.uncertainty);
+}
+
+// The double fast path: the kernel's exact function in double with its
+// bound (oracles/fast.h), decided as above.
+bool grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g) {
+  if (!c.k.fast) return false;
+  const contract::Accuracy* acc = approximable(c, e, y);
+  oracle::fast::Approx a;
+  return acc && c.k.fast(e.args.data(), c.t, params, a) && decide(c, *acc, y, a, g);
+}
+
+// The first, cheap evaluation of an oracle that rounds once (KernelSpec::
+// oracle_rounds_once): MPFR at 64 bits asked for (Boost rounds them up to
+// 71, two limbs; MPFR's exp there costs about half what it does at f32's
+// 157), z_w = z (1 + d) with |d| <= 2^-w for w = the value's precision.
+// z_w is exactly the double-double hi + lo (w <= 106), so it is decided as
+// the double fast path is, with err = 2^(1-w) |hi| (> |z_w - z|): one
+// decision procedure for both approximations. Below 2^-900 (e^x for x <
+// -623, far below every dtype's subnormals; the tail stays a normal double
+// above) the value is taken as the interval (0, 2^-899) with its sign; where MPFR's own exponent range ends
+// (e^x for x < -7.4e8) it returns an exact 0, and so does this.
+constexpr unsigned kCheapBits = 64;
+
+bool grade_cheap(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g) {
+  if (!c.k.oracle_rounds_once) return false;
+  const contract::Accuracy* acc = approximable(c, e, y);
+  if (!acc) return false;
+  oracle::PrecisionScope scope(kCheapBits);
+  const oracle::Exact ex = evaluate(c, e, params);
+  if (ex.replayed || !ex.alternatives.empty() || ex.magnitude || !oracle::is_number(ex.value)) return false;
+  const mpfr_t& z = oracle::raw(ex.value);
+  const long w = static_cast<long>(mpfr_get_prec(z));
+  oracle::fast::Approx a;
+  const double hi = mpfr_get_d(z, MPFR_RNDN);
+  if (std::isinf(hi)) {
+    a.huge = hi > 0 ? 1 : -1;
+  } else if (mpfr_zero_p(z)) {
+    a.value = hi;  // an exact (signed) zero
+  } else if (mpfr_get_exp(z) <= -1224) {
+    a.tiny = mpfr_signbit(z) ? -1 : 1;  // |z| < 2^-1224 (fast.h)
+  } else if (std::fabs(hi) < 0x1p-900) {
+    a.value = std::copysign(0x1p-900, hi);
+    a.err = 0x1p-900;
+    a.above = 0;
+  } else if (w <= 128) {
+    // z_w = +-m 2^(E - 128), m the 128-bit significand (two limbs, MPFR's
+    // custom interface): hi = RN(m), lo = m - hi exactly (<= 75 bits
+    // left, of which the w - 53 that can be non-zero fit a double).
+    const auto* limbs = static_cast<const mp_limb_t*>(mpfr_custom_get_significand(z));
+    const unsigned __int128 m = w <= 64 ? static_cast<unsigned __int128>(limbs[0]) << 64
+                                        : (static_cast<unsigned __int128>(limbs[1]) << 64) | limbs[0];
+    const double m_hi = static_cast<double>(m);  // rounds to nearest (up to 2^128 at most)
+    const unsigned __int128 hi_int = m_hi >= 0x1p128 ? 0 : static_cast<unsigned __int128>(m_hi);
+    const auto rest = static_cast<__int128>(m - hi_int);  // modulo 2^128: m - 2^128 when m rounded up to it
+    const int scale = static_cast<int>(mpfr_get_exp(z)) - 128;
+    const double sign = mpfr_signbit(z) ? -1.0 : 1.0;
+    a.value = sign * std::ldexp(m_hi, scale);
+    a.tail = sign * std::ldexp(static_cast<double>(rest), scale);
+    a.err = std::fabs(a.value) * pow2(static_cast<int>(1 - w));
+  } else {
+    return false;
+  }
+  if (!decide(c, *acc, y, a, g)) return false;
+  g.precision = static_cast<unsigned>(w);
+  return true;
 }
 
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
@@ -408,6 +574,26 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
   return g;
 }
 }  // namespace
+
+const contract::Accuracy* fast_model(const Context& c) {
+  if (!c.opts.fast_oracle || !c.k.fast || c.k.inputs.size() != 1 || c.k.out_dtype(c.t) != c.t || !is_float(c.t) ||
+      c.t == DType::f64)
+    return nullptr;
+  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
+  if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
+  return acc;
+}
+
+bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
+                       const Params& params, Figures& out) {
+  // (approximable()'s conditions for one finite, non-zero input: no
+  // special-value rule can apply, no signalling NaN.)
+  if (!std::isfinite(x) || x == 0 || std::isnan(y)) return false;
+  oracle::fast::Approx a;
+  if (!c.k.fast(&x, c.t, params, a) || !decide(c, acc, y, a, out)) return false;
+  add_replay(c, std::span<const double>(&x, 1), false, y_bits, params, out);
+  return true;
+}
 
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g) {
   if (g.special) {

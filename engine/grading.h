@@ -34,31 +34,34 @@ enum class Failure : std::uint8_t {
 inline constexpr int kFailureKinds = 14;
 std::string_view failure_name(Failure f);  // "spurious_inf", ...: results JSON findings[].failure
 
-struct Grade {
+// The figures of a grade: everything the statistics read (plain data,
+// cheap to copy). A fast-path element that passes is graded and tallied
+// from these alone (engine/case_run.cpp); the words of a Grade are only
+// built where the element is shown.
+struct Figures {
   bool pass = true;
   Failure failure = Failure::none;
   bool special = false;     // decided by a contract special-value rule
   bool replayed = false;    // graded against a replay of the reference
   bool overflow = false;    // RN_T(z) is infinite for a finite input
+  bool bias_sample = false;
+  // Decided by the oracle's fast path (oracles/fast.h): the figures are
+  // within the uncertainties below of the exact ones (fractional ulp,
+  // absolute, relative error); 0 for an MPFR grade. The verdict, the
+  // distance and RN_T(z) are exact either way.
+  bool approximate = false;
   int escalations = 0;      // Ziv re-evaluations
   unsigned precision = 0;   // working bits of the evaluation that decided the grade
-  std::string rule;         // special rule name, "NaN->+0"
   double frac = 0;          // fractional ulp error (inf on a special mismatch)
   double abs_err = NAN, rel_err = NAN;  // |y - z| and |y - z| / |z| (finite y and z; rel: z != 0)
   double signed_frac = 0;
   std::int64_t distance = 0;  // -1 if not applicable (NaN, infinities)
   std::optional<double> normalized;  // condition-aware: |y - z| / bound
   double signed_normalized = 0;      // signed ulp error for the bias statistic (when bias_sample)
-  bool bias_sample = false;
   std::optional<double> signed_ratio;  // condition-aware: (y - z) / bound
   double bound_abs = 0;                // condition-aware: the bound itself
   double bound = 0;         // fractional ulp bound (or 1 for normalized)
   double rn = 0;            // RN_T(z)
-  std::string why;          // why it failed, in words (only on failure)
-  // Passed only as another correct implementation would, not as the
-  // reference does (a SpecialRule's `also`, an Exact alternative, another
-  // evaluation order): the choice, in words. The reference profile fails it.
-  std::string reference_choice;
   // The semantics check (the entry's native replay of the reference's
   // steps, oracles/replay.h): nullopt when the entry has none; else whether
   // y has the replay's bits.
@@ -67,11 +70,16 @@ struct Grade {
   std::uint64_t replay_bits = 0;
   // The oracle's expected mean square of the rounding error, where it states one.
   std::optional<double> error_variance;
-  // Decided by the oracle's fast path (oracles/fast.h): the figures are
-  // within these of the exact ones (fractional ulp, absolute error); 0 for
-  // an MPFR grade. The verdict, the distance and RN_T(z) are exact either way.
   double uncertainty = 0, abs_uncertainty = 0, rel_uncertainty = 0;
-  bool approximate = false;
+};
+
+struct Grade : Figures {
+  std::string rule;         // special rule name, "NaN->+0"
+  std::string why;          // why it failed, in words (only on failure)
+  // Passed only as another correct implementation would, not as the
+  // reference does (a SpecialRule's `also`, an Exact alternative, another
+  // evaluation order): the choice, in words. The reference profile fails it.
+  std::string reference_choice;
 };
 
 // y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
@@ -81,15 +89,38 @@ struct Grade {
 // defers to MPFR).
 bool near_histogram_edge(double frac, double delta);
 
-// exact_only: never the fast path (an element whose figures a report shows).
+// How an element may be graded: `any` tries the double fast path, then
+// MPFR at 64 bits where the oracle rounds once (KernelSpec::
+// oracle_rounds_once), then MPFR at the working precision; `mpfr` skips
+// the double fast path (--exact-oracle, or where it was tried already);
+// `exact` grades at the working precision only (an element whose figures a
+// report shows). Only `exact` grades are never approximate.
+enum class GradeMode { any, mpfr, exact };
 Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params,
-                    bool exact_only = false);
+                    GradeMode mode = GradeMode::any);
 
 
 // The exact value the grade was decided against, in decimal (25 significant
 // digits; "NaN", "inf", the outcome of a special-value rule), re-evaluated
 // at the grade's precision: only failures and worst cases are shown, so the
 // grading loop never formats it.
+// The fast path alone, with the semantics replay: true when it decided the
+// element (then `out` holds its figures, `approximate` set); false when the
+// element is MPFR's. What grade_element tries first.
+bool grade_fast_figures(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits,
+                        const Params& params, Figures& out);
+
+// The bulk lane of a one-input elementwise case (engine/case_run.cpp),
+// which grades straight from the tensors: the accuracy model when the
+// double fast path may decide this kernel and dtype at all (nullptr:
+// never), and one element graded from its input x, its result y and the
+// semantics replay, as grade_fast_figures grades it. False: the element
+// goes to the general loop (a zero or non-finite input, which may meet a
+// special-value rule, a NaN result, or whatever the fast path leaves to MPFR).
+const contract::Accuracy* fast_model(const Context& c);
+bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
+                       const Params& params, Figures& out);
+
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g);
 
 // Names of special rules, "NaN->+0", as check names use them.

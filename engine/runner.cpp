@@ -258,7 +258,7 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
   ElementReport r;
   c.driver.for_each_element(k, *cs, [&](const drivers::Element& e) {
     const double yv = out[0].value_at(0);
-    const Grade g = grade_element(c, e, yv, out[0].bits_at(0), params, true);
+    const Grade g = grade_element(c, e, yv, out[0].bits_at(0), params, GradeMode::exact);
     // Named as the run names it (engine/case_run.cpp): an element that
     // meets the portable contract but not the reference's bits or choices
     // fails the reference profile's semantics or reference-choice check.

@@ -112,7 +112,7 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
   const gen::Case one{{x}, params};
   const auto out = backend.run(k.name, one.inputs, one.params);
   c.driver.for_each_element(k, one, [&](const drivers::Element& e) {
-    const Grade g = grade_element(c, e, out[0].value_at(0), out[0].bits_at(0), params, true);
+    const Grade g = grade_element(c, e, out[0].value_at(0), out[0].bits_at(0), params, GradeMode::exact);
     res.worst_distance = g.distance;
     res.worst = element_report(c, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,
                                out[0].value_at(0), out[0].bits_at(0), g, exact_text(c, e, params, g), true);

@@ -48,7 +48,7 @@ ValueClass classify_value(DType t, double x) {
   if (std::isnan(x)) return vc_nan;
   if (std::isinf(x)) return vc_inf;
   if (x == 0) return vc_zero;
-  if (std::fabs(x) < min_normal(t)) return vc_subnormal;
+  if (std::fabs(x) < pow2(float_format(t).emin)) return vc_subnormal;
   return vc_normal;
 }
 
@@ -59,9 +59,10 @@ contract::ResultClass classify_result(DType t, double r) {
   if (std::isinf(r)) return RC::inf;
   if (r == 0) return RC::zero;
   const double a = std::fabs(r);
-  if (a < min_normal(t)) return RC::subnormal;
-  if (a < 2 * min_normal(t)) return RC::near_underflow;
-  if (a >= std::ldexp(1.0, float_format(t).emax)) return RC::near_overflow;
+  const FloatFormat f = float_format(t);
+  if (a < pow2(f.emin)) return RC::subnormal;
+  if (a < pow2(f.emin + 1)) return RC::near_underflow;
+  if (a >= pow2(f.emax)) return RC::near_overflow;
   return RC::normal;
 }
 
@@ -190,12 +191,12 @@ void Tallies::add_shape(const Tensor& x) {
   if (std::count(x.dims().begin(), x.dims().end(), 1) > 0) ++sc["size1_dim"];
 }
 
-void Tallies::add_coverage(const Context& c, const drivers::Element& e, const Grade& g, double y) {
+void Tallies::add_coverage(const Context& c, std::span<const double> args, const Figures& g, double y) {
   const bool float_in = is_float(c.t);
   const int p = float_in ? float_format(c.t).precision : 32;
   auto& vc = value_class_counts;
-  for (std::size_t a = 0; a < e.args.size() && a < 2; ++a) {
-    const double xv = e.args[a];
+  for (std::size_t a = 0; a < args.size() && a < 2; ++a) {
+    const double xv = args[a];
     ++vc[classify_value(c.t, xv)];
     if (float_in && std::isfinite(xv) && std::fabs(xv) < pow2(p - 1) && std::fabs(xv - std::trunc(xv)) == 0.5)
       ++vc[vc_tie];
@@ -209,7 +210,7 @@ void Tallies::add_coverage(const Context& c, const drivers::Element& e, const Gr
   if (std::isnan(y)) ++coverage.outputs_nan;
 }
 
-void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade& g) {
+void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::uint64_t x_bits, double x) {
   const bool failing = !g.pass;
   if (std::isfinite(g.frac)) fracs.push_back(g.frac);
   if (!std::isnan(g.abs_err)) max_abs_err = std::max(max_abs_err, g.abs_err);
@@ -222,13 +223,13 @@ void Tallies::add_error(const Context& c, const drivers::Element& e, const Grade
     add_to(dist_hist, static_cast<double>(g.distance), failing);
   }
   if (g.normalized) add_to(norm_hist, *g.normalized, failing);
-  if (e.replayable && e.shown.size() == 1)
-    profile_points.push_back({ordered_bits(c.t, e.shown[0]), e.args[0], g.frac,
+  if (profiled)
+    profile_points.push_back({ordered_bits(c.t, x_bits), x, g.frac,
                               g.distance >= 0 ? static_cast<double>(g.distance) : NAN, g.normalized.value_or(NAN),
                               failing});
 }
 
-void Tallies::note_extremes(const Grade& g, const std::function<ElementReport()>& make) {
+void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make) {
   const bool dist = g.distance >= 0 && (!at_max_dist || g.distance > max_dist);
   const bool rel = !std::isnan(g.rel_err) && (!at_max_rel || g.rel_err > max_rel_err);
   if (!dist && !rel) return;
@@ -237,7 +238,7 @@ void Tallies::note_extremes(const Grade& g, const std::function<ElementReport()>
   if (rel) at_max_rel = r;
 }
 
-void Tallies::add_normalized(const Grade& g) {
+void Tallies::add_normalized(const Figures& g) {
   if (g.normalized) {
     max_norm = std::max(max_norm, *g.normalized);
     sum_norm += *g.normalized;
@@ -250,7 +251,7 @@ void Tallies::add_normalized(const Grade& g) {
   }
 }
 
-void Tallies::add_failure(const Grade& g) {
+void Tallies::add_failure(const Figures& g) {
   if (g.failure == Failure::none) return;
   auto& ft = by_failure[static_cast<std::size_t>(g.failure)];
   ++ft.count;
@@ -266,19 +267,78 @@ void Tallies::add_failure(const Grade& g) {
   if (std::isnan(g.abs_err)) max_abs_err = max_rel_err = INFINITY;
 }
 
-bool Tallies::could_be_worst(const Grade& g) const {
+bool Tallies::could_be_worst(const Figures& g) const {
   const double key = g.normalized ? *g.normalized : g.frac;
   return !g.special && std::isfinite(g.frac) && (worst.size() < 5 || key > worst_key(worst.back()));
 }
 
-bool Tallies::needs_exact(const Grade& g) const {
+bool Tallies::needs_exact(const Figures& g) const {
   if (!g.approximate) return false;
-  Grade hi = g;
+  Figures hi = g;
   hi.frac = g.frac + g.uncertainty;
   if (could_be_worst(hi)) return true;
   if (!at_max_dist || g.distance > max_dist) return true;
   if (!std::isnan(g.rel_err) && (!at_max_rel || g.rel_err + g.rel_uncertainty > max_rel_err)) return true;
   return g.abs_err + g.abs_uncertainty > max_abs_err;
+}
+
+// A passed approximate element j can be left ungraded by MPFR when, in its
+// own case, five others are certainly worse (their fractional error minus
+// its uncertainty exceeds j's plus its own: the final five worst are the
+// five largest, earliest first on a tie, so j is never among them) and
+// another certainly has a larger relative and absolute error and distance
+// (so j neither sets a maximum nor is the element shown at one; distances
+// are exact). The rest are candidates, graded by the general path in flat
+// order, where needs_exact regrades those that matter. Over a case whose
+// errors grow with x (e^x near 0: every element a new maximum, each
+// regraded by MPFR one after another) this leaves a handful.
+void Tallies::case_candidates(std::span<const Figures> g, std::span<const char> passed,
+                              std::vector<char>& candidate) const {
+  const std::size_t n = g.size();
+  candidate.assign(n, 0);
+  std::array<double, 5> top{};  // the five largest frac - uncertainty, descending
+  std::size_t in_top = 0;
+  double rel_lo = -INFINITY, abs_lo = -INFINITY;
+  std::int64_t dist_max = -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!passed[i]) continue;
+    const Figures& f = g[i];
+    if (!f.special && std::isfinite(f.frac)) {
+      const double lo = f.frac - f.uncertainty;
+      if (in_top < top.size() || lo > top.back()) {
+        std::size_t k = std::min(in_top, top.size() - 1);
+        while (k > 0 && top[k - 1] < lo) top[k] = top[k - 1], --k;
+        top[k] = lo;
+        in_top = std::min(in_top + 1, top.size());
+      }
+    }
+    if (!std::isnan(f.rel_err)) rel_lo = std::max(rel_lo, f.rel_err - f.rel_uncertainty);
+    if (!std::isnan(f.abs_err)) abs_lo = std::max(abs_lo, f.abs_err - f.abs_uncertainty);
+    dist_max = std::max(dist_max, f.distance);
+  }
+  const double worst_lo = in_top < top.size() ? -INFINITY : top.back();
+  // A figure known exactly (no uncertainty) that only equals the bound
+  // cannot displace an earlier equal one (a maximum or a worst case is
+  // replaced only by a strictly larger figure), so of those only the
+  // first is a candidate; an exact absolute error needs no regrade at all
+  // (it enters the maximum as it is, and no element is shown at it).
+  auto above = [](double v, double unc, double bound, bool& first_tie) {
+    if (v + unc > bound || (unc > 0 && v + unc >= bound)) return true;
+    if (v + unc < bound || !first_tie) return false;
+    first_tie = false;
+    return true;
+  };
+  bool first_worst = true, first_rel = true, first_dist = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!passed[i]) continue;
+    const Figures& f = g[i];
+    bool c = !f.approximate;
+    c |= !f.special && std::isfinite(f.frac) && above(f.frac, f.uncertainty, worst_lo, first_worst);
+    c |= !std::isnan(f.rel_err) && above(f.rel_err, f.rel_uncertainty, rel_lo, first_rel);
+    c |= !std::isnan(f.abs_err) && f.abs_uncertainty > 0 && f.abs_err + f.abs_uncertainty >= abs_lo;
+    c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), first_dist);
+    candidate[i] = c;
+  }
 }
 
 void Tallies::keep_worst(const ElementReport& r) {

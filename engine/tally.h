@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,22 +73,34 @@ struct Tallies {
   void not_graded(CheckTally& t, const std::string& why);
 
   void add_shape(const Tensor& x);  // shape classes of a case's first input
-  // Coverage of one element's inputs and result.
-  void add_coverage(const Context& c, const drivers::Element& e, const Grade& g, double y);
+  // Coverage of one element's inputs (args) and result.
+  void add_coverage(const Context& c, const drivers::Element& e, const Figures& g, double y) {
+    add_coverage(c, e.args, g, y);
+  }
+  void add_coverage(const Context& c, std::span<const double> args, const Figures& g, double y);
   // Error statistics of one element graded against the oracle (not decided
   // by a special rule, not a replay), failing or not.
-  void add_error(const Context& c, const drivers::Element& e, const Grade& g);
+  void add_error(const Context& c, const drivers::Element& e, const Figures& g) {
+    const bool profiled = e.replayable && e.shown.size() == 1;
+    add_error(c, g, profiled, profiled ? e.shown[0] : 0, profiled ? e.args[0] : 0.0);
+  }
+  // profiled: a one-input element, at input x (bits x_bits) of the error profile.
+  void add_error(const Context& c, const Figures& g, bool profiled, std::uint64_t x_bits, double x);
   // Before add_error: whether g raises the maximum distance or relative
   // error (then `make` builds the element's report, kept as the one at it).
-  void note_extremes(const Grade& g, const std::function<ElementReport()>& make);
-  void add_normalized(const Grade& g);
+  void note_extremes(const Figures& g, const std::function<ElementReport()>& make);
+  void add_normalized(const Figures& g);
   // An element that failed its accuracy or special-value check.
-  void add_failure(const Grade& g);
-  bool could_be_worst(const Grade& g) const;
+  void add_failure(const Figures& g);
+  bool could_be_worst(const Figures& g) const;
   // A fast-path grade whose figures could be shown (a worst case, the
   // element at a maximum) or could move a maximum: grade it with MPFR.
-  bool needs_exact(const Grade& g) const;
+  bool needs_exact(const Figures& g) const;
   void keep_worst(const ElementReport& r);
+  // Of a case's approximate grades (those with passed[i]), the ones whose
+  // figures could still be shown or set a maximum once the whole case is
+  // graded: candidate[i] set. The others need no exact regrade.
+  void case_candidates(std::span<const Figures> g, std::span<const char> passed, std::vector<char>& candidate) const;
 
   // The result's statistics, findings, tallies, coverage, error profile and verdict.
   void finish(const Context& c, KernelDTypeResult& res) const;

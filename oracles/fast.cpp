@@ -11,7 +11,7 @@ namespace {
 // underflowed to 0 may be 1e-362): no fast answer; MPFR has the exponent range.
 bool libm(double v, Approx& out) {
   if (!std::isfinite(v) || std::fabs(v) < 0x1p-1000) return false;
-  out = {v, std::fabs(v) * 0x1p-50};
+  out = {.value = v, .err = std::fabs(v) * 0x1p-50};
   return true;
 }
 // A function whose values stay strictly inside (-1, 1) for a finite
@@ -22,12 +22,12 @@ bool below_one(double v, Approx& out) {
   return true;
 }
 bool exact(double v, Approx& out) {
-  out = {v, 0};
+  out = {.value = v, .err = 0};
   return true;
 }
 bool rounded_once(double v, Approx& out) {
   if (!std::isfinite(v) || std::fabs(v) < 0x1p-1000) return false;
-  out = {v, std::fabs(v) * 0x1p-53};
+  out = {.value = v, .err = std::fabs(v) * 0x1p-53};
   return true;
 }
 // A sum that cancels exactly is an exact zero (x + (-x) = +0 in double as in
@@ -66,11 +66,34 @@ bool rsqrt(const double* args, DType, const Params&, Approx& out) {
   const double x = args[0];
   if (!(x > 0) || !std::isfinite(x)) return false;
   const double v = 1.0 / std::sqrt(x);
-  out = {v, std::ldexp(v, -51)};
+  out = {.value = v, .err = std::ldexp(v, -51)};
   return true;
 }
 bool exp(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return libm(std::exp(x), out); }
+  const double x = args[0];
+  if (x > 709.79) {  // beyond DBL_MAX: overflows every dtype
+    out = {};
+    out.huge = 1;
+    return true;
+  }
+  if (x < -744261184) return exact(0.0, out);  // MPFR's e^x: +0 below its exponent range
+  if (x < -744261000) return false;              // about where it ends: MPFR's
+  if (x < -849) {  // (0, 2^-1224)
+    out = {};
+    out.tiny = 1;
+    return true;
+  }
+  if (x < -690) {  // (0, 2^-995): far below every dtype's smallest subnormal
+    out = {.value = 0x1p-996, .err = 0x1p-996, .above = 0};
+    return true;
+  }
+  if (std::fabs(x) < 0x1p-8) {  // 1 + expm1(x): the distance from 1 kept exactly
+    const double t = std::expm1(x);
+    out = {.value = 1.0, .tail = t, .err = std::fabs(t) * 0x1p-50};
+    return true;
+  }
+  return libm(std::exp(x), out);
+}
 bool log(const double* args, DType, const Params&, Approx& out) {
   const double x = args[0]; return x > 0 && libm(std::log(x), out); }
 bool sin(const double* args, DType, const Params&, Approx& out) {
@@ -86,7 +109,7 @@ bool sigmoid(const double* args, DType, const Params&, Approx& out) {
   const double e = std::exp(-x);
   if (!std::isfinite(e) || e < 0x1p-1000) return false;
   const double v = 1.0 / (1.0 + e);
-  out = {v, std::ldexp(v, -49), 1};  // 1 / (1 + e^-x) < 1
+  out = {.value = v, .err = std::ldexp(v, -49), .below = 1};  // 1 / (1 + e^-x) < 1
   return true;
 }
 bool add_scalar(const double* args, DType t, const Params& p, Approx& out) {

@@ -20,6 +20,14 @@
 //   x86_64 lists at most 2 ulp for each (0.5x ulp bounds for the
 //   2.28+ exp and log); we take 4 ulp, 2^-50 |v|, and fall back to MPFR
 //   where the result leaves the normal double range.
+// * exp near 0, |x| < 2^-8: 1 + expm1(x) as a double-double, expm1 with the
+//   same 4 ulp (libm-test-ulps: 1), err = 2^-50 |expm1(x)|; far outside,
+//   intervals: x > 709.79, e^x > DBL_MAX (log DBL_MAX = 709.7827...);
+//   -849 <= x < -690, 0 < e^x < e^-690 = 2^-995.45 < 2^-995, so e^x lies
+//   within 2^-996 of 2^-996; x < -849, e^x < 2^-1224.8 (`tiny`); and below
+//   -744261184 the oracle's own value, +0: MPFR's exponent range (emin =
+//   1 - 2^30) ends at 2^(emin - 1), and e^x < 2^(emin - 2) = e^-744261118.4
+//   rounds to +0 there (the few f32 inputs between go to MPFR).
 // * sigmoid, 1 / (1 + e^-x): e^-x with 2^-50 relative error, one rounding
 //   of the sum of positive terms and one of the division:
 //   (1 + 2^-50)(1 + 2^-53)^2 - 1 < 2^-49.
@@ -33,12 +41,27 @@ namespace kc::oracle::fast {
 
 struct Approx {
   double value = 0;
-  double err = 0;  // |value - exact| <= err
+  // z is near value + tail, an unevaluated sum (a double-double), where one
+  // double cannot hold how far z lies from a round number: e^x = 1 +
+  // expm1(x) for a tiny x. 0 for a plain double.
+  double tail = 0;
+  double err = 0;  // |value + tail - exact| <= err
   // |exact| < below, strictly: a function that only approaches its limit
   // (tanh, erf, sigmoid and cos(x != 0) stay below 1 in magnitude, where
   // the double result may be within err of 1 or be 1 itself). It decides
   // the binade of the exact value just below a power of two.
   double below = __builtin_inf();
+  // |exact| > above, strictly (-1: nothing known; 0: the exact value is not
+  // zero, as e^x for an x whose e^x lies far below every dtype's range).
+  double above = -1;
+  // +-1: |exact| exceeds the largest double, with this sign (e^x for x >
+  // 709.79): the value overflows every dtype; value, tail and err unused.
+  int huge = 0;
+  // +-1: 0 < +-exact < 2^-1224, with this sign (e^x for x < -849): every
+  // figure of a zero result is then exact in double (its fractional error
+  // z / ulp_T(z) < 2^-1075 and |z| both round to 0, the relative error is
+  // 1); value, tail and err unused.
+  int tiny = 0;
 };
 
 // false: no fast answer at this input (a special value, an overflow, a

@@ -19,5 +19,9 @@ PrecisionScope::PrecisionScope(unsigned bits) : saved_(Mp::default_precision()) 
   Mp::default_precision(digits_for(bits));
 }
 PrecisionScope::~PrecisionScope() { Mp::default_precision(saved_); }
+// What Boost gives a default-constructed number: its digits in bits.
+unsigned PrecisionScope::current() {
+  return static_cast<unsigned>(boost::multiprecision::detail::digits10_2_2(Mp::default_precision()));
+}
 
 }  // namespace kc::oracle

@@ -37,6 +37,9 @@ inline bool sign_bit(const Mp& m) { return mpfr_signbit(raw(m)) != 0; }
 // process-wide static, so scopes must not be used from several threads.
 class PrecisionScope {
  public:
+  // The bits a number built now gets (the innermost scope's, as Boost
+  // rounds them up from decimal digits).
+  static unsigned current();
   explicit PrecisionScope(unsigned bits);
   ~PrecisionScope();
   PrecisionScope(const PrecisionScope&) = delete;

@@ -41,6 +41,15 @@ double unit_roundoff(DType t);
 // ulp_T(z) as a power-of-two exponent: ulp = 2^ulp_exponent(t, z).
 int ulp_exponent(DType t, const Mp& z);
 
+// y - z, (y - z) / ulp_T(z) and |y - z| / |z| (NaN for z = 0), from one
+// subtraction, each rounded once into double (the relative error divides in
+// MPFR: |z| may lie below double's range, where a double quotient is 0/0).
+// y and z finite.
+struct Difference {
+  double value, ulps, relative;
+};
+Difference difference(DType t, double y, const Mp& z);
+
 // |y - z| / ulp_T(z), and (y - z) / ulp_T(z). y and z finite.
 double frac_ulp(DType t, double y, const Mp& z);
 double signed_frac_ulp(DType t, double y, const Mp& z);

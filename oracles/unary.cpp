@@ -26,15 +26,18 @@ Mp gelu_c(DType t) { return rn(t, bm::sqrt(Mp(num_cast(t, 2.0 / M_PI)))); }
 void neg(const Scalar& in, Exact& out) { out.value = -in.x; }
 void abs(const Scalar& in, Exact& out) { out.value = bm::abs(in.x); }
 void sqr(const Scalar& in, Exact& out) { out.value = in.x * in.x; }
-void sqrt(const Scalar& in, Exact& out) { out.value = bm::sqrt(in.x); }  // sqrt(-0) = -0, sqrt(<0) = NaN
-void exp(const Scalar& in, Exact& out) { out.value = bm::exp(in.x); }
-void log(const Scalar& in, Exact& out) { out.value = bm::log(in.x); }  // log(+-0) = -inf, log(<0) = NaN
-void sin(const Scalar& in, Exact& out) { out.value = bm::sin(in.x); }
-void cos(const Scalar& in, Exact& out) { out.value = bm::cos(in.x); }
-void tanh(const Scalar& in, Exact& out) { out.value = bm::tanh(in.x); }
+// The functions that round once (KernelSpec::oracle_rounds_once) write
+// MPFR's result into out.value directly, at its working precision: one
+// number fewer per element than a Boost temporary moved into place.
+void sqrt(const Scalar& in, Exact& out) { mpfr_sqrt(raw(out.value), raw(in.x), MPFR_RNDN); }  // sqrt(-0) = -0, sqrt(<0) = NaN
+void exp(const Scalar& in, Exact& out) { mpfr_exp(raw(out.value), raw(in.x), MPFR_RNDN); }
+void log(const Scalar& in, Exact& out) { mpfr_log(raw(out.value), raw(in.x), MPFR_RNDN); }  // log(+-0) = -inf, log(<0) = NaN
+void sin(const Scalar& in, Exact& out) { mpfr_sin(raw(out.value), raw(in.x), MPFR_RNDN); }
+void cos(const Scalar& in, Exact& out) { mpfr_cos(raw(out.value), raw(in.x), MPFR_RNDN); }
+void tanh(const Scalar& in, Exact& out) { mpfr_tanh(raw(out.value), raw(in.x), MPFR_RNDN); }
 void floor(const Scalar& in, Exact& out) { out.value = bm::floor(in.x); }
 void ceil(const Scalar& in, Exact& out) { out.value = bm::ceil(in.x); }
-void recip(const Scalar& in, Exact& out) { out.value = Mp(1) / in.x; }  // 1/(+-0) = +-inf
+void recip(const Scalar& in, Exact& out) { mpfr_ui_div(raw(out.value), 1, raw(in.x), MPFR_RNDN); }  // 1/(+-0) = +-inf
 void rsqrt(const Scalar& in, Exact& out) { out.value = Mp(1) / bm::sqrt(in.x); }
 
 // relu / step / sign compare with 0 exactly as the reference does: NaN and
@@ -54,10 +57,7 @@ void round(const Scalar& in, Exact& out) {
   mpfr_roundeven(raw(out.value), raw(in.x));
 }
 
-void erf(const Scalar& in, Exact& out) {
-  out.value = in.x;
-  mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN);
-}
+void erf(const Scalar& in, Exact& out) { mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN); }
 
 // gelu_erf(x) = (x/2)(1 + erf(x/sqrt 2)). The reference forms 1 + erf(a) in
 // f64, which cancels for x << 0; the condition-aware model scales its error
