@@ -188,40 +188,42 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     acc.add_normalized(g);
   };
 
-  // The bulk lane of a one-input elementwise case: every element graded
-  // straight from the tensors by the fast path first; then, in flat order,
-  // those it passed are tallied unless their figures could be shown (a
-  // worst case, a maximum: Tallies::case_candidates, decided over the
-  // whole case so that a run of ever larger errors is not regraded
-  // element by element), and the rest are built as Elements for the
-  // general path.
+  // The bulk lane of a one-input elementwise case: the elements graded
+  // straight from the tensors by the fast path, a block of them at a time;
+  // then, in flat order, those it passed are tallied unless their figures
+  // could be shown (a worst case, a maximum: Tallies::block_candidates,
+  // decided over the whole block, so that a run of ever larger errors is
+  // not regraded element by element), and the rest are built as Elements
+  // for the general path. Blocks of 4096 keep the figures in cache.
   const contract::Accuracy* model = lane ? fast_model(c) : nullptr;
   drivers::Element e;
   const std::int64_t numel = cs.inputs.size() == 1 ? cs.inputs[0].numel() : 0;
   if (model && numel > 0 && c.driver.element_at(c.k, cs, 0, e)) {
     const Tensor& x = cs.inputs[0];
-    const auto n = static_cast<std::size_t>(numel);
-    static std::vector<Figures> figures;  // reused: a case has up to 65536 elements
+    constexpr std::int64_t kBlock = 4096;
+    static std::vector<Figures> figures(kBlock);  // reused across cases
     static std::vector<char> passed, candidate;
-    figures.resize(n);
-    passed.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      Figures& f = figures[i];
-      passed[i] = grade_fast_scalar(c, *model, x.value_at(static_cast<std::int64_t>(i)),
-                                    y.value_at(static_cast<std::int64_t>(i)), y.bits_at(static_cast<std::int64_t>(i)),
-                                    cs.params, f) &&
-                  f.pass && f.semantics_ok.value_or(true);
-    }
-    acc.case_candidates(figures, passed, candidate);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto ii = static_cast<std::int64_t>(i);
-      if (passed[i] && !candidate[i]) {
-        const double xv = x.value_at(ii);
-        tally_pass(figures[i], std::span<const double>(&xv, 1), true, x.bits_at(ii), y.value_at(ii));
-        continue;
+    for (std::int64_t lo = 0; lo < numel; lo += kBlock) {
+      const std::int64_t hi = std::min(numel, lo + kBlock);
+      const auto n = static_cast<std::size_t>(hi - lo);
+      passed.assign(n, 0);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::int64_t i = lo + static_cast<std::int64_t>(k);
+        Figures& f = figures[k];
+        passed[k] = grade_fast_scalar(c, *model, x.value_at(i), y.value_at(i), y.bits_at(i), cs.params, f) && f.pass &&
+                    f.semantics_ok.value_or(true);
       }
-      c.driver.element_at(c.k, cs, ii, e);
-      per_element(e);
+      acc.block_candidates(std::span<const Figures>(figures.data(), n), passed, candidate);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::int64_t i = lo + static_cast<std::int64_t>(k);
+        if (passed[k] && !candidate[k]) {
+          const double xv = x.value_at(i);
+          tally_pass(figures[k], std::span<const double>(&xv, 1), true, x.bits_at(i), y.value_at(i));
+          continue;
+        }
+        c.driver.element_at(c.k, cs, i, e);
+        per_element(e);
+      }
     }
   } else {
     c.driver.for_each_element(c.k, cs, per_element);

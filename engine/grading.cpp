@@ -393,7 +393,15 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
   if (!std::isfinite(r)) return false;
   double mid_lo, mid_hi;
   midpoints(f, r, mid_lo, mid_hi);
-  if (side(v, tail, err, mid_lo) != 1 || side(v, tail, err, mid_hi) != -1) return false;
+  // The common case, a plain double with a relative bound of at least
+  // 2^-53: the interval widened to v +- 2 err contains [v - err, v + err]
+  // even after its own rounding (<= 2^-53 |v| <= err), so plain
+  // comparisons decide what side() decides in general.
+  const bool plain = tail == 0 && err >= 0x1p-53 * std::fabs(v);
+  const double wide_lo = v - 2 * err, wide_hi = v + 2 * err;
+  if (plain ? !(wide_lo > mid_lo && wide_hi < mid_hi)
+            : side(v, tail, err, mid_lo) != 1 || side(v, tail, err, mid_hi) != -1)
+    return false;
   // The ulp of z: 2^(max(e, emin) - p + 1) for 2^e <= |z| < 2^(e+1), the
   // same for every value within err: below the normal range it does not
   // depend on e; above, |z| must lie in one binade, which `below` and
@@ -401,8 +409,14 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
   int q = f.emin - f.precision + 1;
   const double mag = std::fabs(v + tail);
   const bool exact_value = err == 0 && tail == 0;
+  const double wide_mag_lo = std::fabs(sgn > 0 ? wide_lo : wide_hi), wide_mag_hi = std::fabs(sgn > 0 ? wide_hi : wide_lo);
   if (exact_value && mag >= min_norm) {
     q = binade_of(mag) - f.precision + 1;
+  } else if (plain && wide_mag_hi < min_norm && (sgn > 0 ? wide_lo : -wide_hi) >= 0) {
+    // (below the normal range: the subnormal ulp)
+  } else if (plain && wide_mag_lo >= min_norm && wide_mag_hi < a.below && (sgn > 0 ? wide_lo : -wide_hi) > 0 &&
+             binade_of(wide_mag_lo) == binade_of(wide_mag_hi)) {
+    q = binade_of(wide_mag_lo) - f.precision + 1;
   } else if (!exact_value && (reach >= 2 * min_norm || side(v, tail, err, sgn * min_norm) != -sgn)) {
     if (mag == 0) return false;
     int ev = binade_of(mag);
@@ -429,11 +443,15 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
   if (y == 0 && (a.above >= 0 || side(v, tail, err, 0) != 0)) {
     g.rel_err = 1;  // |0 - z| / |z| for a z known not to be zero
   } else if (mag != 0 || err != 0) {
-    // |z| >= |v + tail| (1 - 2^-52) - err, when that is positive.
-    const double z_lo = mag * (1 - 0x1p-52) - err;
-    if (!(z_lo > 0)) return false;
-    g.rel_err = g.abs_err / mag;
-    g.rel_uncertainty = (g.abs_err + abs_unc) / z_lo * (1 + 0x1p-52) - g.rel_err;
+    // |z| >= |v + tail| (1 - d) with d = 2^-52 + err / |v + tail| (the
+    // rounding of v + tail, then err); for d <= 2^-10, 1 / (1 - d) <= 1 + 2d,
+    // and the products with the rounded reciprocal stay within another
+    // 2^-50: one division per element, not two.
+    if (mag == 0) return false;
+    const double inv = 1 / mag, d = 0x1p-52 + err * inv;
+    if (!(d <= 0x1p-10)) return false;
+    g.rel_err = g.abs_err * inv;
+    g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
   }
   g.distance = y == r ? 0 : oracle::ulp_distance(t_out, y, r);
   const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;

@@ -17,7 +17,8 @@ namespace {
 // Histogram edges per metric (last bin open). Fractional ulp: fine around
 // 1/2, where correct rounding sits; distance: each small distance its own
 // bin; normalized: the bound 1 is an edge.
-const std::vector<double> kFracEdges{0, 1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6, 1, 1.5, 2, 4, 8, 16, 64, 256, 1024, INFINITY};
+constexpr double kFracEdgeList[] = {0, 1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6, 1, 1.5, 2, 4, 8, 16, 64, 256, 1024, INFINITY};
+const std::vector<double> kFracEdges(std::begin(kFracEdgeList), std::end(kFracEdgeList));
 const std::vector<double> kDistEdges{0, 1, 2, 3, 4, 5, 8, 16, 64, 256, 4096, 1048576, INFINITY};
 const std::vector<double> kNormEdges{0, 0.125, 0.25, 0.5, 0.75, 1, 1.25, 2, 4, 16, 256, 65536, INFINITY};
 constexpr std::size_t kSlices = 256;  // of the input domain, for the error profile
@@ -144,8 +145,8 @@ ErrorProfile profile_of(std::vector<Tallies::ProfilePoint> pts) {
 bool near_histogram_edge(double frac, double delta) {
   if (delta == 0) return false;
   // The first edge, 0, bounds nothing from below: no error is negative.
-  const auto it = std::lower_bound(kFracEdges.begin() + 1, kFracEdges.end(), frac - delta);
-  return it != kFracEdges.end() && *it <= frac + delta;
+  const double* it = std::lower_bound(std::begin(kFracEdgeList) + 1, std::end(kFracEdgeList), frac - delta);
+  return it != std::end(kFracEdgeList) && *it <= frac + delta;
 }
 
 Tallies::Tallies()
@@ -283,16 +284,17 @@ bool Tallies::needs_exact(const Figures& g) const {
 }
 
 // A passed approximate element j can be left ungraded by MPFR when, in its
-// own case, five others are certainly worse (their fractional error minus
-// its uncertainty exceeds j's plus its own: the final five worst are the
-// five largest, earliest first on a tie, so j is never among them) and
+// own block (any set of the run's elements will do), five others are
+// certainly worse (their fractional error minus its uncertainty exceeds
+// j's plus its own: the final five worst are the five largest, earliest
+// first on a tie, so j is never among them) and
 // another certainly has a larger relative and absolute error and distance
 // (so j neither sets a maximum nor is the element shown at one; distances
 // are exact). The rest are candidates, graded by the general path in flat
-// order, where needs_exact regrades those that matter. Over a case whose
+// order, where needs_exact regrades those that matter. Over a block whose
 // errors grow with x (e^x near 0: every element a new maximum, each
 // regraded by MPFR one after another) this leaves a handful.
-void Tallies::case_candidates(std::span<const Figures> g, std::span<const char> passed,
+void Tallies::block_candidates(std::span<const Figures> g, std::span<const char> passed,
                               std::vector<char>& candidate) const {
   const std::size_t n = g.size();
   candidate.assign(n, 0);
@@ -320,23 +322,25 @@ void Tallies::case_candidates(std::span<const Figures> g, std::span<const char> 
   // A figure known exactly (no uncertainty) that only equals the bound
   // cannot displace an earlier equal one (a maximum or a worst case is
   // replaced only by a strictly larger figure), so of those only the
-  // first is a candidate; an exact absolute error needs no regrade at all
-  // (it enters the maximum as it is, and no element is shown at it).
-  auto above = [](double v, double unc, double bound, bool& first_tie) {
+  // first ties are candidates: five for the worst cases (the list may
+  // still have room for all five), one for a maximum. An exact absolute
+  // error needs no regrade at all (it enters the maximum as it is, and no
+  // element is shown at it).
+  auto above = [](double v, double unc, double bound, int& ties_left) {
     if (v + unc > bound || (unc > 0 && v + unc >= bound)) return true;
-    if (v + unc < bound || !first_tie) return false;
-    first_tie = false;
+    if (v + unc < bound || ties_left == 0) return false;
+    --ties_left;
     return true;
   };
-  bool first_worst = true, first_rel = true, first_dist = true;
+  int worst_ties = static_cast<int>(top.size()), rel_ties = 1, dist_ties = 1;
   for (std::size_t i = 0; i < n; ++i) {
     if (!passed[i]) continue;
     const Figures& f = g[i];
     bool c = !f.approximate;
-    c |= !f.special && std::isfinite(f.frac) && above(f.frac, f.uncertainty, worst_lo, first_worst);
-    c |= !std::isnan(f.rel_err) && above(f.rel_err, f.rel_uncertainty, rel_lo, first_rel);
+    c |= !f.special && std::isfinite(f.frac) && above(f.frac, f.uncertainty, worst_lo, worst_ties);
+    c |= !std::isnan(f.rel_err) && above(f.rel_err, f.rel_uncertainty, rel_lo, rel_ties);
     c |= !std::isnan(f.abs_err) && f.abs_uncertainty > 0 && f.abs_err + f.abs_uncertainty >= abs_lo;
-    c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), first_dist);
+    c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), dist_ties);
     candidate[i] = c;
   }
 }

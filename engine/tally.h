@@ -97,10 +97,10 @@ struct Tallies {
   // element at a maximum) or could move a maximum: grade it with MPFR.
   bool needs_exact(const Figures& g) const;
   void keep_worst(const ElementReport& r);
-  // Of a case's approximate grades (those with passed[i]), the ones whose
-  // figures could still be shown or set a maximum once the whole case is
+  // Of a block of approximate grades (those with passed[i]), the ones whose
+  // figures could still be shown or set a maximum once the whole block is
   // graded: candidate[i] set. The others need no exact regrade.
-  void case_candidates(std::span<const Figures> g, std::span<const char> passed, std::vector<char>& candidate) const;
+  void block_candidates(std::span<const Figures> g, std::span<const char> passed, std::vector<char>& candidate) const;
 
   // The result's statistics, findings, tallies, coverage, error profile and verdict.
   void finish(const Context& c, KernelDTypeResult& res) const;

@@ -15,10 +15,12 @@
 #include <cmath>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/backend.h"
+#include "engine/conformance.h"
 #include "engine/context.h"
 #include "engine/grading.h"
 #include "oracles/exact.h"
@@ -155,6 +157,63 @@ void agree(int stride, std::int64_t f32_inputs, std::int64_t min_elements) {
 TEST(FastOracle, AgreesWithMpfrWhereverItAnswers) { agree(4, 10000, 2'000'000); }
 // Nightly (ctest -L nightly): every 16-bit input, 40,000 f32 per kernel, 11 million elements.
 TEST(FastOracle, FullAgreesWithMpfrWhereverItAnswers) { agree(1, 40000, 10'000'000); }
+
+// The bulk lane of a one-input elementwise case (engine/case_run.cpp)
+// tallies the elements it passes without building them, and regrades only
+// the block's candidates to be shown: the results must be those of the
+// general path element by element (--dump turns the lane off), the same
+// worst cases, maxima, elements at them, histograms, coverage and checks.
+// The kernels: errors growing with x (exp near 0, tanh), exact results
+// with ties everywhere (neg, relu), correct rounding (sqrt), functions
+// capped below 1 (cos, erf, sigmoid).
+TEST(FastOracle, BulkLaneTalliesAsTheGeneralPath) {
+  const auto backend = make_backend("reference");
+  int compared = 0;
+  for (const char* name : {"exp", "neg", "relu", "sqrt", "tanh", "cos", "erf", "sigmoid", "log"}) {
+    const auto* k = contract::find_kernel(name);
+    ASSERT_NE(k, nullptr) << name;
+    for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+      if (!k->accuracy_for(t)) continue;
+      engine::RunOptions lane;
+      engine::RunOptions general;
+      std::ostringstream sink;
+      general.dump = &sink;
+      const auto a = engine::run_kernel_dtype(*k, t, *backend, lane);
+      const auto b = engine::run_kernel_dtype(*k, t, *backend, general);
+      const std::string where = fmt::format("{} {}", name, dtype_name(t));
+      ASSERT_EQ(a.verdict, b.verdict) << where;
+      ASSERT_EQ(a.elements, b.elements) << where;
+      ASSERT_EQ(a.worst.size(), b.worst.size()) << where;
+      for (std::size_t i = 0; i < a.worst.size(); ++i) {
+        EXPECT_EQ(a.worst[i].input_hex, b.worst[i].input_hex) << where << " worst " << i;
+        EXPECT_EQ(a.worst[i].frac_ulp, b.worst[i].frac_ulp) << where << " worst " << i;
+      }
+      const auto &x = a.accuracy, &y = b.accuracy;
+      EXPECT_EQ(x.graded, y.graded) << where;
+      EXPECT_EQ(x.max_frac_ulp, y.max_frac_ulp) << where;
+      EXPECT_EQ(x.max_distance, y.max_distance) << where;
+      EXPECT_EQ(x.max_absolute, y.max_absolute) << where;
+      EXPECT_EQ(x.max_relative, y.max_relative) << where;
+      EXPECT_EQ(x.at_max_distance.has_value(), y.at_max_distance.has_value()) << where;
+      if (x.at_max_distance && y.at_max_distance)
+        EXPECT_EQ(x.at_max_distance->input_hex, y.at_max_distance->input_hex) << where;
+      EXPECT_EQ(x.at_max_relative.has_value(), y.at_max_relative.has_value()) << where;
+      if (x.at_max_relative && y.at_max_relative)
+        EXPECT_EQ(x.at_max_relative->input_hex, y.at_max_relative->input_hex) << where;
+      EXPECT_EQ(x.histogram.counts, y.histogram.counts) << where;
+      EXPECT_EQ(a.coverage.value_classes, b.coverage.value_classes) << where;
+      EXPECT_EQ(a.coverage.result_classes, b.coverage.result_classes) << where;
+      ASSERT_EQ(a.checks.size(), b.checks.size()) << where;
+      for (std::size_t i = 0; i < a.checks.size(); ++i) {
+        EXPECT_EQ(a.checks[i].name, b.checks[i].name) << where;
+        EXPECT_EQ(a.checks[i].passed, b.checks[i].passed) << where << " " << a.checks[i].name;
+        EXPECT_EQ(a.checks[i].failed, b.checks[i].failed) << where << " " << a.checks[i].name;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 20);
+}
 
 }  // namespace
 }  // namespace kc
