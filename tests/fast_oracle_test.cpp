@@ -195,11 +195,13 @@ TEST(FastOracle, BulkLaneTalliesAsTheGeneralPath) {
       EXPECT_EQ(x.max_absolute, y.max_absolute) << where;
       EXPECT_EQ(x.max_relative, y.max_relative) << where;
       EXPECT_EQ(x.at_max_distance.has_value(), y.at_max_distance.has_value()) << where;
-      if (x.at_max_distance && y.at_max_distance)
+      if (x.at_max_distance && y.at_max_distance) {
         EXPECT_EQ(x.at_max_distance->input_hex, y.at_max_distance->input_hex) << where;
+      }
       EXPECT_EQ(x.at_max_relative.has_value(), y.at_max_relative.has_value()) << where;
-      if (x.at_max_relative && y.at_max_relative)
+      if (x.at_max_relative && y.at_max_relative) {
         EXPECT_EQ(x.at_max_relative->input_hex, y.at_max_relative->input_hex) << where;
+      }
       EXPECT_EQ(x.histogram.counts, y.histogram.counts) << where;
       EXPECT_EQ(a.coverage.value_classes, b.coverage.value_classes) << where;
       EXPECT_EQ(a.coverage.result_classes, b.coverage.result_classes) << where;
