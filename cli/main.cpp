@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   camp->add_option("--timeout", co.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
   camp->add_option("--jobs,-j", co.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
   camp->add_flag("--quiet,-q", co.quiet, "Print only failures and the summary");
+  camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
 
   kc::cli::MergeCommand mo;
   auto* mrg = app.add_subcommand("merge", "Merge the shards of a campaign into the document one process would write");
@@ -132,7 +133,6 @@ int main(int argc, char** argv) {
   auto* corpus_replay = corpus->add_subcommand("replay", "Grade every stored case again and require its recorded outcome");
   corpus_replay->add_option("paths", cpo.paths, ".case files or folders of them")->required();
   corpus_replay->add_flag("--quiet,-q", cpo.quiet, "Print only the cases that do not meet their outcome");
-  camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
 
   kc::cli::SearchCommand sco;
   auto* srch = app.add_subcommand("search", "Worst-case search: random cases, then a climb toward larger error "

@@ -70,6 +70,9 @@ struct RunOptions {
   Progress* progress = nullptr;
 };
 
+// A result with the kernel's name, family and the dtype filled in, nothing graded.
+KernelDTypeResult result_for(const contract::KernelSpec& k, DType t);
+
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
                                    const RunOptions& opts);
 

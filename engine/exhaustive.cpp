@@ -31,10 +31,7 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   };
   const Context c{k, t, backend, drivers::of(k), o};
   const CheckList checks = checks::for_run(k, t, std::nullopt);
-  KernelDTypeResult res;
-  res.kernel = std::string(k.name);
-  res.family = std::string(k.family);
-  res.dtype = t;
+  KernelDTypeResult res = result_for(k, t);
   Tallies acc;
   // One figure and one profile point per input: reserved once, not regrown (a block has 2^20).
   acc.fracs.reserve(static_cast<std::size_t>(hi - lo));

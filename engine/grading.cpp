@@ -314,18 +314,22 @@ namespace {
   return s > slack ? 1 : s < -slack ? -1 : 0;
 }
 
-// The accuracy model, when an approximation of z may decide the element
-// at all: a float dtype of at most 24 bits (the midpoints of T are exact in
-// double), the result in the input dtype, finite operands that meet no
-// special-value rule, a model with a fixed bound and no magnitude S, a
-// result that is not NaN. nullptr: the element is MPFR's at the working precision.
-const contract::Accuracy* approximable(const Context& c, const drivers::Element& e, double y) {
-  const DType t_out = c.k.out_dtype(c.t);
-  if (t_out != c.t || !is_float(c.t) || c.t == DType::f64 || e.args.size() != c.k.inputs.size() ||
-      e.args.size() > 2 || e.signaling_nan || std::isnan(y))
-    return nullptr;
+// The accuracy model, when an approximation of z may decide this kernel's
+// elements in this dtype at all: a float dtype of at most 24 bits (the
+// midpoints of T are exact in double), the result in the input dtype, a
+// model with a fixed bound and no magnitude S. nullptr: MPFR's, always.
+const contract::Accuracy* approximable_model(const Context& c) {
+  if (c.k.out_dtype(c.t) != c.t || !is_float(c.t) || c.t == DType::f64) return nullptr;
   const contract::Accuracy* acc = c.k.accuracy_for(c.t);
   if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
+  return acc;
+}
+
+// The model, when an approximation may decide this element: one per
+// operand, finite operands that meet no special-value rule, a result that
+// is not NaN. nullptr: the element is MPFR's at the working precision.
+const contract::Accuracy* approximable(const Context& c, const drivers::Element& e, double y) {
+  if (e.args.size() != c.k.inputs.size() || e.args.size() > 2 || e.signaling_nan || std::isnan(y)) return nullptr;
   bool zero_arg = false;
   for (double arg : e.args) {
     if (!std::isfinite(arg)) return nullptr;
@@ -334,7 +338,7 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
   // Special-value rules name NaN, the infinities and the zeros: with
   // finite operands only a zero can meet one.
   if (zero_arg && special_rule(c.k, e)) return nullptr;
-  return acc;
+  return approximable_model(c);
 }
 
 // The element graded from an approximation v + tail of z, within err
@@ -344,23 +348,21 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
 // edges. Anything else (a failure, a near-tie, a zero whose sign is
 // graded) returns false and is graded with MPFR at the working precision.
 // The figures are those grade_at gives, to within the uncertainties set.
-bool decide(const Context& c, const contract::Accuracy& acc_model, double y, const oracle::fast::Approx& a,
-            Figures& g) {
-  const contract::Accuracy* acc = &acc_model;
+bool decide(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a, Figures& g) {
   const DType t_out = c.t;
   const double v = a.value, tail = a.tail, err = a.err;
   if (a.tiny) {
     // 0 < |z| < 2^-1224: RN_T(z) is a zero of z's sign, and for y = 0 every
     // figure is exact in double (fast.h); anything else is MPFR's.
-    const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;
-    if (y != 0 || acc->kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
+    const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
+    if (y != 0 || acc.kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
     g = Figures{};
     g.approximate = true;
     g.rn = a.tiny < 0 ? -0.0 : 0.0;
     g.abs_err = 0;
     g.rel_err = 1;
-    g.bound = acc->kind == AccuracyKind::ulp_bound ? acc->max_frac_ulp : 0.5;
-    g.bias_sample = acc->kind == AccuracyKind::ulp_bound && acc->check_bias;
+    g.bound = acc.kind == AccuracyKind::ulp_bound ? acc.max_frac_ulp : 0.5;
+    g.bias_sample = acc.kind == AccuracyKind::ulp_bound && acc.check_bias;
     return true;
   }
   if (!a.huge && !(std::isfinite(v) && std::isfinite(tail) && std::isfinite(err))) return false;
@@ -387,8 +389,8 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
   }
   if (std::isinf(y)) return false;  // a spurious infinity: MPFR's
   // RN_T(z): the T value r nearest v + tail, when every value within err
-  // of it lies strictly between the midpoints around r (those are exact in
-  // double: neighbours of <= 24 bits; above max, the overflow threshold).
+  // of it lies strictly between the midpoints around r (exact in double,
+  // midpoints(); above max, the overflow threshold).
   const double r = std::copysign(round_to_format(v + tail, t_out), sgn);
   if (!std::isfinite(r)) return false;
   double mid_lo, mid_hi;
@@ -454,10 +456,10 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
     g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
   }
   g.distance = y == r ? 0 : oracle::ulp_distance(t_out, y, r);
-  const bool sign_graded = acc->kind == AccuracyKind::exact || acc->kind == AccuracyKind::correctly_rounded;
+  const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
   if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && (!exact_value || std::signbit(y) != std::signbit(r)))
     return false;  // the sign of a zero: MPFR's
-  switch (acc->kind) {
+  switch (acc.kind) {
     case AccuracyKind::exact:
       if (!exact_value || g.frac != 0) return false;
       g.bound = 0;
@@ -467,10 +469,10 @@ bool decide(const Context& c, const contract::Accuracy& acc_model, double y, con
       g.bound = 0.5;
       break;
     case AccuracyKind::ulp_bound:
-      g.bound = acc->max_frac_ulp;
-      if (g.frac + g.uncertainty > g.bound || (acc->max_distance >= 0 && g.distance > acc->max_distance))
+      g.bound = acc.max_frac_ulp;
+      if (g.frac + g.uncertainty > g.bound || (acc.max_distance >= 0 && g.distance > acc.max_distance))
         return false;
-      g.bias_sample = acc->check_bias;
+      g.bias_sample = acc.check_bias;
       if (g.bias_sample) g.signed_normalized = g.signed_frac;
       break;
     case AccuracyKind::condition_aware: return false;
@@ -594,12 +596,7 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
 }  // namespace
 
 const contract::Accuracy* fast_model(const Context& c) {
-  if (!c.opts.fast_oracle || !c.k.fast || c.k.inputs.size() != 1 || c.k.out_dtype(c.t) != c.t || !is_float(c.t) ||
-      c.t == DType::f64)
-    return nullptr;
-  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
-  if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
-  return acc;
+  return c.opts.fast_oracle && c.k.fast && c.k.inputs.size() == 1 ? approximable_model(c) : nullptr;
 }
 
 bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,

@@ -146,14 +146,19 @@ gen::Case case_by_id(const contract::KernelSpec& k, DType t, const Backend& back
   return replay_path(c, std::move(cs), path);
 }
 
-KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
-                                   const gen::Case& cs) {
-  const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = checks::for_run(k, t, std::nullopt);
+KernelDTypeResult result_for(const contract::KernelSpec& k, DType t) {
   KernelDTypeResult res;
   res.kernel = std::string(k.name);
   res.family = std::string(k.family);
   res.dtype = t;
+  return res;
+}
+
+KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                                   const gen::Case& cs) {
+  const Context c{k, t, backend, drivers::of(k), opts};
+  const CheckList checks = checks::for_run(k, t, std::nullopt);
+  KernelDTypeResult res = result_for(k, t);
   Tallies acc;
   grade_case(c, checks, acc, 0, {}, cs, true);
   const checks::RunView run{c, &cs, 0};
@@ -183,10 +188,7 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   const Context c{k, t, backend, drivers::of(k), opts};
   const CheckList checks = checks::for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
                                                                      : std::nullopt);
-  KernelDTypeResult res;
-  res.kernel = std::string(k.name);
-  res.family = std::string(k.family);
-  res.dtype = t;
+  KernelDTypeResult res = result_for(k, t);
 
   // The cases, by id: the driver's sweeps, the random cases, then the
   // statistics case where the model asks for one; each replays with --case.
