@@ -111,13 +111,13 @@ void BM_exp_f32_grade(benchmark::State& state, Path path) {
   }
   std::size_t i = 0;
   std::int64_t fast = 0, cheap = 0;
+  kc::engine::Figures f;  // one record, refilled per element, as the bulk lane's block of them
   for (auto _ : state) {
     const std::size_t j = i++ & 4095;
     const std::uint64_t yb = kc::double_to_bits(kc::DType::f32, ys[j]);
     // The fast path as a run takes it for a one-input elementwise kernel
     // (the bulk lane of engine/case_run.cpp): the figures alone, straight
     // from the input, where it decides; the MPFR path where it does not.
-    kc::engine::Figures f;
     if (path == Path::fast && kc::engine::grade_fast_scalar(c, *model, elements[j].args[0], ys[j], yb, p, f)) {
       ++fast;
       benchmark::DoNotOptimize(f);

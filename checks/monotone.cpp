@@ -19,7 +19,9 @@ class Monotone final : public Check {
     if (!p_.applies_to(v.c.t)) return;
     auto& tally = acc.tally("property:" + std::string(p_.name), "property");
     const Tensor& x = v.cs.inputs.front();
-    std::vector<std::pair<double, double>> xy;
+    // (Storage kept across cases: a sweep's case would fault in a fresh megabyte.)
+    static thread_local std::vector<std::pair<double, double>> xy;
+    xy.clear();
     const std::int64_t n = x.numel();
     xy.reserve(static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) {

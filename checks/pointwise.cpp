@@ -17,7 +17,8 @@ class Pointwise final : public Check {
     if (!p_.applies_to(v.c.t)) return;
     auto& tally = acc.tally("property:" + std::string(p_.name), "property");
     const Tensor& x = v.cs.inputs.front();
-    for (std::int64_t i = 0; i < x.numel(); ++i) {
+    const std::int64_t n = x.numel();
+    for (std::int64_t i = 0; i < n; ++i) {
       const double xv = x.value_at(i), yv = v.y.value_at(i);
       if (std::isnan(xv)) continue;
       const bool ok = p_.holds(xv, yv);

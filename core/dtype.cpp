@@ -33,8 +33,6 @@ std::optional<DType> parse_dtype(std::string_view name) {
 }
 
 
-bool is_float(DType t) { return t != DType::u32 && t != DType::u8; }
-
 std::vector<DType> DTypeSet::list() const {
   std::vector<DType> out;
   for (DType t : kAllDTypes)
@@ -228,7 +226,7 @@ double bits_to_double(DType t, std::uint64_t bits) {
   return 0;
 }
 
-std::uint64_t double_to_bits(DType t, double v) {
+std::uint64_t double_to_bits_other(DType t, double v) {
   switch (t) {
     case DType::f64: return std::bit_cast<std::uint64_t>(v);
     case DType::f32: return std::bit_cast<std::uint32_t>(static_cast<float>(v));
@@ -248,7 +246,7 @@ double bits_to_double_exact(DType t, std::uint64_t bits) {
   return std::bit_cast<double>(sign << 63 | 0x7FF0000000000000ull | payload << (52 - mant_bits));
 }
 
-std::uint64_t double_to_bits_exact(DType t, double v) {
+std::uint64_t double_to_bits_exact_nan(DType t, double v) {
   if (!std::isnan(v) || !is_float(t)) return double_to_bits(t, v);
   const FloatFormat f = float_format(t);
   const int mant_bits = f.precision - 1;
@@ -257,13 +255,6 @@ std::uint64_t double_to_bits_exact(DType t, double v) {
   return (b >> 63) << (f.total_bits - 1) | exp_mask | ((b & 0xFFFFFFFFFFFFFull) >> (52 - mant_bits));
 }
 
-std::int64_t ordered_bits(DType t, std::uint64_t bits) {
-  if (!is_float(t)) return static_cast<std::int64_t>(bits);
-  const int total = float_format(t).total_bits;
-  const std::uint64_t sign_mask = 1ull << (total - 1);
-  const auto magnitude = static_cast<std::int64_t>(bits & (sign_mask - 1));
-  return (bits & sign_mask) ? -magnitude : magnitude;
-}
 
 bool is_signaling_nan(DType t, std::uint64_t bits) {
   if (!is_float(t) || !std::isnan(bits_to_double(t, bits))) return false;

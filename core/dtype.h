@@ -35,7 +35,7 @@ inline std::size_t dtype_size(DType t) {
   }
   return 0;
 }
-bool is_float(DType t);
+inline bool is_float(DType t) { return t != DType::u32 && t != DType::u8; }
 
 // A small set of dtypes, as a bit mask (contracts list their dtypes this way).
 class DTypeSet {
@@ -127,7 +127,17 @@ double round_to_format(double x, DType t);
 // Bits <-> value for any dtype (value as double; every dtype embeds exactly
 // in double except u32 above 2^53, which cannot happen).
 double bits_to_double(DType t, std::uint64_t bits);
-std::uint64_t double_to_bits(DType t, double value);  // value must be representable
+std::uint64_t double_to_bits_other(DType t, double value);
+// value must be representable. Inline for f32, which a sweep converts 2^32 times.
+inline std::uint64_t double_to_bits(DType t, double value) {
+  if (t == DType::f32) {
+    const float f = static_cast<float>(value);
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  }
+  return double_to_bits_other(t, value);
+}
 
 // The same, but a NaN keeps all its bits, the quiet bit included: a
 // signalling NaN becomes a signalling double NaN (sign and payload in the
@@ -135,12 +145,21 @@ std::uint64_t double_to_bits(DType t, double value);  // value must be represent
 // compute on such doubles, so that moving a value (neg, max, a copy) keeps
 // it signalling and arithmetic quiets it, as the hardware does.
 double bits_to_double_exact(DType t, std::uint64_t bits);
-std::uint64_t double_to_bits_exact(DType t, double value);
+std::uint64_t double_to_bits_exact_nan(DType t, double value);
+inline std::uint64_t double_to_bits_exact(DType t, double value) {
+  return value == value ? double_to_bits(t, value) : double_to_bits_exact_nan(t, value);
+}
 
 // Monotone integer image of a float format's bit pattern: ordered like the
 // real numbers, with +0 and -0 both mapped to 0. The integer ulp distance
 // between two finite values is the difference of their images.
-std::int64_t ordered_bits(DType t, std::uint64_t bits);
+inline std::int64_t ordered_bits(DType t, std::uint64_t bits) {
+  if (!is_float(t)) return static_cast<std::int64_t>(bits);
+  const int total = float_format(t).total_bits;
+  const std::uint64_t sign_mask = 1ull << (total - 1);
+  const auto magnitude = static_cast<std::int64_t>(bits & (sign_mask - 1));
+  return (bits & sign_mask) ? -magnitude : magnitude;
+}
 
 std::string hex_bits(DType t, std::uint64_t bits);  // "0x3f800000"
 

@@ -4,7 +4,10 @@
 // entry's driver, which builds the oracle's typed input from the element.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -85,9 +88,16 @@ struct Grade : Figures {
 // y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
 // its bit pattern.
 // Whether a fractional error known to within +-delta could fall in another
-// bin of the fractional-ulp histogram (engine/tally.cpp; then the fast path
-// defers to MPFR).
-bool near_histogram_edge(double frac, double delta);
+// bin of the fractional-ulp histogram (edges below, kept by engine/tally.cpp; the fast path
+// then defers to MPFR). Inline: it runs per fast-path element.
+inline constexpr double kFracEdgeList[] = {0,   1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6,  1,       1.5,
+                                           2,   4,    8,   16,     64,    256,  1024, INFINITY};
+inline bool near_histogram_edge(double frac, double delta) {
+  if (delta == 0) return false;
+  // The first edge, 0, bounds nothing from below: no error is negative.
+  const double* it = std::lower_bound(std::begin(kFracEdgeList) + 1, std::end(kFracEdgeList), frac - delta);
+  return it != std::end(kFracEdgeList) && *it <= frac + delta;
+}
 
 // How an element may be graded: `any` tries the double fast path, then
 // MPFR at 64 bits where the oracle rounds once (KernelSpec::
