@@ -1,0 +1,121 @@
+// Exact sums of doubles and of products of two doubles, without MPFR per
+// term: a fixed-point (Kulisch) accumulator wide enough for every such
+// product. The oracle of the arithmetic folds (matmul, conv, cumsum,
+// index_add, scatter_add, pad_backward) sums its terms here and rounds the
+// sum once, into an MPFR number of any precision, at the end.
+//
+// Why it is exact. A finite double is m 2^e with an integer m < 2^53 and
+// e >= -1074 (the subnormal quantum); a product of two is m1 m2 2^(e1+e2)
+// with m1 m2 < 2^106 (one 128-bit integer product) and e1 + e2 >= -2148.
+// So every term is an integer multiple of the unit 2^-2148, and the
+// largest is below 2^2048. The sum is kept as sum_j C_j 2^(32 j) units,
+// C_j signed 128-bit integers ("chunks", after Neal's small
+// superaccumulator): a term m 2^e (m < 2^53 signed) adds m 2^(o mod 32)
+// (< 2^85) to chunk o / 32, o = e + 2148 its offset in units; a product's
+// 106-bit significand is added as its two 53-bit halves. No addition
+// rounds, and none carries between chunks: a chunk takes 2^42 terms before
+// it could overflow, and every 2^40 terms (and before rounding) the chunks
+// are normalized, carries moved up, to digits 0 <= C_j < 2^32 and a top
+// chunk of 0 or -1 (the sign). 140 chunks hold 4480 bits from 2^-2148,
+// room above 2^2048 for the carries of 2^64 terms. The normalized sum, an
+// integer times 2^-2148, is rounded once by mpfr_set_z_2exp, which rounds
+// correctly: the result is the one mpfr_sum gives for the exactly computed
+// products (tests/exact_sum_test.cpp holds both equal).
+//
+// Terms of f32, bf16 and f16 are doubles too (exactly); so are their
+// products (24 + 24 bits, exponents within double's normal range), for
+// which add() of the double product is the cheaper way in.
+//
+// Special values: an infinite term makes the sum an infinity of its sign,
+// both signs or a NaN term (or inf x 0) make it NaN, as IEEE sums do and
+// mpfr_sum does. An exact zero sum is +0, unless every term was -0 (then
+// -0): IEEE round-to-nearest, and mpfr_sum's rule.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+
+#include <mpfr.h>
+
+namespace kc::oracle {
+
+class ExactSum {
+ public:
+  static constexpr int kUnitExponent = -2148;  // 2^-1074 squared
+  static constexpr int kChunks = 140;          // of 32 bits from 2^-2148
+
+  void clear();
+  // One term x (a double: any dtype's value is one exactly).
+  void add(double x) {
+    Parts p;
+    if (!decompose(x, p)) return special(x);
+    note_term(p.m == 0, p.neg);
+    add_at(p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m), p.e - kUnitExponent);
+  }
+  // One term a b, the product taken exactly: m_a m_b < 2^106 as one
+  // 128-bit product, added as its halves of 53 bits.
+  void add_product(double a, double b) {
+    Parts pa, pb;
+    const bool fa = decompose(a, pa), fb = decompose(b, pb);
+    if (!fa || !fb) return special_product(a, b);
+    const unsigned __int128 m = static_cast<unsigned __int128>(pa.m) * pb.m;
+    const bool neg = pa.neg != pb.neg;
+    note_term(m == 0, neg);
+    const auto lo = static_cast<std::int64_t>(m & kLow53), hi = static_cast<std::int64_t>(m >> 53);
+    const int o = pa.e + pb.e - kUnitExponent;
+    add_at(neg ? -lo : lo, o);
+    add_at(neg ? -hi : hi, o + 53);
+  }
+  std::int64_t terms() const { return terms_; }
+
+  // The sum rounded into `out` (at out's precision) in mode rnd; returns
+  // MPFR's ternary value (0: the sum is exactly out). Normalizes the
+  // chunks first (the sum is unchanged).
+  int round_into(mpfr_ptr out, mpfr_rnd_t rnd);
+
+ private:
+  static constexpr std::uint64_t kLow53 = (std::uint64_t{1} << 53) - 1;
+  static constexpr std::int64_t kNormalizeEvery = std::int64_t{1} << 40;
+  struct Parts {
+    std::uint64_t m;  // the integer significand (0 for a zero)
+    int e;            // the value is m 2^e
+    bool neg;
+  };
+  // False for an infinity or a NaN.
+  static bool decompose(double x, Parts& p) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, 8);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
+    if (biased == 0x7ff) return false;
+    p.neg = bits >> 63;
+    p.m = biased ? frac | (std::uint64_t{1} << 52) : frac;
+    p.e = biased ? biased - 1075 : -1074;
+    return true;
+  }
+  void note_term(bool zero, bool neg) {
+    all_negative_zero_ &= zero && neg;
+    if (++terms_ % kNormalizeEvery == 0) normalize();
+  }
+  // v 2^o units (|v| < 2^53, o >= 0) into its chunk.
+  void add_at(std::int64_t v, int o) {
+    const auto j = static_cast<unsigned>(o) >> 5;
+    chunks_[j] += static_cast<__int128>(v) * (std::int64_t{1} << (o & 31));
+    lo_ = j < lo_ ? j : lo_;
+    hi_ = j > hi_ ? j : hi_;
+  }
+  // Carries moved up: chunks lo_..hi_ - 1 become digits in [0, 2^32), the
+  // top one (hi_) 0 or -1.
+  void normalize();
+  void special(double x);
+  void special_product(double a, double b);
+
+  std::array<__int128, kChunks> chunks_{};
+  unsigned lo_ = kChunks, hi_ = 0;  // the chunks touched: [lo_, hi_]
+  std::int64_t terms_ = 0;
+  bool all_negative_zero_ = true;
+  bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+};
+
+}  // namespace kc::oracle
