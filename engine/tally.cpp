@@ -159,17 +159,28 @@ ErrorProfile profile_of(const std::vector<Tallies::ProfilePoint>& points) {
   auto at = [&](std::size_t i) -> const Tallies::ProfilePoint& {
     return reversed ? points[n - 1 - i] : sorted.empty() ? points[i] : sorted[i];
   };
+  // Each slice's maxima over its non-NaN figures (NaN where it has none).
+  // The figures are >= 0 or NaN, so -inf stands for "none yet" and a NaN
+  // figure, which compares false, is skipped without a branch.
+  auto max_of = [](double m, double v) { return v > m ? v : m; };
+  auto none_is_nan = [](double m) { return m == -INFINITY ? NAN : m; };
   for (std::size_t s = 0; s < slices; ++s) {
     const std::size_t lo = s * n / slices, hi = (s + 1) * n / slices;
-    double f = NAN, d = NAN, z = NAN;
+    double f = -INFINITY, d = -INFINITY, z = -INFINITY;
     std::int64_t failed = 0;
-    for (std::size_t i = lo; i < hi; ++i) {
-      const auto& q = at(i);
-      if (!std::isnan(q.frac)) f = std::isnan(f) ? q.frac : std::max(f, q.frac);
-      if (!std::isnan(q.distance)) d = std::isnan(d) ? q.distance : std::max(d, q.distance);
-      if (!std::isnan(q.normalized)) z = std::isnan(z) ? q.normalized : std::max(z, q.normalized);
-      failed += q.failed;
-    }
+    auto scan = [&](auto point) {
+      for (std::size_t i = lo; i < hi; ++i) {
+        const auto& q = point(i);
+        f = max_of(f, q.frac);
+        d = max_of(d, q.distance);
+        z = max_of(z, q.normalized);
+        failed += q.failed;
+      }
+    };
+    // (The in-order case read directly: the common one, a sweep's blocks.)
+    if (!reversed && sorted.empty()) scan([&](std::size_t i) -> const Tallies::ProfilePoint& { return points[i]; });
+    else scan(at);
+    f = none_is_nan(f), d = none_is_nan(d), z = none_is_nan(z);
     p.x_lo.push_back(at(lo).x);
     p.x_hi.push_back(at(hi - 1).x);
     p.max_frac_ulp.push_back(f);
