@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oracles/exact.h"
+#include "oracles/exact_sum.h"
 #include "oracles/rounding.h"
 
 namespace kc::oracle {
@@ -26,7 +27,26 @@ SumParts sum_parts(const Terms& in) {
   const std::size_t n = in.terms.size();
   s.exact = Mp(0);
   s.abs_sum = Mp(0);
-  if (n > 0) {
+  // Terms that are doubles (a dtype's values always are) are summed
+  // exactly without MPFR per term (oracles/exact_sum.h: the same correctly
+  // rounded result as mpfr_sum); anything wider goes to mpfr_sum.
+  std::vector<double> as_double(n);
+  bool doubles = true;
+  for (std::size_t i = 0; i < n && doubles; ++i) {
+    as_double[i] = mpfr_get_d(raw(in.terms[i]), MPFR_RNDN);
+    doubles = is_nan(in.terms[i]) || mpfr_cmp_d(raw(in.terms[i]), as_double[i]) == 0;
+  }
+  if (n > 0 && doubles) {
+    static thread_local ExactSum exact, abs_sum;
+    exact.clear();
+    abs_sum.clear();
+    for (const double v : as_double) {
+      exact.add(v);
+      abs_sum.add(std::fabs(v));
+    }
+    exact.round_into(raw(s.exact), MPFR_RNDN);
+    abs_sum.round_into(raw(s.abs_sum), MPFR_RNDN);
+  } else if (n > 0) {
     std::vector<mpfr_ptr> ptrs;
     std::vector<Mp> absv(n);
     for (std::size_t i = 0; i < n; ++i) {
