@@ -1,9 +1,10 @@
 // Cost per term of the exact-accumulation oracle (oracles/exact_sum.h)
 // against the plain MPFR path it replaces (each product exact in MPFR,
 // then mpfr_sum), both rounding each dot product once to f32's working
-// precision; and a 64x64x64 f32 matmul graded by it against the kernel's
-// own loop (k ascending, an f32 accumulator: the reference's fold). Run
-// both in one process and compare ratios: the machine is shared.
+// precision; and a 64x64x64 f32 matmul graded by it against a stand-in
+// for the kernel, which is not ported yet: the reference's fold (k
+// ascending, an f32 accumulator) as a plain loop here. Run both in one
+// process and compare ratios: the machine is shared.
 #include <benchmark/benchmark.h>
 
 #include <cmath>

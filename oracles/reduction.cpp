@@ -2,6 +2,7 @@
 #include "oracles/reduction.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
@@ -9,12 +10,10 @@
 
 namespace kc::oracle {
 
-namespace bm = boost::multiprecision;
-
 namespace {
 
 // Sum of the folded terms, correctly rounded at the working precision
-// (mpfr_sum), their absolute sum, and the fold 0 + a_0 + a_1 + ... in T.
+// (an exact sum, rounded once), their absolute sum, and the fold 0 + a_0 + a_1 + ... in T.
 // When a partial sum of the fold overflows, the reference's result is that
 // of the fold (inf or NaN) although the exact sum may be finite: then the
 // element is graded against the fold.
@@ -24,40 +23,23 @@ struct SumParts {
 };
 SumParts sum_parts(const Terms& in) {
   SumParts s;
-  const std::size_t n = in.terms.size();
   s.exact = Mp(0);
   s.abs_sum = Mp(0);
-  // Terms that are doubles (a dtype's values always are) are summed
-  // exactly without MPFR per term (oracles/exact_sum.h: the same correctly
-  // rounded result as mpfr_sum); anything wider goes to mpfr_sum.
-  std::vector<double> as_double(n);
-  bool doubles = true;
-  for (std::size_t i = 0; i < n && doubles; ++i) {
-    as_double[i] = mpfr_get_d(raw(in.terms[i]), MPFR_RNDN);
-    doubles = is_nan(in.terms[i]) || mpfr_cmp_d(raw(in.terms[i]), as_double[i]) == 0;
+  // Summed exactly without MPFR per term (oracles/exact_sum.h: the result
+  // mpfr_sum gives, rounded once). The terms are a case's values, built
+  // from doubles (drivers/folds.cpp), so each converts back exactly.
+  static thread_local ExactSum exact, abs_sum;
+  exact.clear();
+  abs_sum.clear();
+  for (const Mp& a : in.terms) {
+    const double v = mpfr_get_d(raw(a), MPFR_RNDN);
+    if (!is_nan(a) && mpfr_cmp_d(raw(a), v) != 0)
+      throw std::logic_error("sum oracle: a term is not a double (Terms hold a case's values)");
+    exact.add(v);
+    abs_sum.add(std::fabs(v));
   }
-  if (n > 0 && doubles) {
-    static thread_local ExactSum exact, abs_sum;
-    exact.clear();
-    abs_sum.clear();
-    for (const double v : as_double) {
-      exact.add(v);
-      abs_sum.add(std::fabs(v));
-    }
-    exact.round_into(raw(s.exact), MPFR_RNDN);
-    abs_sum.round_into(raw(s.abs_sum), MPFR_RNDN);
-  } else if (n > 0) {
-    std::vector<mpfr_ptr> ptrs;
-    std::vector<Mp> absv(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ptrs.push_back(const_cast<mpfr_ptr>(in.terms[i].backend().data()));  // mpfr_sum reads only
-      absv[i] = bm::abs(in.terms[i]);
-    }
-    mpfr_sum(raw(s.exact), ptrs.data(), n, MPFR_RNDN);
-    std::vector<mpfr_ptr> aptrs;
-    for (auto& v : absv) aptrs.push_back(raw(v));
-    mpfr_sum(raw(s.abs_sum), aptrs.data(), n, MPFR_RNDN);
-  }
+  exact.round_into(raw(s.exact), MPFR_RNDN);
+  abs_sum.round_into(raw(s.abs_sum), MPFR_RNDN);
   s.fold = Mp(0);
   for (const Mp& a : in.terms) {
     s.fold = rn(in.ctx.dtype, s.fold + a);

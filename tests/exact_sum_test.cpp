@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include <mpfr.h>
 
+#include "core/dtype.h"
 #include "oracles/exact_sum.h"
 
 namespace {
@@ -77,22 +77,11 @@ void expect_same(const std::vector<Term>& terms, const char* what) {
   }
 }
 
-double from_bits64(std::uint64_t b) {
-  double d;
-  std::memcpy(&d, &b, 8);
-  return d;
-}
-double from_bits32(std::uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
 // A finite value of every binade of the dtype (subnormals included), by
 // random bit patterns with the non-finite ones redrawn.
 double random_finite(std::mt19937_64& rng, bool f32) {
   for (;;) {
-    const double v = f32 ? from_bits32(static_cast<std::uint32_t>(rng())) : from_bits64(rng());
+    const double v = f32 ? kc::bits_to_double(kc::DType::f32, rng() & 0xffffffff) : kc::bits_to_double(kc::DType::f64, rng());
     if (std::isfinite(v)) return v;
   }
 }
