@@ -165,6 +165,17 @@ Accuracy recursive_sum(DType t) {
                         "4.4; additions that underflow are exact); S = gamma_{n-1}/u sum |a_i|"};
 }
 
+Accuracy dot_product(DType t) {
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = 0,
+          .magnitude_coeff = 1,
+          .work = t,
+          .check_case_statistics = true,
+          .derivation = "fold of n rounded products from +0 in T: |y - z| <= gamma_n sum |a_k b_k| + n eta (1+u)^(n-1), "
+                        "gamma_n = (1+u)^n - 1, eta = 2^(emin-p) for a product that underflows (Higham 3.1; additions "
+                        "that underflow are exact); S is that over u"};
+}
+
 Accuracy mean(DType t) {
   return {.kind = AccuracyKind::condition_aware,
           .max_frac_ulp = 1,

@@ -44,6 +44,9 @@ double powi_frac_bound(DType t, std::int64_t n);
 // Recursive summation in T (sum_all, sum_dim, reduce_sum_to): Higham's
 // |y - z| <= gamma_{n-1} sum |a_i|; the oracle puts gamma_{n-1}/u into S.
 Accuracy recursive_sum(DType t);
+// A dot product folded in T (matmul): Higham's gamma_n sum |a_k b_k| plus
+// the products' underflow; the oracle puts the whole bound over u into S.
+Accuracy dot_product(DType t);
 // mean: the sum's bound divided by T(n), plus the division's rounding.
 Accuracy mean(DType t);
 // A cast or operation that is not correctly rounded but within one step:

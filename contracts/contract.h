@@ -111,7 +111,7 @@ struct SpecialRule {
 
 // Algebraic and relational properties. Each names the check that runs it
 // (checks/: "pointwise", "monotone", "odd", "even", "commutative",
-// "broadcast_consistent", "adjoint", "argmax_value"); the engine checks at
+// "broadcast_consistent", "adjoint", "argmax_value", "round_trip"); the engine checks at
 // start-up that the check exists and accepts the entry.
 struct Property {
   std::string_view name;
@@ -122,6 +122,9 @@ struct Property {
   // The dtypes the property holds on (all the kernel's dtypes when empty).
   DTypeSet dtypes = {};
   std::string_view related = {};  // the other kernel a relational property calls
+  // round_trip: the parameters that undo the call's (permute's inverse
+  // axes, roll's negated shift); the same parameters when null.
+  Params (*inverse)(const Params&) = nullptr;
   bool applies_to(DType t) const { return dtypes.empty() || dtypes.contains(t); }
 };
 

@@ -95,4 +95,24 @@ Cells cells_of(const Dims& src, const Dims& target) {
   return c;
 }
 
+Dims permuted_dims(const Dims& in, const std::vector<std::int64_t>& axes) {
+  Dims out;
+  for (std::int64_t a : axes) out.push_back(in[static_cast<std::size_t>(a)]);
+  return out;
+}
+
+std::int64_t permuted_source(const Dims& in, const std::vector<std::int64_t>& axes, std::int64_t o) {
+  const std::vector<std::int64_t> oc = coordinates(permuted_dims(in, axes), o);
+  std::vector<std::int64_t> ic(in.size(), 0);
+  for (std::size_t i = 0; i < axes.size(); ++i) ic[static_cast<std::size_t>(axes[i])] = oc[i];
+  return flat(in, ic);
+}
+
+std::vector<std::int64_t> last_two_swapped(std::size_t rank) {
+  std::vector<std::int64_t> axes(rank);
+  for (std::size_t i = 0; i < rank; ++i) axes[i] = static_cast<std::int64_t>(i);
+  if (rank >= 2) std::swap(axes[rank - 2], axes[rank - 1]);
+  return axes;
+}
+
 }  // namespace kc::drivers

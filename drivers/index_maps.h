@@ -39,6 +39,14 @@ struct Cells {
 };
 Cells cells_of(const Dims& src, const Dims& target);
 
+// A permutation of axes (permute, the transposes): out.shape[i] =
+// in[axes[i]], and output element o reads the input element whose
+// coordinate on axis axes[i] is o's coordinate i (reference-semantics §8).
+Dims permuted_dims(const Dims& in, const std::vector<std::int64_t>& axes);
+std::int64_t permuted_source(const Dims& in, const std::vector<std::int64_t>& axes, std::int64_t o);
+// 0, 1, ..., rank - 1 with the last two swapped (the transposes' axes).
+std::vector<std::int64_t> last_two_swapped(std::size_t rank);
+
 // `d` without axis `dim`.
 Dims without_dim(const Dims& d, std::size_t dim);
 

@@ -34,17 +34,6 @@ template <class T> T combine(Fold f, T acc, T v) {
   return acc;
 }
 
-template <class F>
-void by_dtype(DType t, F f) {
-  switch (t) {
-    case DType::f32: f.template operator()<float>(); break;
-    case DType::f64: f.template operator()<double>(); break;
-    case DType::bf16: f.template operator()<bf16>(); break;
-    case DType::f16: f.template operator()<f16>(); break;
-    default: break;
-  }
-}
-
 // Walk the source in flat order and fold each element into its output cell.
 template <class T, class CellOf>
 void fold_into(Fold f, const Tensor& x, Tensor& y, CellOf cell_of) {

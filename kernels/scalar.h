@@ -58,6 +58,19 @@ template <Half H> inline bool operator>(H a, H b) { return w(a) > w(b); }
 template <Half H> inline bool operator>=(H a, H b) { return w(a) >= w(b); }
 template <Half H> inline bool operator==(H a, H b) { return w(a) == w(b); }
 
+// ---- dtype dispatch ------------------------------------------------------------
+// f.template operator()<T>() for the element type of a float dtype (nothing for u32).
+template <class F>
+void by_dtype(DType t, F f) {
+  switch (t) {
+    case DType::f32: f.template operator()<float>(); break;
+    case DType::f64: f.template operator()<double>(); break;
+    case DType::bf16: f.template operator()<bf16>(); break;
+    case DType::f16: f.template operator()<f16>(); break;
+    default: break;
+  }
+}
+
 // ---- conversions of constants: T::from(f64) ---------------------------------
 template <class T> T cst(double c);
 template <> inline double cst<double>(double c) { return c; }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/dtype.h"
@@ -50,6 +51,15 @@ struct CellElement {
   Mp x, up;
   Mp cell_max;            // -inf for an empty cell; NaN when the cell holds one
   std::int64_t ties = 0;  // elements equal to cell_max
+};
+
+// The pairs an output element multiplies and folds, in the reference's
+// order (a_0, b_0, a_1, b_1, ...: matmul's a[i, kk], b[kk, j] for kk
+// ascending). Doubles, not Mp: the oracle sums them exactly without MPFR
+// per term (oracles/exact_sum.h).
+struct Dot {
+  Context ctx;
+  std::span<const double> pairs;
 };
 
 struct Exact {

@@ -63,7 +63,7 @@ struct InT {
 double narrow(DType t, double v);
 
 // The replays, one per kernel (replay_unary.cpp, replay_binary.cpp,
-// replay_reduction.cpp, replay_cast.cpp).
+// replay_reduction.cpp, replay_cast.cpp, replay_linalg.cpp).
 double neg(const ReplayIn&);
 double relu(const ReplayIn&);
 double sqr(const ReplayIn&);
@@ -107,6 +107,7 @@ double argmin(const ReplayIn&);
 double max_backward(const ReplayIn&);  // args: x, up, then the cell
 double identity(const ReplayIn&);      // the source element (broadcast_to, exact widenings)
 double cast(const ReplayIn&);          // every cast: in.t -> in.out (§17)
+double dot(const ReplayIn&);           // args a_0, b_0, a_1, b_1, ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
 
 }  // namespace replay
 }  // namespace kc::oracle

@@ -1,0 +1,147 @@
+// Contracts of matmul, the transposes and permute (inventory "Matmul /
+// linear algebra"; reference-semantics.md §8, §18, §19), and the
+// executor's mixed-precision matmul arm (f32 activations x bf16 weights).
+#include "contracts/accuracy_models.h"
+#include "contracts/contract.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
+#include "oracles/cast.h"
+#include "oracles/linalg.h"
+#include "oracles/replay.h"
+
+namespace kc::contract {
+
+namespace {
+
+namespace pts = thresholds;
+
+// Products of the ordinary range stay far from overflow; the sweeps pair
+// the special values and thresholds (drivers/matmul.cpp) for the edges.
+const ValueProfile kDotValues{.lo = -1e3, .hi = 1e3, .points = pts::scalar};
+const ValueProfile kMoveValues{.lo = -10, .hi = 10, .points = pts::zero};
+// u32 data (permute) has no result classes: they are of floats.
+constexpr DTypeSet kFloatAndU32{DType::f32, DType::f64, DType::bf16, DType::f16, DType::u32};
+
+const char* kDotNotes =
+    "Fold over kk ascending from +0 in T: each product rounded into T, then added; no FMA, no wider accumulator "
+    "(bf16/f16 accumulate in bf16/f16, each operation through f32). k = 0 gives +0. A fold whose partial sum or "
+    "product overflows although the exact sum is finite is graded against the replayed fold. A zero result is +0; "
+    "-0 is accepted where every product is -0 (a fold that starts from the first product).";
+
+std::vector<Precondition> matmul_rules(std::string_view arity) {
+  return tensor_rules(arity, "a", "a is f32, f64, bf16 or f16 (U32 is rejected)",
+                      {{"dtype.mismatch", "b",
+                        "b has a's dtype, or a is f32 and b bf16 (the mixed arm); any other mixture: `matmul: "
+                        "unsupported operand dtypes`"},
+                       {"rank.min", "a", "rank(a) >= 2 and rank(b) >= 2"},
+                       {"rank.mismatch", "b", "rank(b) == rank(a): no rank-2 x rank-3 promotion"},
+                       {"batch.mismatch", "b", "the batch prefixes are equal: no batch broadcasting"},
+                       {"inner.mismatch", "b", "a.shape[-1] == b.shape[-2]"},
+                       {"batch.empty", "a",
+                        "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}});
+}
+
+KernelSpec dot_kernel(KernelSpec k) {
+  k.family = "linalg";
+  k.driver = "matmul";
+  k.accuracy = models::per_float_dtype(models::dot_product);
+  k.values = kDotValues;
+  k.oracle = oracle::dot;
+  k.replay = oracle::replay::dot;
+  k.oracle_text = "sum_kk a[.., i, kk] b[.., kk, j], exact (oracles/exact_sum.h); S = (gamma_k sum |a b| + k eta "
+                  "(1+u)^(k-1)) / u";
+  k.notes = kDotNotes;
+  return k;
+}
+
+KernelSpec mover(KernelSpec k) {
+  k.family = "linalg";
+  k.driver = "axis_permutation";
+  k.values = kMoveValues;
+  k.oracle = oracle::identity;
+  k.replay = oracle::replay::identity;
+  k.oracle_text = "the source element, bit for bit (drivers/index_maps.h permuted_source)";
+  return k;
+}
+
+std::vector<DTypeAccuracy> exact_on(DTypeSet ts) {
+  std::vector<DTypeAccuracy> v;
+  for (DType t : ts.list()) v.push_back({t, models::exact()});
+  return v;
+}
+
+// The inverse of permute's axes: inv[axes[i]] = i.
+Params inverse_axes(const Params& p) {
+  const std::vector<std::int64_t>& axes = p.shape("axes");
+  std::vector<std::int64_t> inv(axes.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) inv[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+  return Params().set("axes", inv);
+}
+
+}  // namespace
+
+void register_linalg(std::vector<KernelSpec>& out) {
+  out.push_back(dot_kernel({.name = "matmul", .summary = "batched a @ b: fold over kk of a[.., i, kk] b[.., kk, j] in T",
+                            .source = "ops.rs:578",
+                            .inputs = {{.name = "a", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 6},
+                                       {.name = "b", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 6}},
+                            .preconditions = matmul_rules("exactly two input tensors a, b")}));
+  out.push_back(dot_kernel(
+      {.name = "matmul_2d", .summary = "a [m, k] @ b [k, n]: fold over kk in T", .source = "ops.rs:651",
+       .inputs = {{.name = "a", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2},
+                  {.name = "b", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},
+       .preconditions = tensor_rules("exactly two input tensors a, b", "a", "a is f32, f64, bf16 or f16",
+                                     {{"dtype.mismatch", "b", "b has a's dtype"},
+                                      {"rank.exact", "a", "rank(a) == 2 (`reference matmul_2d: lhs must be rank 2`)"},
+                                      {"rank.exact", "b", "rank(b) == 2"},
+                                      {"inner.mismatch", "b", "a.shape[1] == b.shape[0]"}})}));
+  out.push_back(dot_kernel(
+      {.name = "matmul_f32_bf16",
+       .summary = "eval_matmul's mixed arm: f32 a @ bf16 b -> f32, b widened exactly, then the f32 matmul",
+       .source = "exec.rs:1283",
+       .inputs = {{.name = "a", .dtypes = {DType::f32}, .min_rank = 2, .max_rank = 6},
+                  {.name = "b", .dtypes = {DType::bf16}, .min_rank = 2, .max_rank = 6}},
+       .preconditions = matmul_rules("exactly two input tensors a (f32), b (bf16)")}));
+  out.back().accuracy = {{DType::f32, models::dot_product(DType::f32)}};
+  out.back().preconditions[3].text = "a is f32 (the mixed arm's activations)";
+  out.back().preconditions[4].text = "b is bf16 (the mixed arm's weights); f32, f64 or f16 b is another arm";
+  out.back().notes = "Exec-only (no standalone kernel): the reference's `matmul` op with an f32 lhs and a bf16 rhs "
+                     "widens the rhs to f32 exactly and runs the f32 matmul; kconform names it as its own kernel so that "
+                     "its cases and figures are kept apart. Otherwise as matmul.";
+
+  const Property twice{.name = "transpose twice is the identity", .check = "round_trip"};
+  out.push_back(mover({.name = "transpose_2d", .summary = "[m, n] -> [n, m], physically reordered",
+                       .source = "ops.rs:2457",
+                       .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},
+                       .preconditions = tensor_rules("exactly one input tensor", "x",
+                                                     "x is f32, f64, bf16 or f16 (Transpose on U32 panics, §19)",
+                                                     {{"rank.exact", "x", "rank(x) == 2"}}),
+                       .accuracy = models::exact_everywhere(),
+                       .properties = {twice}}));
+  out.push_back(mover({.name = "transpose_last_two", .summary = "[..., m, n] -> [..., n, m], batched over leading dims",
+                       .source = "ops.rs:2420",
+                       .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 6}},
+                       .preconditions = tensor_rules(
+                           "exactly one input tensor", "x", "x is f32, f64, bf16 or f16",
+                           {{"rank.min", "x", "rank(x) >= 2"},
+                            {"batch.empty", "x",
+                             "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}}),
+                       .accuracy = models::exact_everywhere(),
+                       .properties = {twice}}));
+  std::vector<Precondition> axes_rules = param_rules("axes", "a list of axes");
+  axes_rules.push_back({"axes.length", "axes", "len(axes) == rank(x)"});
+  axes_rules.push_back({"axes.out_of_range", "axes", "every axis < rank(x)"});
+  axes_rules.push_back({"axes.duplicate", "axes", "no axis twice"});
+  out.push_back(mover({.name = "permute", .summary = "out.shape[i] = x.shape[axes[i]], physically reordered row-major",
+                       .source = "ops.rs:2363",
+                       .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 0, .max_rank = 6}},
+                       .params = {{.name = "axes", .kind = ParamKind::shape, .domain = "a permutation of 0..rank(x)"}},
+                       .preconditions = tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16, f16 or u32",
+                                                     axes_rules),
+                       .accuracy = exact_on(kFloatAndU32),
+                       .properties = {{.name = "permute by the inverse permutation is the identity",
+                                       .check = "round_trip", .inverse = inverse_axes}},
+                       .notes = "Takes U32 data too (T: Clone + Default; the exec arm accepts U32, §19)."}));
+}
+
+}  // namespace kc::contract
