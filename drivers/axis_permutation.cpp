@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
+#include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -71,9 +72,7 @@ class AxisPermutation final : public Driver {
   // signalling NaNs and -0 must travel unchanged); permute: reversed axes.
   int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 1 : 0; }
   gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int) const override {
-    std::vector<std::uint64_t> v = gen::special_bits(t);
-    if (k.values.points)
-      for (double p : k.values.points(t)) v.push_back(double_to_bits(t, round_to_format(p, t)));
+    const std::vector<std::uint64_t> v = sweep_values(k, t);
     std::vector<std::uint64_t> two;
     for (auto b : v) two.insert(two.end(), {b, b ^ 1});
     return gen::Case{{gen::tensor_of(t, {static_cast<std::int64_t>(v.size()), 2}, two)}, params_for(k, {1, 0}), false};
