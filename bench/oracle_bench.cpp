@@ -111,7 +111,7 @@ void BM_exp_f32_grade(benchmark::State& state, Path path) {
   }
   std::size_t i = 0;
   std::int64_t fast = 0, cheap = 0;
-  kc::engine::Figures f;  // one record, refilled per element, as the bulk lane's block of them
+  kc::engine::LaneFigures f;  // one record, refilled per element, as the bulk lane's block of them
   for (auto _ : state) {
     const std::size_t j = i++ & 4095;
     const std::uint64_t yb = kc::double_to_bits(kc::DType::f32, ys[j]);

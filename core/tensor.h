@@ -53,12 +53,16 @@ class Tensor {
 
   // Element i as its raw bit pattern (zero-extended) and as an exact double.
   // Inline: the grading reads every element through it.
-  std::uint64_t bits_at(std::int64_t i) const {
-    const std::size_t w = dtype_size(dtype_);
-    const std::byte* at = bytes() + static_cast<std::size_t>(i) * w;
-    // One load per width (little-endian host): a memcpy of a variable width
-    // compiles to a byte loop whose bytes are then re-read as one word, a
-    // stalled store-to-load forward per element (7% of a sweep).
+  std::uint64_t bits_at(std::int64_t i) const { return load_bits(bytes(), dtype_size(dtype_), i); }
+  double value_at(std::int64_t i) const {
+    if (dtype_ == DType::f32) return load_f32(bytes(), i);  // inline for the common dtype (a sweep reads 2^32 of them)
+    return value_at_other(i);
+  }
+  // One load per width (little-endian host): a memcpy of a variable width
+  // compiles to a byte loop whose bytes are then re-read as one word, a
+  // stalled store-to-load forward per element (7% of a sweep).
+  static std::uint64_t load_bits(const std::byte* data, std::size_t w, std::int64_t i) {
+    const std::byte* at = data + static_cast<std::size_t>(i) * w;
     switch (w) {
       case 1: return static_cast<std::uint8_t>(*at);
       case 2: { std::uint16_t b; std::memcpy(&b, at, 2); return b; }
@@ -66,13 +70,10 @@ class Tensor {
       default: { std::uint64_t b; std::memcpy(&b, at, 8); return b; }
     }
   }
-  double value_at(std::int64_t i) const {
-    if (dtype_ == DType::f32) {  // inline for the common dtype (a sweep reads 2^32 of them)
-      float f;
-      std::memcpy(&f, bytes() + static_cast<std::size_t>(i) * 4, 4);
-      return f;
-    }
-    return value_at_other(i);
+  static double load_f32(const std::byte* data, std::int64_t i) {
+    float f;
+    std::memcpy(&f, data + static_cast<std::size_t>(i) * 4, 4);
+    return f;
   }
   double value_exact_at(std::int64_t i) const;  // a signalling NaN stays signalling (bits_to_double_exact)
   void set_bits(std::int64_t i, std::uint64_t bits);
@@ -89,6 +90,23 @@ class Tensor {
   DType dtype_ = DType::f32;
   Dims dims_;
   std::shared_ptr<std::vector<std::byte>> storage_;
+};
+
+// Element reads with the storage and the dtype found once (Tensor's
+// value_at and bits_at find both per call): for the loops that read every
+// element of a case. The tensor must outlive the reader.
+class ElementReader {
+ public:
+  explicit ElementReader(const Tensor& t) : p_(t.bytes()), t_(t.dtype()), w_(dtype_size(t.dtype())) {}
+  std::uint64_t bits(std::int64_t i) const { return Tensor::load_bits(p_, w_, i); }
+  double value(std::int64_t i) const {
+    return t_ == DType::f32 ? Tensor::load_f32(p_, i) : bits_to_double(t_, bits(i));
+  }
+
+ private:
+  const std::byte* p_;
+  DType t_;
+  std::size_t w_;
 };
 
 // True when `target` is `source` with only leading size-1 dims added, the

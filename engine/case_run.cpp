@@ -199,32 +199,34 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
   drivers::Element e;
   const std::int64_t numel = cs.inputs.size() == 1 ? cs.inputs[0].numel() : 0;
   if (model && numel > 0 && c.driver.element_at(c.k, cs, 0, e)) {
-    const Tensor& x = cs.inputs[0];
+    const ElementReader x(cs.inputs[0]), yr(y);
     constexpr std::int64_t kBlock = 4096;
-    static std::vector<Figures> figures(kBlock);  // reused across cases
+    static std::vector<LaneFigures> figures(kBlock);  // reused across cases
     static std::vector<char> passed, candidate;
+    Tallies::PassBatch batch(c.t, c.k.replay != nullptr);
     for (std::int64_t lo = 0; lo < numel; lo += kBlock) {
       const std::int64_t hi = std::min(numel, lo + kBlock);
       const auto n = static_cast<std::size_t>(hi - lo);
       passed.assign(n, 0);
       for (std::size_t k = 0; k < n; ++k) {
         const std::int64_t i = lo + static_cast<std::int64_t>(k);
-        Figures& f = figures[k];
-        passed[k] = grade_fast_scalar(c, *model, x.value_at(i), y.value_at(i), y.bits_at(i), cs.params, f) && f.pass &&
-                    f.semantics_ok.value_or(true);
+        LaneFigures& f = figures[k];
+        passed[k] = grade_fast_scalar(c, *model, x.value(i), yr.value(i), yr.bits(i), cs.params, f) && f.pass &&
+                    f.replayed_ok;
       }
-      acc.block_candidates(std::span<const Figures>(figures.data(), n), passed, candidate);
+      acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate);
       for (std::size_t k = 0; k < n; ++k) {
         const std::int64_t i = lo + static_cast<std::int64_t>(k);
         if (passed[k] && !candidate[k]) {
-          const double xv = x.value_at(i);
-          tally_pass(figures[k], std::span<const double>(&xv, 1), true, x.bits_at(i), y.value_at(i));
+          acc.add_pass(batch, figures[k], x.value(i), x.bits(i), yr.value(i), full_stats);
           continue;
         }
+        acc.add_passes(batch);
         c.driver.element_at(c.k, cs, i, e);
         per_element(e);
       }
     }
+    acc.add_passes(batch);
   } else {
     c.driver.for_each_element(c.k, cs, per_element);
   }

@@ -348,15 +348,80 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
 // edges. Anything else (a failure, a near-tie, a zero whose sign is
 // graded) returns false and is graded with MPFR at the working precision.
 // The figures are those grade_at gives, to within the uncertainties set.
-bool decide(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a, Figures& g) {
+// The common case of decide() (most of a sweep), in half its
+// instructions: a plain double v (no tail, err >= 2^-53 |v|, as every libm
+// and once-rounded approximation gives) whose widened interval v +- 2 err
+// lies, in magnitude, inside one normal binade of T, below `below` and
+// below half the overflow threshold, and a finite non-zero y. There the
+// general procedure takes its plain branches only: no overflow, the
+// midpoint test, the ulp from that binade, the relative error from 1/|v|,
+// no sign of zero. nullopt: not this case (decide() goes on); else
+// decide()'s answer, with the figures it sets (FastOracle.CommonCaseIsDecide
+// holds the two equal). (w_lo and w_hi below are the magnitudes of decide's
+// wide_lo and wide_hi: |v| -+ 2 err rounds as v -+ 2 err does, mirrored.)
+template <class Out>
+[[gnu::always_inline]] inline std::optional<bool> decide_common(DType t_out, const FloatFormat& f,
+                                                                const contract::Accuracy& acc, double y,
+                                                                const oracle::fast::Approx& a, Out& g) {
+  const double v = a.value, err = a.err, av = std::fabs(v);
+  if (a.tiny || a.huge || a.tail != 0 || !(err >= 0x1p-53 * av) || !(err < INFINITY) || y == 0 || !std::isfinite(y))
+    return std::nullopt;
+  const double w_lo = av - 2 * err, w_hi = av + 2 * err;
+  const double min_norm = pow2(f.emin), half_threshold = (1 - pow2(-f.precision - 1)) * pow2(f.emax);
+  const int e = binade_of(w_lo);
+  if (!(w_lo >= min_norm && w_hi < half_threshold && w_hi < a.below) || binade_of(w_hi) != e) return std::nullopt;
+  g = Out{};
+  g.approximate = true;
+  const double ar = t_out == DType::f32 ? static_cast<double>(static_cast<float>(av)) : round_to_format(av, t_out);
+  // midpoints() of |r| (>= 2^e >= 2^emin): half an ulp above, and below
+  // too unless |r| is a power of two above emin, where the spacing halves.
+  const int er = binade_of(ar);
+  const double away = pow2(er - f.precision), toward = ar == pow2(er) && er > f.emin ? away / 2 : away;
+  if (!(w_lo > ar - toward && w_hi < ar + away)) return false;
+  const double r = std::copysign(ar, v);
+  const int q = e - f.precision + 1;
+  g.rn = r;
+  const double d1 = y - v;
+  const double abs_unc = err + 0x1p-52 * std::fabs(d1);
+  g.signed_frac = d1 * pow2(-q);
+  g.frac = std::fabs(g.signed_frac);
+  g.uncertainty = abs_unc * pow2(-q);
+  g.abs_err = std::fabs(d1);
+  g.abs_uncertainty = abs_unc;
+  const double inv = 1 / av, d = 0x1p-52 + err * inv;
+  if (!(d <= 0x1p-10)) return false;
+  g.rel_err = g.abs_err * inv;
+  g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
+  g.distance = y == r ? 0 : std::abs(ordered_bits(t_out, double_to_bits(t_out, y)) - ordered_bits(t_out, double_to_bits(t_out, r)));
+  switch (acc.kind) {
+    case AccuracyKind::exact: return false;  // (err > 0 here: the value is not known exactly)
+    case AccuracyKind::correctly_rounded:
+      if (g.distance != 0) return false;
+      g.bound = 0.5;
+      break;
+    case AccuracyKind::ulp_bound:
+      g.bound = acc.max_frac_ulp;
+      if (g.frac + g.uncertainty > g.bound || (acc.max_distance >= 0 && g.distance > acc.max_distance)) return false;
+      g.bias_sample = acc.check_bias;
+      if (g.bias_sample) g.signed_normalized = g.signed_frac;
+      break;
+    case AccuracyKind::condition_aware: return false;
+  }
+  return !near_histogram_edge(g.frac, g.uncertainty);
+}
+
+template <class Out, bool kCommon = true>
+bool decide(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a, Out& g) {
   const DType t_out = c.t;
+  if constexpr (kCommon)
+    if (const auto common = decide_common(t_out, float_format(t_out), acc, y, a, g)) return *common;
   const double v = a.value, tail = a.tail, err = a.err;
   if (a.tiny) {
     // 0 < |z| < 2^-1224: RN_T(z) is a zero of z's sign, and for y = 0 every
     // figure is exact in double (fast.h); anything else is MPFR's.
     const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
     if (y != 0 || acc.kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
-    g = Figures{};
+    g = Out{};
     g.approximate = true;
     g.rn = a.tiny < 0 ? -0.0 : 0.0;
     g.abs_err = 0;
@@ -371,7 +436,7 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   // RN_T ties to even at the overflow threshold max + ulp/2 (max is odd),
   // so an exact value at or above it rounds to infinity.
   const double threshold = (2 - pow2(-f.precision)) * pow2(f.emax);
-  g = Figures{};
+  g = Out{};
   g.approximate = true;  // (precision 0: no MPFR evaluation decided it)
   // The sign of z (of v for an exact zero: -0 stays -0).
   const int sgn = a.huge ? a.huge : std::signbit(tail == 0 ? v : v + tail) ? -1 : 1;
@@ -391,7 +456,9 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   // RN_T(z): the T value r nearest v + tail, when every value within err
   // of it lies strictly between the midpoints around r (exact in double,
   // midpoints(); above max, the overflow threshold).
-  const double r = std::copysign(round_to_format(v + tail, t_out), sgn);
+  // (f32 inline: a call per element otherwise)
+  const double r = std::copysign(t_out == DType::f32 ? static_cast<double>(static_cast<float>(v + tail))
+                                                    : round_to_format(v + tail, t_out), sgn);
   if (!std::isfinite(r)) return false;
   double mid_lo, mid_hi;
   midpoints(f, r, mid_lo, mid_hi);
@@ -455,7 +522,8 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
     g.rel_err = g.abs_err * inv;
     g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
   }
-  g.distance = y == r ? 0 : oracle::ulp_distance(t_out, y, r);
+  // (T has at most 24 bits here: the images' difference fits, and f32's is inline.)
+  g.distance = y == r ? 0 : std::abs(ordered_bits(t_out, double_to_bits(t_out, y)) - ordered_bits(t_out, double_to_bits(t_out, r)));
   const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
   if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && (!exact_value || std::signbit(y) != std::signbit(r)))
     return false;  // the sign of a zero: MPFR's
@@ -595,18 +663,31 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
 }
 }  // namespace
 
+std::optional<bool> decide_common_for_test(const Context& c, const contract::Accuracy& acc, double y,
+                                           const oracle::fast::Approx& a, Figures& g) {
+  return decide_common(c.t, float_format(c.t), acc, y, a, g);
+}
+bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a,
+                             Figures& g) {
+  return decide<Figures, false>(c, acc, y, a, g);
+}
+
 const contract::Accuracy* fast_model(const Context& c) {
   return c.opts.fast_oracle && c.k.fast && c.k.inputs.size() == 1 ? approximable_model(c) : nullptr;
 }
 
 bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
-                       const Params& params, Figures& out) {
+                       const Params& params, LaneFigures& out) {
   // (approximable()'s conditions for one finite, non-zero input: no
   // special-value rule can apply, no signalling NaN.)
   if (!std::isfinite(x) || x == 0 || std::isnan(y)) return false;
   oracle::fast::Approx a;
   if (!c.k.fast(&x, c.t, params, a) || !decide(c, acc, y, a, out)) return false;
-  add_replay(c, std::span<const double>(&x, 1), false, y_bits, params, out);
+  // The semantics replay, as add_replay compares it (the output dtype is c.t here: fast_model).
+  if (c.k.replay)
+    out.replayed_ok =
+        double_to_bits_exact(c.t, c.k.replay(oracle::ReplayIn{c.t, c.t, &params, std::span<const double>(&x, 1), false})) ==
+        y_bits;
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "drivers/driver.h"
 #include "engine/context.h"
+#include "oracles/fast.h"
 
 namespace kc::engine {
 
@@ -76,6 +77,22 @@ struct Figures {
   double uncertainty = 0, abs_uncertainty = 0, rel_uncertainty = 0;
 };
 
+// What the bulk lane (engine/case_run.cpp) keeps of a fast-path grade: the
+// figures Tallies::block_candidates and Tallies::add_pass read, each as
+// Figures has it (decide() fills either record the same way). A sweep
+// writes one per input, so it is kept small: a third of Figures.
+struct LaneFigures {
+  bool pass = true;
+  bool overflow = false;
+  bool bias_sample = false;
+  bool approximate = false;
+  bool replayed_ok = true;  // the semantics replay's bits match (true where the entry has none)
+  std::int64_t distance = 0;
+  double frac = 0, signed_frac = 0, signed_normalized = 0, bound = 0, rn = 0;
+  double abs_err = NAN, rel_err = NAN;
+  double uncertainty = 0, abs_uncertainty = 0, rel_uncertainty = 0;
+};
+
 struct Grade : Figures {
   std::string rule;         // special rule name, "NaN->+0"
   std::string why;          // why it failed, in words (only on failure)
@@ -94,9 +111,13 @@ inline constexpr double kFracEdgeList[] = {0,   1e-9, 0.5, 0.5001, 0.501, 0.51, 
                                            2,   4,    8,   16,     64,    256,  1024, INFINITY};
 inline bool near_histogram_edge(double frac, double delta) {
   if (delta == 0) return false;
-  // The first edge, 0, bounds nothing from below: no error is negative.
-  const double* it = std::lower_bound(std::begin(kFracEdgeList) + 1, std::end(kFracEdgeList), frac - delta);
-  return it != std::end(kFracEdgeList) && *it <= frac + delta;
+  // The first edge at or above frac - delta, scanned from the smallest (most
+  // errors lie below the third edge); the first edge, 0, bounds nothing from
+  // below: no error is negative.
+  const double lo = frac - delta;
+  for (auto it = std::begin(kFracEdgeList) + 1; it != std::end(kFracEdgeList); ++it)
+    if (*it >= lo) return *it <= frac + delta;
+  return false;
 }
 
 // How an element may be graded: `any` tries the double fast path, then
@@ -129,9 +150,18 @@ bool grade_fast_figures(const Context& c, const drivers::Element& e, double y, s
 // special-value rule, a NaN result, or whatever the fast path leaves to MPFR).
 const contract::Accuracy* fast_model(const Context& c);
 bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
-                       const Params& params, Figures& out);
+                       const Params& params, LaneFigures& out);
 
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g);
+
+// For tests/fast_oracle_test.cpp: the decision from an approximation, by its
+// common-case path alone (nullopt where it does not apply) and by the
+// general procedure alone; where the first answers, both must give the
+// same answer and, where they decide, the same figures.
+std::optional<bool> decide_common_for_test(const Context& c, const contract::Accuracy& acc, double y,
+                                           const oracle::fast::Approx& a, Figures& g);
+bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a,
+                             Figures& g);
 
 // Names of special rules, "NaN->+0", as check names use them.
 std::string special_rule_name(const contract::SpecialRule& r);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/failure_text.h"
 #include "engine/findings.h"
 
 namespace kc::engine {
@@ -20,7 +21,10 @@ namespace {
 // bin; normalized: the bound 1 is an edge.
 // (kFracEdgeList: engine/grading.h, where the fast path keeps clear of its edges.)
 const std::vector<double> kFracEdges(std::begin(kFracEdgeList), std::end(kFracEdgeList));
-const std::vector<double> kDistEdges{0, 1, 2, 3, 4, 5, 8, 16, 64, 256, 4096, 1048576, INFINITY};
+constexpr double kDistEdgeList[] = {0, 1, 2, 3, 4, 5, 8, 16, 64, 256, 4096, 1048576, INFINITY};
+const std::vector<double> kDistEdges(std::begin(kDistEdgeList), std::end(kDistEdgeList));
+static_assert(std::size(kDistEdgeList) == std::tuple_size_v<decltype(Tallies::PassBatch::dist_bins)> + 1);
+static_assert(std::size(kFracEdgeList) == std::tuple_size_v<decltype(Tallies::PassBatch::frac_bins)> + 1);
 const std::vector<double> kNormEdges{0, 0.125, 0.25, 0.5, 0.75, 1, 1.25, 2, 4, 16, 256, 65536, INFINITY};
 constexpr std::size_t kSlices = 256;  // of the input domain, for the error profile
 
@@ -32,41 +36,13 @@ Histogram empty_histogram(const char* metric, const std::vector<double>& edges) 
 
 void add_to(Histogram& h, double v, bool failing) {
   if (std::isnan(v)) return;
-  auto it = std::upper_bound(h.edges.begin(), h.edges.end(), v);
-  const auto i = static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(it - h.edges.begin() - 1, 0,
-                                                                      static_cast<std::ptrdiff_t>(h.counts.size()) - 1));
+  const std::size_t i = v < h.edges.front() ? 0 : bin_of(h.edges, v);
   ++h.counts[i];
   if (failing) ++h.failing[i];
 }
 
-// Value classes of the coverage, counted in an array per element and
-// named once at the end (Tallies::finish).
-enum ValueClass : std::size_t { vc_zero, vc_subnormal, vc_normal, vc_inf, vc_nan, vc_tie, vc_integer, vc_overflow };
 constexpr const char* kValueClassNames[Tallies::kValueClasses] = {"zero", "subnormal", "normal", "inf",
                                                                    "nan",  "tie",       "integer", "overflow"};
-
-ValueClass classify_value(DType t, double x) {
-  if (!is_float(t)) return x == 0 ? vc_zero : vc_integer;
-  if (std::isnan(x)) return vc_nan;
-  if (std::isinf(x)) return vc_inf;
-  if (x == 0) return vc_zero;
-  if (std::fabs(x) < pow2(float_format(t).emin)) return vc_subnormal;
-  return vc_normal;
-}
-
-// The class of a correct result in its dtype (contract::ResultClass).
-contract::ResultClass classify_result(DType t, double r) {
-  using RC = contract::ResultClass;
-  if (std::isnan(r)) return RC::nan;
-  if (std::isinf(r)) return RC::inf;
-  if (r == 0) return RC::zero;
-  const double a = std::fabs(r);
-  const FloatFormat f = float_format(t);
-  if (a < pow2(f.emin)) return RC::subnormal;
-  if (a < pow2(f.emin + 1)) return RC::near_underflow;
-  if (a >= pow2(f.emax)) return RC::near_overflow;
-  return RC::normal;
-}
 
 // The findings of the accuracy and special-value failures, in the order a
 // kernel author should read them: wrong NaNs and infinities first (their
@@ -338,7 +314,7 @@ bool Tallies::needs_exact(const Figures& g) const {
 // order, where needs_exact regrades those that matter. Over a block whose
 // errors grow with x (e^x near 0: every element a new maximum, each
 // regraded by MPFR one after another) this leaves a handful.
-void Tallies::block_candidates(std::span<const Figures> g, std::span<const char> passed,
+void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const char> passed,
                               std::vector<char>& candidate) const {
   const std::size_t n = g.size();
   candidate.assign(n, 0);
@@ -346,10 +322,15 @@ void Tallies::block_candidates(std::span<const Figures> g, std::span<const char>
   std::size_t in_top = 0;
   double rel_lo = -INFINITY, abs_lo = -INFINITY;
   std::int64_t dist_max = -1;
-  for (std::size_t i = 0; i < n; ++i) {
+  // The five largest form the same multiset in any order: read the block
+  // from its larger end (most blocks' errors grow or shrink along the
+  // input), so that few enter the list only to be pushed out again.
+  const bool backward = n > 1 && g[n - 1].frac - g[n - 1].uncertainty > g[0].frac - g[0].uncertainty;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t i = backward ? n - 1 - j : j;
     if (!passed[i]) continue;
-    const Figures& f = g[i];
-    if (!f.special && std::isfinite(f.frac)) {
+    const LaneFigures& f = g[i];
+    if (std::isfinite(f.frac)) {
       const double lo = f.frac - f.uncertainty;
       if (in_top < top.size() || lo > top.back()) {
         std::size_t k = std::min(in_top, top.size() - 1);
@@ -379,14 +360,40 @@ void Tallies::block_candidates(std::span<const Figures> g, std::span<const char>
   int worst_ties = static_cast<int>(top.size()), rel_ties = 1, dist_ties = 1;
   for (std::size_t i = 0; i < n; ++i) {
     if (!passed[i]) continue;
-    const Figures& f = g[i];
+    const LaneFigures& f = g[i];
     bool c = !f.approximate;
-    c |= !f.special && std::isfinite(f.frac) && above(f.frac, f.uncertainty, worst_lo, worst_ties);
+    c |= std::isfinite(f.frac) && above(f.frac, f.uncertainty, worst_lo, worst_ties);
     c |= !std::isnan(f.rel_err) && above(f.rel_err, f.rel_uncertainty, rel_lo, rel_ties);
     c |= !std::isnan(f.abs_err) && f.abs_uncertainty > 0 && f.abs_err + f.abs_uncertainty >= abs_lo;
     c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), dist_ties);
     candidate[i] = c;
   }
+}
+
+Tallies::PassBatch::PassBatch(DType type, bool with_replay)
+    : t(type), replays(with_replay), min_normal(pow2(float_format(type).emin)), tie_limit(pow2(float_format(type).precision - 1)) {}
+
+void Tallies::add_passes(PassBatch& b) {
+  if (b.elements == 0) return;
+  // (Created in the order the general path meets them: accuracy first.)
+  tally("accuracy", "accuracy").passed += b.elements;
+  if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference).passed += b.elements;
+  elements += b.elements;
+  for (std::size_t i = 0; i < kValueClasses; ++i) value_class_counts[i] += b.value_classes[i];
+  for (std::size_t i = 0; i < result_class_counts.size(); ++i) result_class_counts[i] += b.result_classes[i];
+  coverage.outputs += b.outputs;
+  coverage.outputs_zero += b.outputs_zero;
+  for (std::size_t i = 0; i < frac_hist.counts.size(); ++i) frac_hist.counts[i] += b.frac_bins[i];
+  for (std::size_t i = 0; i < dist_hist.counts.size(); ++i) dist_hist.counts[i] += b.dist_bins[i];
+  max_abs_err = std::max(max_abs_err, b.max_abs);
+  max_rel_err = std::max(max_rel_err, b.max_rel);
+  max_dist = std::max(max_dist, b.max_dist);
+  cr += b.cr;
+  n_dist += b.n_dist;
+  bias_sum += b.bias_sum;
+  bias_sq += b.bias_sq;
+  bias_n += b.bias_n;
+  b = PassBatch(b.t, b.replays);
 }
 
 void Tallies::keep_worst(const ElementReport& r) {

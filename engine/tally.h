@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -23,6 +24,42 @@
 #include "engine/results.h"
 
 namespace kc::engine {
+
+// Value classes of the coverage, counted in an array per element and
+// named once at the end (Tallies::finish).
+enum ValueClassIndex : std::size_t { vc_zero, vc_subnormal, vc_normal, vc_inf, vc_nan, vc_tie, vc_integer, vc_overflow };
+
+inline ValueClassIndex classify_value(DType t, double x) {
+  if (!is_float(t)) return x == 0 ? vc_zero : vc_integer;
+  if (std::isnan(x)) return vc_nan;
+  if (std::isinf(x)) return vc_inf;
+  if (x == 0) return vc_zero;
+  if (std::fabs(x) < pow2(float_format(t).emin)) return vc_subnormal;
+  return vc_normal;
+}
+
+// The class of a correct result in its dtype (contract::ResultClass).
+inline contract::ResultClass classify_result(DType t, double r) {
+  using RC = contract::ResultClass;
+  if (std::isnan(r)) return RC::nan;
+  if (std::isinf(r)) return RC::inf;
+  if (r == 0) return RC::zero;
+  const double a = std::fabs(r);
+  const FloatFormat f = float_format(t);
+  if (a < pow2(f.emin)) return RC::subnormal;
+  if (a < pow2(f.emin + 1)) return RC::near_underflow;
+  if (a >= pow2(f.emax)) return RC::near_overflow;
+  return RC::normal;
+}
+
+// The bin of v in a histogram's edges (bin i: [edges[i], edges[i+1]), the
+// last open; v >= edges[0], not NaN): a scan from the first, since most
+// errors fall in the first few bins.
+inline std::size_t bin_of(std::span<const double> edges, double v) {
+  std::size_t i = 0;
+  while (i + 2 < edges.size() && v >= edges[i + 1]) ++i;
+  return i;
+}
 
 struct Tallies {
   // A deque: tally() hands out references that must stay valid while
@@ -100,7 +137,74 @@ struct Tallies {
   // Of a block of approximate grades (those with passed[i]), the ones whose
   // figures could still be shown or set a maximum once the whole block is
   // graded: candidate[i] set. The others need no exact regrade.
-  void block_candidates(std::span<const Figures> g, std::span<const char> passed, std::vector<char>& candidate) const;
+  void block_candidates(std::span<const LaneFigures> g, std::span<const char> passed, std::vector<char>& candidate) const;
+
+  // The passing elements of the bulk lane (engine/case_run.cpp: a one-input
+  // elementwise case whose element the fast path passed and which cannot be
+  // shown): what the general path records for each (the accuracy and
+  // semantics tallies, coverage, error statistics, histograms, the error
+  // profile), counted in a batch and added to the tallies by add_passes,
+  // which must run before any other element is recorded (the regrade rule,
+  // needs_exact, reads the maxima). A sweep has 2^32 such elements: each
+  // costs a few additions here, not the general path's calls.
+  struct PassBatch {
+    PassBatch(DType t, bool replays);
+    DType t;
+    bool replays;  // the entry has a semantics replay (each passing element passed it)
+    double min_normal, tie_limit;  // of t: 2^emin, and 2^(p-1) (above it every value is an integer)
+    std::int64_t elements = 0, outputs = 0, outputs_zero = 0;
+    std::array<std::int64_t, kValueClasses> value_classes{};
+    std::array<std::int64_t, 8> result_classes{};
+    std::array<std::int64_t, 16> frac_bins{};
+    std::array<std::int64_t, 12> dist_bins{};
+    std::int64_t n_dist = 0, cr = 0, max_dist = 0, bias_n = 0;
+    double max_abs = 0, max_rel = 0, bias_sum = 0, bias_sq = 0;
+  };
+  // A passing lane element: finite non-zero input x (bits x_bits), result
+  // y (not NaN), figures f of a model that is not condition-aware and whose
+  // output dtype is its input's (grading.h fast_model). `full_stats` as
+  // grade_case's: false counts the element only.
+  [[gnu::always_inline]] void add_pass(PassBatch& b, const LaneFigures& f, double x, std::uint64_t x_bits, double y,
+                                       bool full_stats) {
+    ++b.elements;
+    if (!full_stats) return;
+    // add_coverage
+    ++b.value_classes[std::fabs(x) < b.min_normal ? vc_subnormal : vc_normal];
+    // At or above 2^(p-1) every value of T is an integer (and none a tie);
+    // below, the integer part is exact in 64 bits (a conversion, not a
+    // trunc() call: the baseline x86-64 has no rounding instruction).
+    if (std::fabs(x) < b.tie_limit) {
+      const double whole = static_cast<double>(static_cast<std::int64_t>(x));
+      b.value_classes[vc_tie] += std::fabs(x - whole) == 0.5;
+      b.value_classes[vc_integer] += x == whole;
+    } else {
+      ++b.value_classes[vc_integer];
+    }
+    b.value_classes[vc_overflow] += f.overflow;
+    ++b.result_classes[static_cast<std::size_t>(classify_result(b.t, f.rn))];
+    ++b.outputs;
+    b.outputs_zero += y == 0;
+    // add_error (a lane element never fails) and add_normalized
+    if (std::isfinite(f.frac)) fracs.push_back(f.frac);
+    if (f.abs_err > b.max_abs) b.max_abs = f.abs_err;  // (false for NaN)
+    if (f.rel_err > b.max_rel) b.max_rel = f.rel_err;
+    if (!std::isnan(f.frac)) ++b.frac_bins[bin_of(frac_hist.edges, f.frac)];
+    if (f.distance >= 0) {
+      if (f.distance > b.max_dist) b.max_dist = f.distance;
+      b.cr += f.distance == 0;
+      ++b.n_dist;
+      ++b.dist_bins[bin_of(dist_hist.edges, static_cast<double>(f.distance))];
+    }
+    profile_points.push_back({ordered_bits(b.t, x_bits), x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN,
+                              NAN, false});
+    if (f.bias_sample && std::isfinite(f.signed_normalized)) {
+      b.bias_sum += f.signed_normalized;
+      b.bias_sq += f.signed_normalized * f.signed_normalized;
+      ++b.bias_n;
+    }
+  }
+  // Adds the batch to the tallies and empties it.
+  void add_passes(PassBatch& b);
 
   // The result's statistics, findings, tallies, coverage, error profile and verdict.
   void finish(const Context& c, KernelDTypeResult& res) const;

@@ -1,5 +1,7 @@
 #include "generators/invalid.h"
 
+#include <cstring>
+
 #include <string>
 
 namespace kc::gen {
@@ -7,7 +9,7 @@ namespace kc::gen {
 Tensor with_bytes(const Tensor& t, DType dtype, Dims dims, std::size_t n_bytes) {
   std::vector<std::byte> bytes(n_bytes);
   const std::size_t keep = std::min(n_bytes, t.byte_size());
-  for (std::size_t i = 0; i < keep; ++i) bytes[i] = t.bytes()[i];
+  if (keep > 0) std::memcpy(bytes.data(), t.bytes(), keep);
   return Tensor::from_bytes_unchecked(dtype, std::move(dims), std::move(bytes));
 }
 

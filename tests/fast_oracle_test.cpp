@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -157,6 +158,64 @@ void agree(int stride, std::int64_t f32_inputs, std::int64_t min_elements) {
 TEST(FastOracle, AgreesWithMpfrWhereverItAnswers) { agree(4, 10000, 2'000'000); }
 // Nightly (ctest -L nightly): every 16-bit input, 40,000 f32 per kernel, 11 million elements.
 TEST(FastOracle, FullAgreesWithMpfrWhereverItAnswers) { agree(1, 40000, 10'000'000); }
+
+// decide()'s common-case path (engine/grading.cpp decide_common, a plain
+// double inside one normal binade) is the general procedure on that case:
+// wherever it answers, the general procedure gives the same answer and,
+// where they decide, every figure bit for bit. Every input of the 16-bit
+// dtypes and 200,000 random f32 per kernel with a fast path, each with the
+// kernel's result and its two neighbours.
+bool same_figures(const engine::Figures& a, const engine::Figures& b) {
+  auto same = [](double u, double v) { return std::memcmp(&u, &v, sizeof u) == 0; };
+  return a.pass == b.pass && a.overflow == b.overflow && a.approximate == b.approximate && a.bias_sample == b.bias_sample &&
+         a.distance == b.distance && same(a.frac, b.frac) && same(a.signed_frac, b.signed_frac) &&
+         same(a.signed_normalized, b.signed_normalized) && same(a.bound, b.bound) && same(a.rn, b.rn) &&
+         same(a.abs_err, b.abs_err) && same(a.rel_err, b.rel_err) && same(a.uncertainty, b.uncertainty) &&
+         same(a.abs_uncertainty, b.abs_uncertainty) && same(a.rel_uncertainty, b.rel_uncertainty);
+}
+
+TEST(FastOracle, CommonCaseIsDecide) {
+  const auto backend = make_backend("reference");
+  std::mt19937_64 rng(20261203);
+  std::int64_t answered = 0, decided = 0, total = 0;
+  for (const auto& k : contract::all_kernels()) {
+    if (!k.fast || k.inputs.size() != 1) continue;
+    const Params p = params_of(k);
+    for (DType t : {DType::bf16, DType::f16, DType::f32}) {
+      const contract::Accuracy* acc = k.accuracy_for(t);
+      if (!acc) continue;
+      const std::int64_t n = t == DType::f32 ? 200000 : 65536;
+      Tensor x(t, {n});
+      for (std::int64_t i = 0; i < n; ++i) x.set_bits(i, t == DType::f32 ? rng() & 0xffffffffu : static_cast<std::uint64_t>(i));
+      const std::vector<Tensor> xs{x};
+      const Tensor y = backend->run(k.name, xs, p).at(0);
+      engine::RunOptions opts;
+      const engine::Context c{k, t, *backend, drivers::of(k), opts};
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double xv = x.value_at(i), y0 = y.value_at(i);
+        oracle::fast::Approx a;
+        if (!k.fast(&xv, t, p, a)) continue;
+        for (int step = -1; step <= 1; ++step) {
+          const double yv = step == 0 || !std::isfinite(y0) ? y0 : bits_to_double(t, double_to_bits(t, y0) + step);
+          ++total;
+          engine::Figures common, general;
+          const auto answer = engine::decide_common_for_test(c, *acc, yv, a, common);
+          if (!answer) continue;
+          ++answered;
+          const bool expected = engine::decide_general_for_test(c, *acc, yv, a, general);
+          ASSERT_EQ(*answer, expected) << k.name << " " << dtype_name(t) << " x = " << xv << " y = " << yv;
+          if (!expected) continue;
+          ++decided;
+          ASSERT_TRUE(same_figures(common, general)) << k.name << " " << dtype_name(t) << " x = " << xv << " y = " << yv;
+        }
+      }
+    }
+  }
+  std::printf("%lld elements, %lld answered by the common-case path, %lld decided\n", static_cast<long long>(total),
+              static_cast<long long>(answered), static_cast<long long>(decided));
+  EXPECT_GT(answered, total / 4);
+  EXPECT_GT(decided, answered / 4);  // (two of the three results tried are a neighbour, which mostly fails)
+}
 
 // The bulk lane of a one-input elementwise case (engine/case_run.cpp)
 // tallies the elements it passes without building them, and regrades only
