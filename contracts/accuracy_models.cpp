@@ -22,6 +22,11 @@ std::vector<DTypeAccuracy> per_float_dtype(const std::function<Accuracy(DType)>&
   return v;
 }
 std::vector<DTypeAccuracy> exact_everywhere() { return per_float_dtype([](DType) { return exact(); }); }
+std::vector<DTypeAccuracy> exact_on(DTypeSet ts) {
+  std::vector<DTypeAccuracy> v;
+  for (DType t : ts.list()) v.push_back({t, exact()});
+  return v;
+}
 std::vector<DTypeAccuracy> correctly_rounded_everywhere() {
   return per_float_dtype([](DType) { return correctly_rounded(); });
 }

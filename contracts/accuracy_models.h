@@ -14,6 +14,8 @@ namespace kc::contract::models {
 // One model per float dtype, from a function of the dtype.
 std::vector<DTypeAccuracy> per_float_dtype(const std::function<Accuracy(DType)>& model);
 std::vector<DTypeAccuracy> exact_everywhere();
+// Exact on each of `ts` (data movers, which also take u32).
+std::vector<DTypeAccuracy> exact_on(DTypeSet ts);
 std::vector<DTypeAccuracy> correctly_rounded_everywhere();
 
 // Glibc 2.36 x86_64 libm-test-ulps figures (integer distance) for the

@@ -31,6 +31,9 @@ struct Operand {
   std::string_view name;
   DTypeSet dtypes;
   int min_rank = 0, max_rank = 6;
+  // A call may leave it out (conv2d's bias, the last operand); the driver
+  // generates calls with and without it.
+  bool optional = false;
 };
 
 enum class ParamKind : std::uint8_t { integer, real, shape };
@@ -47,6 +50,7 @@ struct Param {
 enum class Layout : std::uint8_t {
   fresh_buffer,
   zero_copy_when_pure_padding,  // broadcast_to: shares the input's storage exactly when only leading 1s are added
+  zero_copy,                    // reshape and its exec arms: always shares the input's storage (a view)
 };
 
 struct Precondition {

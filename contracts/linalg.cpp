@@ -3,6 +3,7 @@
 // executor's mixed-precision matmul arm (f32 activations x bf16 weights).
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
+#include "contracts/movers.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
 #include "oracles/cast.h"
@@ -18,9 +19,6 @@ namespace pts = thresholds;
 // Products of the ordinary range stay far from overflow; the sweeps pair
 // the special values and thresholds (drivers/matmul.cpp) for the edges.
 const ValueProfile kDotValues{.lo = -1e3, .hi = 1e3, .points = pts::scalar};
-const ValueProfile kMoveValues{.lo = -10, .hi = 10, .points = pts::zero};
-// u32 data (permute) has no result classes: they are of floats.
-constexpr DTypeSet kFloatAndU32{DType::f32, DType::f64, DType::bf16, DType::f16, DType::u32};
 
 const char* kDotNotes =
     "Fold over kk ascending from +0 in T: each product rounded into T, then added; no FMA, no wider accumulator "
@@ -62,12 +60,6 @@ KernelSpec mover(KernelSpec k) {
   k.replay = oracle::replay::identity;
   k.oracle_text = "the source element, bit for bit (drivers/index_maps.h permuted_source)";
   return k;
-}
-
-std::vector<DTypeAccuracy> exact_on(DTypeSet ts) {
-  std::vector<DTypeAccuracy> v;
-  for (DType t : ts.list()) v.push_back({t, models::exact()});
-  return v;
 }
 
 // The inverse of permute's axes: inv[axes[i]] = i.
@@ -138,7 +130,7 @@ void register_linalg(std::vector<KernelSpec>& out) {
                        .params = {{.name = "axes", .kind = ParamKind::shape, .domain = "a permutation of 0..rank(x)"}},
                        .preconditions = tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16, f16 or u32",
                                                      axes_rules),
-                       .accuracy = exact_on(kFloatAndU32),
+                       .accuracy = models::exact_on(kFloatAndU32),
                        .properties = {{.name = "permute by the inverse permutation is the identity",
                                        .check = "round_trip", .inverse = inverse_axes}},
                        .notes = "Takes U32 data too (T: Clone + Default; the exec arm accepts U32, §19)."}));

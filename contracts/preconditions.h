@@ -10,9 +10,6 @@
 
 namespace kc::contract {
 
-// arity (how many tensors, in words), then for `operand`: every dim >= 0,
-// the buffer holds exactly numel x dtype-size bytes, its dtype is accepted
-// (`dtypes`, in words); then `extra`.
 std::vector<Precondition> tensor_rules(std::string_view arity, std::string_view operand, std::string_view dtypes,
                                        std::vector<Precondition> extra = {});
 // param.missing and param.type of a parameter: "<name> is given", "<name> is <kind>"

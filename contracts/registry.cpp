@@ -82,6 +82,9 @@ std::string_view layout_text(Layout l) {
     case Layout::zero_copy_when_pure_padding:
       return "when the target only adds leading size-1 dims the output shares the input's storage (zero-copy, "
              "ops.rs:1076); otherwise a fresh contiguous buffer";
+    case Layout::zero_copy:
+      return "the output shares the input's storage: metadata only, the reference's `from_arc` (ops.rs:841); a copy "
+             "is as correct (the reference profile's layout check)";
   }
   return "?";
 }

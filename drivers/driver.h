@@ -55,6 +55,11 @@ struct Element {
   std::optional<double> special_input;
   bool replayable = false;      // one element per operand: `--input` replays it
   bool signaling_nan = false;   // an input is a signalling NaN (the double args cannot say so)
+  // The element's error is one of the per-case statistics' independent
+  // samples (checks/case_statistics.cpp); false where it shares rounding
+  // steps with another element's (cumsum's prefixes before the last): the
+  // oracle's error variance is then dropped.
+  bool statistics_sample = true;
 };
 
 class Driver {

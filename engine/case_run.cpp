@@ -59,7 +59,7 @@ void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vec
     for (const Tensor& in : cs.inputs) ok &= !y.shares_storage(in) || y.numel() == 0;
   acc.record(c, t, ok, case_key(case_id), [&] {
     return case_report(c, t.name, case_id, path, cs,
-                       want.zero_copy ? "the output was copied although the target only pads leading 1s"
+                       want.zero_copy ? "the output was copied where the reference returns a view of the input's storage"
                                       : "the output shares storage with an input");
   });
 }

@@ -69,6 +69,7 @@ oracle::Exact evaluate(const Context& c, const drivers::Element& e, const Params
   const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan};
   oracle::Exact ex;
   c.driver.evaluate(c.k, ctx, e, ex);
+  if (!e.statistics_sample) ex.error_variance.reset();
   return ex;
 }
 

@@ -117,6 +117,18 @@ rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profi
   });
 }
 
+Dims capped(Dims d) {
+  // Dims shrunk left to right, as far as the budget needs; the count of
+  // the nonzero dims is kept within it too, so that a zero dim later set
+  // to a size (a generator's constructed shape) cannot blow it.
+  std::int64_t n = 1;
+  for (auto& x : d) {
+    if (x != 0 && n * x > kMaxElements) x = std::max<std::int64_t>(1, kMaxElements / n);
+    if (x != 0) n *= x;
+  }
+  return d;
+}
+
 rc::Gen<Dims> shape(int min_rank, int max_rank) {
   return rc::gen::mapcat(rc::gen::inRange(min_rank, max_rank + 1), [](int rank) {
     auto dim = rc::gen::weightedOneOf<std::int64_t>({

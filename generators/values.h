@@ -25,6 +25,10 @@ inline constexpr int kMaxElements = 1024;  // per generated tensor
 
 rc::Gen<std::uint64_t> element_bits(DType t, const contract::ValueProfile& profile);
 rc::Gen<Dims> shape(int min_rank, int max_rank);
+// d with its dims shrunk left to right until the product of its nonzero
+// dims is at most kMaxElements: stricter than shape() (which leaves the
+// dims after a 0 alone), for generators that later turn a 0 into a size.
+Dims capped(Dims d);
 rc::Gen<Params> params(const std::vector<contract::Param>& specs);
 
 // The special values of a float format, as bit patterns.

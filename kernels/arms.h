@@ -38,6 +38,9 @@ struct Arm {
   // Operand names, for errors ("x", or "a"/"b", or "x"/"up"); empty: "x" / "input<i>".
   std::vector<std::string_view> operands = {};
   bool same_dtype = true;  // all inputs must share one dtype
+  // Fewer inputs the op accepts, where its last ones are optional (conv2d's
+  // bias): -1 when every input is required.
+  int min_arity = -1;
 };
 
 using Arms = std::vector<Arm>;

@@ -115,18 +115,6 @@ Tensor eval_matmul(std::string_view op, const Tensor& a, const Tensor& b) {
   return matmul(op, a, b);
 }
 
-// y[o] = x[source(o)] bit for bit, over any element width.
-template <class Source>
-Tensor copy_from(const Tensor& x, Dims out, Source source) {
-  Tensor y(x.dtype(), std::move(out));
-  const std::size_t w = dtype_size(x.dtype());
-  const std::byte* in = x.bytes();
-  std::byte* o = y.mutable_bytes();
-  for (std::int64_t i = 0; i < y.numel(); ++i)
-    std::memcpy(o + static_cast<std::size_t>(i) * w, in + static_cast<std::size_t>(source(i)) * w, w);
-  return y;
-}
-
 // [..., m, n] -> [..., n, m]: out[p, j, i] = x[p, i, j].
 Tensor swap_last_two(const Tensor& x) {
   const std::size_t r = x.dims().size();

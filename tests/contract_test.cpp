@@ -27,7 +27,9 @@ TEST(Contracts, UnaryFamilyHasTheInventorysTwentySixKernels) {
 TEST(Contracts, IssueThreeFamiliesAreComplete) {
   std::set<std::string> got;
   for (const auto& k : contract::all_kernels())
-    if (k.family != "unary" && k.family != "linalg") got.insert(std::string(k.name));
+    if (k.family == "binary" || k.family == "broadcast" || k.family == "reduction" || k.family == "reduce_to" ||
+        k.family == "cast")
+      got.insert(std::string(k.name));
   const std::set<std::string> want{
       "add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow", "broadcast_add", "broadcast_sub",
       "broadcast_mul", "broadcast_div", "sum_all", "max_all", "min_all", "mean_all", "sum_dim", "max_dim",

@@ -98,7 +98,7 @@ check grep -q "^FAIL neg .*output shape and dtype" "$work/out"
 check grep -q "expected \[.*\] f32, got \[[0-9]*\] f32" "$work/out"
 
 expect 2 "ABI version mismatch"  -- "$kc" run --backend "plugin:$abi"
-check grep -q "plug-in ABI version 99; this kconform speaks version 1" "$work/out"
+check grep -q "plug-in ABI version 100; this kconform speaks versions 1 to 2" "$work/out"
 expect 2 "unknown kernel name"   -- "$kc" run --backend "plugin:$unknown"
 check grep -q "registers kernel 'frobnicate', which is not an inventory kernel" "$work/out"
 expect 2 "missing register symbol" -- "$kc" run --backend "plugin:$(ldd "$kc" | awk '/libm\.so/ {print $3}')"

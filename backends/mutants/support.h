@@ -10,6 +10,9 @@
 
 namespace kc::mutants {
 
+// The data movers' dtypes: the floats and u32.
+inline constexpr DTypeSet kFloatAndU32Set{DType::f32, DType::f64, DType::bf16, DType::f16, DType::u32};
+
 inline double rn(DType t, double v) { return round_to_format(v, t); }
 inline std::uint64_t bits(DType t, double v) { return double_to_bits(t, rn(t, v)); }
 inline bool valid_unary(std::span<const Tensor> in) { return in.size() == 1 && in[0].consistent(); }

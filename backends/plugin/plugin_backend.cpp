@@ -166,10 +166,10 @@ class Worker {
     }
     if (kind == Reply::status) {
       const auto st = ch_->get<std::int32_t>();
-      const std::string operand = ch_->get_string(), message = ch_->get_string();
+      const std::string operand = ch_->get_string(), message = ch_->get_string(), rule = ch_->get_string();
       if (st <= KC_OK || st > KC_ERR_OTHER)
         throw std::runtime_error(fmt::format("the kernel returned status {}, which is not a kc_status", st));
-      throw KernelError(std::string(kernel), operand, kRules[st], message);
+      throw KernelError(std::string(kernel), operand, rule.empty() ? kRules[st] : rule, message);
     }
     if (kind != Reply::outputs) throw ChannelClosed("malformed reply");
     const auto n = ch_->get<std::int32_t>();

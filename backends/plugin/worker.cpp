@@ -183,10 +183,12 @@ void answer_call(Channel& ch, const kc_plugin_info& info) {
   if (st != KC_OK) {
     err.operand[sizeof err.operand - 1] = '\0';
     err.message[sizeof err.message - 1] = '\0';
+    err.rule[sizeof err.rule - 1] = '\0';
     ch.put(Reply::status);
     ch.put<std::int32_t>(st);
     ch.put_string(err.operand);
     ch.put_string(err.message);
+    ch.put_string(err.rule);
     return;
   }
   if (outs.bad_request) return fault(ch, "exception: the kernel asked alloc_output for an impossible output");
@@ -212,9 +214,9 @@ void serve(const std::string& path, int fd) {
       hello.error = fmt::format("cannot load it: {}", ::dlerror());
     } else if (auto* reg = reinterpret_cast<kc_plugin_register_fn>(::dlsym(lib, KC_PLUGIN_REGISTER_SYMBOL)); !reg) {
       hello.error = fmt::format("it does not export {} (see include/kconform/plugin.h)", KC_PLUGIN_REGISTER_SYMBOL);
-    } else if (const int v = reg(&info); v != KC_PLUGIN_ABI_VERSION) {
-      hello.error = fmt::format("it was built for plug-in ABI version {}; this kconform speaks version {}", v,
-                                KC_PLUGIN_ABI_VERSION);
+    } else if (const int v = reg(&info); v < KC_PLUGIN_ABI_OLDEST || v > KC_PLUGIN_ABI_VERSION) {
+      hello.error = fmt::format("it was built for plug-in ABI version {}; this kconform speaks versions {} to {}", v,
+                                KC_PLUGIN_ABI_OLDEST, KC_PLUGIN_ABI_VERSION);
     } else if (info.n_kernels < 0 || (info.n_kernels > 0 && !info.kernels)) {
       hello.error = "its kc_plugin_info lists no kernels array";
     } else {

@@ -65,9 +65,11 @@ void validate_params(const kern::Arm& arm, const Params& params) {
 std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs, const Params& params) {
   const kern::Arm* arm = find_arm(op);
   if (!arm) throw KernelError(std::string(op), "op", "kernel.unknown", "no exec arm for this op");
-  if (static_cast<int>(inputs.size()) != arm->arity)
+  const int least = arm->min_arity >= 0 ? arm->min_arity : arm->arity;
+  if (static_cast<int>(inputs.size()) < least || static_cast<int>(inputs.size()) > arm->arity)
     throw KernelError(std::string(op), "inputs", "arity",
-                      fmt::format("expected {} input(s), got {}", arm->arity, inputs.size()));
+                      least == arm->arity ? fmt::format("expected {} input(s), got {}", arm->arity, inputs.size())
+                                          : fmt::format("expected {} to {} inputs, got {}", least, arm->arity, inputs.size()));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const std::string operand = i < arm->operands.size() ? std::string(arm->operands[i])
                                 : inputs.size() == 1     ? std::string("x")

@@ -27,8 +27,11 @@
 extern "C" {
 #endif
 
-/* Raised whenever a struct below changes layout or meaning. */
-#define KC_PLUGIN_ABI_VERSION 1
+/* Raised whenever a struct below changes layout or meaning. Version 2
+ * appended `rule` to kc_error; kconform still loads version 1 plug-ins
+ * (which leave it empty). */
+#define KC_PLUGIN_ABI_VERSION 2
+#define KC_PLUGIN_ABI_OLDEST 1
 
 typedef enum kc_dtype { KC_F32 = 0, KC_F64 = 1, KC_BF16 = 2, KC_F16 = 3, KC_U32 = 4, KC_U8 = 5 } kc_dtype;
 
@@ -79,6 +82,12 @@ typedef enum kc_status {
 typedef struct kc_error {
   char operand[64];   /* the operand or parameter ("x", "inputs", "n") */
   char message[256];  /* for a person */
+  /* (ABI 2) The rule broken, as the kernel's contract names it
+   * (`kconform list --json`: each kernel's preconditions), for the rules the
+   * status list has no value for ("rank.min", "index.out_of_range",
+   * "padding.too_large", ...). When set it names the rule whatever the
+   * status; left empty, the status does. */
+  char rule[64];
 } kc_error;
 
 /* Outputs are allocated by kconform: alloc_output(ctx, dtype, rank, dims)

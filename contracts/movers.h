@@ -1,0 +1,35 @@
+// What the data-movement contracts share (linalg's transposes and permute,
+// sequence, indexing, masking, padding): the dtypes a mover takes, its
+// value profile, and the precondition lists of a `dim` parameter.
+#pragma once
+
+#include <vector>
+
+#include "contracts/contract.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
+
+namespace kc::contract {
+
+// The floats and u32 (T: Clone/Copy + Default in the reference: index data
+// moves too); u32 has no result classes, which are of floats.
+inline constexpr DTypeSet kFloatAndU32{DType::f32, DType::f64, DType::bf16, DType::f16, DType::u32};
+
+// Ordinary values and the zeros' thresholds; each mover's sweep carries
+// every special value through it (NaN payloads, signalling NaNs, -0).
+inline const ValueProfile kMoveValues{.lo = -10, .hi = 10, .points = thresholds::zero};
+
+// The `dim` parameter: its presence, type, domain and range (`op` names the
+// reference's panic message).
+inline Param dim_param(std::string_view domain = "0 <= dim < rank(x)") {
+  return {.name = "dim", .kind = ParamKind::integer, .domain = domain, .min = 0, .max = INT32_MAX};
+}
+inline std::vector<Precondition> dim_rules(std::string_view operand_rank = "rank(x)") {
+  std::vector<Precondition> v = param_rules("dim", "an integer");
+  v.push_back({"param.domain", "dim", "dim >= 0"});
+  v.push_back({"dim.out_of_range", "dim", std::string("dim < ") + std::string(operand_rank) +
+                                              " (the reference panics: `dim D out of range`)"});
+  return v;
+}
+
+}  // namespace kc::contract
