@@ -9,6 +9,7 @@
 #include "drivers/movement.h"
 #include "generators/values.h"
 #include "generators/invalid.h"
+#include "generators/shrink.h"
 #include "generators/tensors.h"
 
 namespace kc::drivers {
@@ -162,6 +163,27 @@ class SelectAlong final : public Movement {
       if (a != dim) axes.push_back(a);
     std::vector<gen::Case> out = halves(c, 0, axes);
     const std::vector<std::int64_t> all = picks(m, c);
+    // x cut along the dim to the lines the picks read (a prefix of them: the picks stay valid).
+    std::int64_t top = -1;
+    for (std::int64_t v : all) top = std::max(top, v);
+    if (m != slice && top + 1 < c.inputs[0].dims()[dim]) {
+      gen::Case s = c;
+      s.inputs[0] = gen::sliced(c.inputs[0], dim, 0, top + 1);
+      out.insert(out.begin(), std::move(s));
+    }
+    // The first half of the lines below the lowest pick dropped, the picks renumbered.
+    std::int64_t low = top;
+    for (std::int64_t v : all) low = std::min(low, v);
+    if (m != slice && low >= 2) {
+      std::vector<std::int64_t> moved = all;
+      for (auto& v : moved) v -= low / 2;
+      gen::Case s = c;
+      s.inputs[0] = gen::sliced(c.inputs[0], dim, low / 2, c.inputs[0].dims()[dim] - low / 2);
+      if (m == index_select) s.params.set("indices", moved);
+      if (m == embedding) s.params.set("ids", moved);
+      if (m == index_select_tensor) s.inputs[1] = u32_tensor({static_cast<std::int64_t>(moved.size())}, moved);
+      out.insert(out.begin(), std::move(s));
+    }
     if (all.size() < 2) return out;
     for (const bool first : {true, false}) {
       const std::size_t h = all.size() / 2;

@@ -105,10 +105,6 @@ class ShapeView final : public Movement {
     const auto i = static_cast<std::int64_t>(index);
     const auto rank = static_cast<std::int64_t>(x.rank());
     const std::string r(rule.rule);
-    if (r == "shape.negative_dim" && rule.operand == "shape") {
-      c.params.set("shape", Dims{-1 - i, -x.numel()});
-      return c;
-    }
     if (r == "numel.mismatch") {  // a target of one more (or a few more) elements
       c.params.set("shape", Dims{x.numel() + 1 + i});
       return c;

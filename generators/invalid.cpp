@@ -45,6 +45,14 @@ std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract
     else c.inputs.push_back(x);
     return c;
   }
+  if (r == "shape.negative_dim" && k.param(rule.operand) && k.param(rule.operand)->kind == contract::ParamKind::shape) {
+    // A shape parameter (a target, an index list) with a negative entry.
+    std::vector<std::int64_t> v = valid.params.has(std::string(rule.operand)) ? valid.params.shape(std::string(rule.operand))
+                                                                               : std::vector<std::int64_t>{};
+    v.push_back(-1 - static_cast<std::int64_t>(index % 3));
+    c.params.set(std::string(rule.operand), v);
+    return c;
+  }
   if (r == "shape.negative_dim") {
     Dims d = x.dims();
     if (d.empty()) d.push_back(1);

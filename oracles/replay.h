@@ -99,6 +99,7 @@ double minimum(const ReplayIn&);
 double rem(const ReplayIn&);
 double pow(const ReplayIn&);
 double sum(const ReplayIn&);       // the fold 0 + a_0 + a_1 + ... in T
+double accumulate(const ReplayIn&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)
 double mean(const ReplayIn&);      // the fold / T(n)
 double max_fold(const ReplayIn&);  // start -inf, replace on strict >
 double min_fold(const ReplayIn&);

@@ -29,6 +29,16 @@ double arg_select(std::span<const double> terms, Better better) {
 }
 }  // namespace
 
+// index_add / scatter_add (§16): the output starts as a copy of base (a -0
+// stays -0), then each contribution is added in src's flat order.
+double accumulate(const ReplayIn& in) {
+  if (in.args.empty()) return 0.0;
+  const InT a{in.t};
+  double acc = in.args[0];
+  for (std::size_t k = 1; k < in.args.size(); ++k) acc = a.add(acc, in.args[k]);
+  return acc;
+}
+
 double sum(const ReplayIn& in) { return fold_sum(in.t, in.args); }
 // The sum, then / T(n) with the count converted by NumCast (§0.3).
 double mean(const ReplayIn& in) {
