@@ -170,6 +170,18 @@ Accuracy recursive_sum(DType t) {
                         "4.4; additions that underflow are exact); S = gamma_{n-1}/u sum |a_i|"};
 }
 
+Accuracy wide_sum_narrowed(DType t) {
+  const int p = float_format(t).precision;
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = t == DType::f64 ? 0.0 : t == DType::f32 ? 0.5 : 0.5 + std::ldexp(1.0, -(24 - p)),
+          .magnitude_coeff = t == DType::f64 ? 1.0 : t == DType::f32 ? 2.0 : 4.0,
+          .work = DType::f64,
+          .derivation = "fold in f64 from +0: |f - z| <= E = gamma_{k-1}(u_64) sum |a_i| (Higham 4.4); then N(f) "
+                        "rounds to the T value nearest f, no farther from f than RN(z) is: |N(f) - z| <= 2E + "
+                        "ulp_T(z)/2; halves round twice (f64 -> f32 -> T): 4E + ulp_32(z) + ulp_T(z)/2 with "
+                        "ulp_32 = 2^-(24-p) ulp_T (docs/accuracy-bounds.md, \"Sums in f64, narrowed\")"};
+}
+
 Accuracy dot_product(DType t) {
   return {.kind = AccuracyKind::condition_aware,
           .max_frac_ulp = 0,

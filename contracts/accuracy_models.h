@@ -49,6 +49,10 @@ Accuracy recursive_sum(DType t);
 // A dot product folded in T (matmul): Higham's gamma_n sum |a_k b_k| plus
 // the products' underflow; the oracle puts the whole bound over u into S.
 Accuracy dot_product(DType t);
+// pad_backward: a sum folded in f64 and narrowed to T (NumCast):
+// |y - z| <= A ulp_T(z) + K u_f64 S, S = gamma_{k-1}(u_f64)/u_f64 sum |a|,
+// A = 0 (f64), 1/2 (f32), 1/2 + 2^-(24-p) (halves: f64 -> f32 -> T); K = 1, 2, 4.
+Accuracy wide_sum_narrowed(DType t);
 // mean: the sum's bound divided by T(n), plus the division's rounding.
 Accuracy mean(DType t);
 // A cast or operation that is not correctly rounded but within one step:

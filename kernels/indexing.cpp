@@ -135,7 +135,7 @@ void accumulate(const Tensor& src, Tensor& out, Target target) {
   auto o = out.as_mutable<T>();
   for (std::int64_t p = 0; p < src.numel(); ++p) {
     const auto at = static_cast<std::size_t>(target(p));
-    o[at] = o[at] + s[static_cast<std::size_t>(p)];
+    o[at] = acc_add(o[at], s[static_cast<std::size_t>(p)]);
   }
 }
 

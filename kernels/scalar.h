@@ -58,6 +58,24 @@ template <Half H> inline bool operator>(H a, H b) { return w(a) > w(b); }
 template <Half H> inline bool operator>=(H a, H b) { return w(a) >= w(b); }
 template <Half H> inline bool operator==(H a, H b) { return w(a) == w(b); }
 
+// a + b in f32/f64 with x86's NaN rule written out: the first operand's NaN
+// (quieted) when both are NaN. A compiler may commute a + b, and the
+// reference's `acc + term` keeps the accumulator's NaN (half_op above does
+// the same for the halves).
+template <class F>
+inline F add_first_nan(F a, F b) {
+  if (std::isnan(a) || std::isnan(b)) return (std::isnan(a) ? a : b) + F(0);
+  return a + b;
+}
+
+// acc + v in T for an accumulator: the halves through f32 (half_op's NaN
+// rule), f32/f64 through add_first_nan.
+template <class T>
+inline T acc_add(T acc, T v) {
+  if constexpr (std::is_floating_point_v<T>) return add_first_nan(acc, v);
+  else return acc + v;
+}
+
 // ---- dtype dispatch ------------------------------------------------------------
 // f.template operator()<T>() for the element type of a float dtype (nothing for u32).
 template <class F>

@@ -64,7 +64,7 @@ void cumsum_into(const Tensor& x, Tensor& y, const AlongDim& a) {
       T acc = cst<T>(0.0);
       for (std::int64_t j = 0; j < a.d; ++j) {
         const auto at = static_cast<std::size_t>(a.at(o, j, i));
-        acc = acc + xs[at];
+        acc = acc_add(acc, xs[at]);
         ys[at] = acc;
       }
     }

@@ -21,7 +21,7 @@ struct SumParts {
   Mp exact, abs_sum, fold;
   bool overflowed = false;
 };
-SumParts sum_parts(const Terms& in) {
+SumParts sum_parts(const Terms& in, DType fold_dtype) {
   SumParts s;
   s.exact = Mp(0);
   s.abs_sum = Mp(0);
@@ -42,7 +42,7 @@ SumParts sum_parts(const Terms& in) {
   abs_sum.round_into(raw(s.abs_sum), MPFR_RNDN);
   s.fold = Mp(0);
   for (const Mp& a : in.terms) {
-    s.fold = rn(in.ctx.dtype, s.fold + a);
+    s.fold = rn(fold_dtype, s.fold + a);
     s.overflowed |= (is_inf(s.fold) || is_nan(s.fold)) && !is_inf(a) && !is_nan(a);
   }
   return s;
@@ -63,9 +63,9 @@ Mp gamma_over_u(DType t, std::size_t n) {
 // most u^2 s_k^2 / 3; independent errors add: E[err^2] <= u^2/3 sum_{k>=2}
 // s_k^2 over the partial sums s_k. The partial sums are those of the terms
 // in double, which is all the model's precision needs.
-std::optional<double> fold_error_variance(const Terms& in) {
+std::optional<double> fold_error_variance(DType fold_dtype, const Terms& in) {
   if (in.terms.size() < 2) return std::nullopt;
-  const double u = unit_roundoff(in.ctx.dtype);
+  const double u = unit_roundoff(fold_dtype);
   double s_k = 0, sum_sq = 0;
   for (std::size_t a = 0; a < in.terms.size(); ++a) {
     s_k += in.terms[a].convert_to<double>();
@@ -82,18 +82,40 @@ Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(
 // S = gamma_{n-1}/u * sum |a_i|, so that the model's K u S is Higham's
 // gamma_{n-1} sum |a_i| (docs/accuracy-bounds.md).
 void sum(const Terms& in, Exact& out) {
-  const SumParts s = sum_parts(in);
+  const SumParts s = sum_parts(in, in.ctx.dtype);
   out.replayed = s.overflowed;
   out.value = s.overflowed ? s.fold : s.exact;
   if (s.overflowed) out.unreplayed = s.exact;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum;
-  out.error_variance = fold_error_variance(in);
+  out.error_variance = fold_error_variance(in.ctx.dtype, in);
+}
+
+// pad_backward (§14): the reference folds f64(g) in an f64 accumulator
+// from +0 and narrows the sum to T by NumCast (f64 -> f32 -> T for the
+// halves). S = gamma_{k-1}(u_f64)/u_f64 sum |a_i|: the fold's error bound
+// over u_f64; the narrowing's share is the model's A ulp_T(z) and its
+// factor K (models::wide_sum_narrowed, docs/accuracy-bounds.md, "Sums in
+// f64, narrowed"). Where the f64 fold overflows (f64 data only) the result
+// is the fold's, graded against it. The expected mean square of the error:
+// the narrowing's uniform rounding error, ulp_T(z)^2 / 12, plus the fold's.
+void sum_wide(const Terms& in, Exact& out) {
+  const SumParts s = sum_parts(in, DType::f64);
+  const DType t = in.ctx.dtype;
+  out.replayed = s.overflowed;
+  out.value = s.overflowed ? Mp(num_cast(t, s.fold.convert_to<double>())) : s.exact;
+  if (s.overflowed) out.unreplayed = s.exact;
+  out.magnitude = gamma_over_u(DType::f64, in.terms.size()) * s.abs_sum;
+  const std::optional<double> fold = fold_error_variance(DType::f64, in);
+  if (is_number(s.exact) && !is_zero(s.exact)) {
+    const double ulp = std::ldexp(1.0, ulp_exponent(t, s.exact));
+    out.error_variance = (t == DType::f64 ? 0.0 : ulp * ulp / 12) + fold.value_or(0.0);
+  }
 }
 
 // mean = sum / T(n) with the count rounded into T (§0.3): bf16 divides a
 // 257-element sum by 256. Empty: 0/0 = NaN.
 void mean(const Terms& in, Exact& out) {
-  const SumParts s = sum_parts(in);
+  const SumParts s = sum_parts(in, in.ctx.dtype);
   const Mp n = count_in(in.ctx.dtype, in.terms.size());
   out.replayed = s.overflowed;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;

@@ -8,6 +8,7 @@ struct Terms;
 struct CellElement;
 struct Exact;
 void sum(const Terms&, Exact&);
+void sum_wide(const Terms&, Exact&);  // an f64 fold narrowed to T (pad_backward)
 void mean(const Terms&, Exact&);
 void max_fold(const Terms&, Exact&);
 void min_fold(const Terms&, Exact&);

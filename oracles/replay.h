@@ -99,6 +99,7 @@ double minimum(const ReplayIn&);
 double rem(const ReplayIn&);
 double pow(const ReplayIn&);
 double sum(const ReplayIn&);       // the fold 0 + a_0 + a_1 + ... in T
+double sum_wide(const ReplayIn&);  // pad_backward: +0 + a_0 + a_1 + ... in f64, then T::from(f64) (§14)
 double accumulate(const ReplayIn&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)
 double mean(const ReplayIn&);      // the fold / T(n)
 double max_fold(const ReplayIn&);  // start -inf, replace on strict >

@@ -29,6 +29,14 @@ double arg_select(std::span<const double> terms, Better better) {
 }
 }  // namespace
 
+// pad_backward (§14): an f64 accumulator from +0, then NumCast into T.
+double sum_wide(const ReplayIn& in) {
+  const InT wide{DType::f64};
+  double acc = 0.0;
+  for (double v : in.args) acc = wide.add(acc, v);
+  return InT{in.t}.from_f64(acc);
+}
+
 // index_add / scatter_add (§16): the output starts as a copy of base (a -0
 // stays -0), then each contribution is added in src's flat order.
 double accumulate(const ReplayIn& in) {
