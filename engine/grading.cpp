@@ -176,14 +176,27 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
     }
     case AccuracyKind::condition_aware: {
       // bound = A ulp_T(z) + K u_work S, with u_work = 2^-p of the working format.
-      const double ulp = std::ldexp(1.0, oracle::ulp_exponent(t, ex.value));
+      const int e = oracle::ulp_exponent(t, ex.value);
+      const double ulp = std::ldexp(1.0, e);
       const double S = ex.magnitude ? ex.magnitude->convert_to<double>() : 0.0;
       const double u_work = oracle::unit_roundoff(acc.work);
       const double bound_abs = acc.max_frac_ulp * ulp + acc.magnitude_coeff * u_work * S;
       const double err = diff.value;
-      g.normalized = bound_abs > 0 ? std::fabs(err) / bound_abs : (err == 0 ? 0.0 : INFINITY);
-      if (bound_abs > 0) g.signed_ratio = err / bound_abs;
-      g.bound_abs = bound_abs;
+      if (bound_abs >= 0x1p-1022 || !ex.magnitude) {
+        g.normalized = bound_abs > 0 ? std::fabs(err) / bound_abs : (err == 0 ? 0.0 : INFINITY);
+        if (bound_abs > 0) g.signed_ratio = err / bound_abs;
+        g.bound_abs = bound_abs;
+      } else {
+        // A bound below double's normal range (f64 sums of products that
+        // underflow) loses its relative precision as a double, or becomes
+        // 0: the ratio in ulps of z instead, both sides of moderate size.
+        oracle::Mp s = *ex.magnitude;
+        mpfr_mul_2si(oracle::raw(s), oracle::raw(s), -e, MPFR_RNDN);
+        const double bound_ulps = acc.max_frac_ulp + acc.magnitude_coeff * u_work * s.convert_to<double>();
+        g.normalized = bound_ulps > 0 ? std::fabs(diff.ulps) / bound_ulps : (diff.ulps == 0 ? 0.0 : INFINITY);
+        if (bound_ulps > 0) g.signed_ratio = diff.ulps / bound_ulps;
+        g.bound_abs = bound_ulps * ulp;
+      }
       g.bound = 1;
       g.pass = *g.normalized <= 1;
       if (!g.pass)

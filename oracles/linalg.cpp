@@ -38,6 +38,7 @@ void dot(const Dot& in, Exact& out) {
   abs_sum.clear();
   bool all_negative_zero = n > 0;
   double fold = 0.0, sum_sq = 0.0, s_k = 0.0;
+  double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
   const replay::InT in_t{t};
   for (std::size_t k = 0; k < n; ++k) {
     const double a = in.pairs[2 * k], b = in.pairs[2 * k + 1];
@@ -49,6 +50,7 @@ void dot(const Dot& in, Exact& out) {
     // The model of independent roundings (case statistics): each product's
     // and each addition's error uniform on +-ulp/2, variance <= u^2 v^2 / 3.
     const double pd = a * b;
+    if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
     s_k += pd;
     sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
   }
@@ -77,12 +79,35 @@ void dot(const Dot& in, Exact& out) {
   // Another correct kernel that does not start from +0 (fl(p_0) first, as
   // BLAS does) returns -0 when every product is -0.
   if (all_negative_zero && !overflowed) out.alternatives.push_back(Mp(-0.0));
+  // An infinite exact sum (an infinite product) whose finite products of
+  // the other sign can overflow on their own: an order that adds them
+  // first reaches the opposite infinity, then NaN. (Their exact sum past
+  // the threshold by a relative 2^-20: their rounded fold has overflowed.)
+  const double limit = max_finite(t) * (1 + 0x1p-20);
+  if (!overflowed && is_inf(z) && (sign_bit(z) ? finite_pos > limit : -finite_neg > limit))
+    out.alternatives.push_back(Mp(NAN));
+  const double u = unit_roundoff(t);
+  const FloatFormat f = float_format(t);
+  // n eta (1 + u)^(n - 1) in MPFR: f64's eta = 2^-1075 lies below double's
+  // range (a double would hold it as 0 and drop the term).
+  Mp under(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(u)));
+  mpfr_mul_2si(raw(under), raw(under), f.emin - f.precision, MPFR_RNDN);
+  out.magnitude = (Mp(gamma(u, n)) * abs + under) / Mp(u);
+  if (n >= 2) out.error_variance = (u * u / 3) * sum_sq;
+}
+
+double dot_bound_upper(DType t, std::span<const double> pairs) {
+  // (f64's eta underflows to 0 here: a bound of f64 results near the
+  // bottom of the range is then the gamma term alone; the checks that use
+  // it skip nothing else, and compare doubles that carry the same loss.)
+  const std::size_t n = pairs.size() / 2;
+  double abs = 0;
+  for (std::size_t k = 0; k < n; ++k) abs += std::fabs(pairs[2 * k] * pairs[2 * k + 1]);
   const double u = unit_roundoff(t);
   const FloatFormat f = float_format(t);
   const double eta = std::ldexp(1.0, f.emin - f.precision);
   const double under = static_cast<double>(n) * eta * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(u));
-  out.magnitude = (Mp(gamma(u, n)) * abs + Mp(under)) / Mp(u);
-  if (n >= 2) out.error_variance = (u * u / 3) * sum_sq;
+  return (gamma(u, n) * abs + under) * (1 + 0x1p-40);
 }
 
 }  // namespace kc::oracle

@@ -25,8 +25,10 @@ Outputs gather_wrong_axis(std::string_view kernel, std::span<const Tensor> in, c
   for (std::int64_t o = 0; o < out[0].numel(); ++o) {
     std::vector<std::int64_t> c = coords(ix.dims(), o);
     const auto v = static_cast<std::int64_t>(ix.bits_at(o));
-    if (v >= x.dims()[last]) continue;
     c[last] = v;
+    bool inside = true;  // (the index's own coordinate along dim may lie past x's: then the reference's value)
+    for (std::size_t a = 0; a < c.size(); ++a) inside &= c[a] < x.dims()[a];
+    if (!inside) continue;
     out[0].set_bits(o, x.bits_at(flat(x.dims(), c)));
   }
   return out;

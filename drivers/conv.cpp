@@ -1,0 +1,394 @@
+// Driver "conv": 2-D convolutions (reference-semantics.md §9), each output
+// a dot product given to the entry's Dot oracle in the reference's order:
+//   conv2d:           x [N, Cin, H, W], weight [Cout, Cin/g, Kh, Kw], bias [Cout]
+//                     (optional); out (n, co, oh, ow) folds x[n, g Cin_g + ci,
+//                     oh sh + ky - ph, ow sw + kx - pw] w[co, ci, ky, kx] over
+//                     ci, ky, kx (taps outside skipped), then + bias[co];
+//   conv2d_simple:    the same without groups or bias, scalar stride and
+//                     padding, and a saturating output size (one partial
+//                     window where the kernel is taller than the padded input);
+//   conv_transpose2d: x [N, Cin, H, W], weight [Cin, Cout/g, Kh, Kw];
+//                     out (n, co, oh, ow) folds x[n, c, h, w] w[c, oc, ki, kj]
+//                     over every (c in co's group, h, w, ki, kj) with h sh +
+//                     ki dh - ph = oh and w sw + kj dw - pw = ow, in that
+//                     lexicographic order (the scatter's arrival order).
+// The index maths are written here, apart from kernels/conv.cpp.
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "drivers/movement.h"
+#include "generators/invalid.h"
+#include "generators/shrink.h"
+#include "generators/tensors.h"
+#include "generators/values.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+enum Mode { conv2d, conv2d_simple, conv_transpose2d };
+const std::map<std::string_view, int> kModes{{"conv2d", conv2d}, {"conv2d_simple", conv2d_simple},
+                                             {"conv_transpose2d", conv_transpose2d}};
+
+// The geometry of a case, read from its tensors and parameters.
+struct Geometry {
+  std::int64_t n, cin, h, w, cout, kh, kw, sh, sw, ph, pw, dh = 1, dw = 1, oph = 0, opw = 0, groups = 1;
+  bool bias = false;
+  std::int64_t cin_g() const { return cin / groups; }
+  std::int64_t cout_g() const { return cout / groups; }
+  std::int64_t ho(Mode m) const {
+    if (m == conv_transpose2d) return std::max<std::int64_t>(h - 1, 0) * sh + dh * (kh - 1) + oph + 1 - 2 * ph;
+    return std::max<std::int64_t>(h + 2 * ph - kh, 0) / sh + 1;
+  }
+  std::int64_t wo(Mode m) const {
+    if (m == conv_transpose2d) return std::max<std::int64_t>(w - 1, 0) * sw + dw * (kw - 1) + opw + 1 - 2 * pw;
+    return std::max<std::int64_t>(w + 2 * pw - kw, 0) / sw + 1;
+  }
+};
+
+std::pair<std::int64_t, std::int64_t> pair_param(const Params& p, const char* name) {
+  const auto& v = p.shape(name);
+  return {v.at(0), v.at(1)};
+}
+
+Geometry geometry(Mode m, const gen::Case& c) {
+  const Dims &x = c.inputs.at(0).dims(), &w = c.inputs.at(1).dims();
+  Geometry g{.n = x[0], .cin = x[1], .h = x[2], .w = x[3], .cout = w[0], .kh = w[2], .kw = w[3], .sh = 1, .sw = 1, .ph = 0, .pw = 0};
+  if (m == conv2d_simple) {
+    g.sh = g.sw = c.params.integer("stride");
+    g.ph = g.pw = c.params.integer("padding");
+    return g;
+  }
+  std::tie(g.sh, g.sw) = pair_param(c.params, "stride");
+  std::tie(g.ph, g.pw) = pair_param(c.params, "padding");
+  g.groups = c.params.integer("groups");
+  g.bias = c.inputs.size() > 2;
+  if (m == conv_transpose2d) {
+    std::tie(g.dh, g.dw) = pair_param(c.params, "dilation");
+    std::tie(g.oph, g.opw) = pair_param(c.params, "output_padding");
+    g.cout = w[1] * g.groups;
+  }
+  return g;
+}
+
+Params params_of(Mode m, const Geometry& g) {
+  if (m == conv2d_simple) return Params().set("stride", g.sh).set("padding", g.ph);
+  Params p = Params().set("stride", std::vector<std::int64_t>{g.sh, g.sw}).set("padding", std::vector<std::int64_t>{g.ph, g.pw})
+                 .set("groups", g.groups);
+  if (m == conv_transpose2d)
+    p.set("dilation", std::vector<std::int64_t>{g.dh, g.dw}).set("output_padding", std::vector<std::int64_t>{g.oph, g.opw});
+  return p;
+}
+
+Dims weight_dims(Mode m, const Geometry& g) {
+  return m == conv_transpose2d ? Dims{g.cin, g.cout_g(), g.kh, g.kw} : Dims{g.cout, g.cin_g(), g.kh, g.kw};
+}
+
+// The (x, w) flat index pairs of output o, in the reference's order.
+void pairs_of(Mode m, const Geometry& g, std::int64_t o, std::vector<std::pair<std::int64_t, std::int64_t>>& out) {
+  out.clear();
+  const std::int64_t ho = g.ho(m), wo = g.wo(m);
+  const std::int64_t ow = o % wo, oh = (o / wo) % ho, co = (o / (wo * ho)) % g.cout, b = o / (wo * ho * g.cout);
+  const std::int64_t grp = co / g.cout_g();
+  auto xi = [&](std::int64_t c, std::int64_t i, std::int64_t j) { return ((b * g.cin + c) * g.h + i) * g.w + j; };
+  if (m != conv_transpose2d) {
+    for (std::int64_t ci = 0; ci < g.cin_g(); ++ci)
+      for (std::int64_t ky = 0; ky < g.kh; ++ky)
+        for (std::int64_t kx = 0; kx < g.kw; ++kx) {
+          const std::int64_t i = oh * g.sh + ky - g.ph, j = ow * g.sw + kx - g.pw;
+          if (i >= 0 && i < g.h && j >= 0 && j < g.w)
+            out.emplace_back(xi(grp * g.cin_g() + ci, i, j), ((co * g.cin_g() + ci) * g.kh + ky) * g.kw + kx);
+        }
+    return;
+  }
+  const std::int64_t oc = co % g.cout_g();
+  for (std::int64_t ci = 0; ci < g.cin_g(); ++ci) {
+    const std::int64_t c = grp * g.cin_g() + ci;
+    for (std::int64_t i = 0; i < g.h; ++i)
+      for (std::int64_t j = 0; j < g.w; ++j)
+        for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+          if (i * g.sh + ki * g.dh - g.ph != oh) continue;
+          for (std::int64_t kj = 0; kj < g.kw; ++kj)
+            if (j * g.sw + kj * g.dw - g.pw == ow) out.emplace_back(xi(c, i, j), ((c * g.cout_g() + oc) * g.kh + ki) * g.kw + kj);
+        }
+  }
+}
+
+class Conv final : public Driver {
+ public:
+  std::string_view name() const override { return "conv"; }
+  std::string output_rule(const contract::KernelSpec& k) const override {
+    switch (mode(k)) {
+      case conv2d: return "[N, Cout, (H + 2ph - Kh)/sh + 1, (W + 2pw - Kw)/sw + 1], x's dtype";
+      case conv2d_simple: return "[N, Cout, max(H + 2p - kH, 0)/stride + 1, max(W + 2p - kW, 0)/stride + 1], x's dtype";
+      case conv_transpose2d:
+        return "[N, Cout_g groups, (H - 1) sh + dh (Kh - 1) + oph + 1 - 2 ph, the same for W], x's dtype";
+    }
+    return "";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (!kModes.contains(k.name)) return fmt::format("driver 'conv' has no index model for kernel '{}'", k.name);
+    return expects_oracle<oracle::Dot>(k, name());
+  }
+
+  // Geometries drawn directly valid: groups dividing both channel counts,
+  // kernels within the padded input (conv2d; conv2d_simple may exceed it:
+  // its partial window), conv_transpose2d's output at least one element
+  // (padding pared down until it is), stride 0 and dilation 0 now and then;
+  // x from the reductions' values (cancellation), the weights from the
+  // entry's profile; conv2d with and without its bias.
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    const Mode m = mode(k);
+    return rc::gen::mapcat(
+        rc::gen::container<std::vector<std::uint32_t>>(16, rc::gen::arbitrary<std::uint32_t>()),
+        [&k, t, m](const std::vector<std::uint32_t>& r) {
+          auto pick = [&](std::size_t i, std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(r[i] % static_cast<std::uint32_t>(hi - lo + 1)); };
+          Geometry g{.n = pick(0, 1, 2), .cin = 0, .h = pick(1, 1, 8), .w = pick(2, 1, 8), .cout = 0, .kh = 1, .kw = 1,
+                     .sh = pick(3, 1, 3), .sw = pick(4, 1, 3), .ph = pick(5, 0, 2), .pw = pick(6, 0, 2)};
+          g.groups = m == conv2d_simple ? 1 : pick(7, 1, 3);
+          g.cin = g.groups * pick(8, 1, 3);
+          g.cout = g.groups * pick(9, 1, 3);
+          if (m == conv2d_simple) g.sw = g.sh, g.pw = g.ph;
+          g.kh = pick(10, 1, m == conv2d ? std::min<std::int64_t>(5, g.h + 2 * g.ph) : 4);
+          g.kw = pick(11, 1, m == conv2d ? std::min<std::int64_t>(5, g.w + 2 * g.pw) : 4);
+          if (m == conv_transpose2d) {
+            g.h = pick(1, 1, 5), g.w = pick(2, 1, 5);
+            g.sh = pick(3, 0, 3), g.sw = pick(4, 0, 3);
+            if (r[12] % 4 != 0) g.sh = std::max<std::int64_t>(g.sh, 1), g.sw = std::max<std::int64_t>(g.sw, 1);  // stride 0: a quarter of cases
+            g.dh = r[13] % 4 == 0 ? pick(13, 0, 2) : 1, g.dw = r[13] % 4 == 0 ? pick(14, 0, 2) : 1;
+            g.oph = r[15] % 3 == 0 ? pick(15, 0, 2) : 0, g.opw = r[15] % 3 == 0 ? pick(12, 0, 2) : 0;
+            while (g.ph > 0 && g.ho(m) < 1) --g.ph;
+            while (g.pw > 0 && g.wo(m) < 1) --g.pw;
+          }
+          g.bias = m == conv2d && r[12] % 2 == 0;
+          const Dims dx{g.n, g.cin, g.h, g.w}, dw = weight_dims(m, g);
+          const auto nx = static_cast<std::size_t>(checked_numel(dx)), nw = static_cast<std::size_t>(checked_numel(dw));
+          return rc::gen::map(
+              rc::gen::tuple(gen::reduction_values(t, k.values, nx), gen::values_for(t, k.values, nw),
+                             gen::values_for(t, k.values, static_cast<std::size_t>(g.cout))),
+              [t, m, g, dx, dw](const std::tuple<std::vector<std::uint64_t>, std::vector<std::uint64_t>, std::vector<std::uint64_t>>& v) {
+                gen::Case c{{gen::tensor_of(t, dx, std::get<0>(v)), gen::tensor_of(t, dw, std::get<1>(v))}, params_of(m, g), false};
+                if (g.bias) c.inputs.push_back(gen::tensor_of(t, {g.cout}, std::get<2>(v)));
+                return c;
+              });
+        });
+  }
+
+  // Every product of two special values (and thresholds): x [1, 1, v, 1]
+  // against v output channels of 1 x 1 weights; every ordered pair summed:
+  // two input channels of 1 x 1 weights of one.
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 2 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int index) const override {
+    const Mode m = mode(k);
+    const std::vector<std::uint64_t> v = sweep_values(k, t);
+    const auto n = static_cast<std::int64_t>(v.size());
+    Geometry g{.n = 1, .cin = 1, .h = n, .w = 1, .cout = n, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0};
+    if (index == 0) return gen::Case{{gen::tensor_of(t, {1, 1, n, 1}, v), gen::tensor_of(t, weight_dims(m, g), v)}, params_of(m, g), false};
+    const Tensor pairs = all_pairs(t, v);  // [n^2, 2]: channel 0 the a's, channel 1 the b's
+    Tensor x(t, {1, 2, n * n, 1});
+    for (std::int64_t r = 0; r < n * n; ++r) x.set_bits(r, pairs.bits_at(2 * r)), x.set_bits(n * n + r, pairs.bits_at(2 * r + 1));
+    g = Geometry{.n = 1, .cin = 2, .h = n * n, .w = 1, .cout = 1, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0};
+    const std::uint64_t one = double_to_bits(t, 1.0);
+    return gen::Case{{x, gen::tensor_of(t, weight_dims(m, g), {one, one})}, params_of(m, g), false};
+  }
+
+  // 512 outputs of 48 products: 48 input channels of [16, 8], 1 x 1
+  // weights, values uniform on [-1, 1].
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) const override {
+    const Mode m = mode(k);
+    const Geometry g{.n = 1, .cin = 48, .h = 16, .w = 8, .cout = 4, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0};
+    const std::vector<std::uint64_t> xv = statistics_values(t, seed);
+    std::vector<std::uint64_t> wv = statistics_values(t, seed ^ 0x9e3779b97f4a7c15ull);
+    wv.resize(static_cast<std::size_t>(g.cin * g.cout));
+    return gen::Case{{gen::tensor_of(t, {1, 48, 16, 8}, xv), gen::tensor_of(t, weight_dims(m, g), wv)}, params_of(m, g), false};
+  }
+
+  std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule,
+                                   const gen::Case& valid, std::uint64_t index) const override {
+    const Mode m = mode(k);
+    gen::Case c = valid;
+    const DType t = valid.inputs[0].dtype();
+    const auto i = static_cast<std::int64_t>(index);
+    const std::string r(rule.rule), operand(rule.operand);
+    // A valid frame to break: x [1, 4, 5, 5], groups 2, 3 x 3 kernels.
+    Geometry g{.n = 1, .cin = 4, .h = 5, .w = 5, .cout = 4, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 0, .pw = 0,
+               .groups = m == conv2d_simple ? 1 : 2};
+    auto frame = [&](const Geometry& f) {
+      c.inputs = {gen::zeros(t, {f.n, f.cin, f.h, f.w}), gen::zeros(t, weight_dims(m, f))};
+      c.params = params_of(m, f);
+    };
+    if (r == "arity") {  // one tensor, or four (conv2d), or three (the others)
+      frame(g);
+      if (index % 2 == 0) c.inputs.pop_back();
+      else c.inputs.resize(m == conv2d ? 4 : 3, gen::zeros(t, {g.cout}));
+      return c;
+    }
+    if (r == "rank.exact") {  // the operand of rank 3 or 5
+      frame(g);
+      const std::size_t at = operand == "x" ? 0 : 1;
+      Dims d = c.inputs[at].dims();
+      if (index % 2 == 0) d.pop_back();
+      else d.push_back(1 + i);
+      c.inputs[at] = gen::zeros(t, d);
+      return c;
+    }
+    if (r == "dtype.mismatch") {  // weight (or bias) of the other float dtype
+      frame(g);
+      const DType other = t == DType::f32 ? DType::f64 : DType::f32;
+      if (operand == "bias") c.inputs.push_back(gen::zeros(other, {g.cout}));
+      else c.inputs[1] = gen::zeros(other, c.inputs[1].dims());
+      return c;
+    }
+    if (r == "param.domain" && m != conv2d_simple) {  // groups 0 (or negative); a stride pair with a 0 or of 3 entries; a bad pair
+      frame(g);
+      if (operand == "groups") c.params.set("groups", -i);
+      else if (operand == "stride" && m == conv2d && index % 2 == 0) c.params.set("stride", std::vector<std::int64_t>{0, 1});
+      else if (operand == "stride") c.params.set("stride", std::vector<std::int64_t>{1, 1, 1});  // (conv_transpose2d takes stride 0)
+      else c.params.set(operand, std::vector<std::int64_t>(3 + index % 2, 0));
+      return c;
+    }
+    if (r == "groups.divisibility") {  // channels not a multiple of groups (3)
+      Geometry f = g;
+      f.groups = 3;
+      f.cin = 6, f.cout = 6;
+      frame(f);
+      if (m == conv_transpose2d || index % 2 == 0) c.inputs[0] = gen::zeros(t, {1, 4 + 3 * i, 5, 5});
+      if (m == conv_transpose2d) c.inputs[1] = gen::zeros(t, {4 + 3 * i, 2, 3, 3});
+      if (m == conv2d && index % 2 == 1) c.inputs[1] = gen::zeros(t, {4, 2, 3, 3});  // c_out 4
+      if (m == conv2d && index % 2 == 0) c.inputs[1] = gen::zeros(t, {6, (4 + 3 * i) / 3, 3, 3});
+      return c;
+    }
+    if (r == "channels.mismatch") {  // weight's channel dim off by 1 + index
+      frame(g);
+      Dims d = c.inputs[1].dims();
+      d[m == conv_transpose2d ? 0 : 1] += 1 + i;
+      c.inputs[1] = gen::zeros(t, d);
+      return c;
+    }
+    if (r == "kernel.empty") {
+      frame(g);
+      c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 0, 3} : Dims{4, 2, 3, 0});
+      if (m == conv_transpose2d) c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 0, 3} : Dims{4, 2, 3, 0});
+      return c;
+    }
+    if (r == "kernel.too_large") {  // a kernel taller (or wider) than the padded input
+      frame(g);
+      c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 6 + i, 3} : Dims{4, 2, 3, 6 + i});
+      return c;
+    }
+    if (r == "shape.mismatch") {  // a bias of the wrong length, or rank 2
+      frame(g);
+      c.inputs.push_back(gen::zeros(t, index % 2 == 0 ? Dims{g.cout + 1 + i} : Dims{1, g.cout}));
+      return c;
+    }
+    if (r == "padding.too_large") {  // padding at half the full output or more
+      frame(g);
+      c.params.set("padding", std::vector<std::int64_t>{4 + i, 0});
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  // The batch cut to one image, then halves of the output channels (of
+  // the weights: conv2d also cuts bias; conv_transpose2d per group) and of
+  // the input's rows and columns where the output keeps at least one.
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec& k, const gen::Case& c) const override {
+    const Mode m = mode(k);
+    const Geometry g = geometry(m, c);
+    std::vector<gen::Case> out;
+    if (g.n > 1) {
+      gen::Case s = c;
+      s.inputs[0] = gen::sliced(c.inputs[0], 0, 0, 1);
+      out.push_back(std::move(s));
+    }
+    if (g.groups == 1 && g.cout > 1) {
+      for (const bool second : {false, true}) {
+        gen::Case s = c;
+        const std::int64_t half = g.cout / 2, start = second ? half : 0, len = second ? g.cout - half : half;
+        s.inputs[1] = gen::sliced(c.inputs[1], m == conv_transpose2d ? 1 : 0, start, len);
+        if (g.bias) s.inputs[2] = gen::sliced(c.inputs[2], 0, start, len);
+        out.push_back(std::move(s));
+      }
+    }
+    if (g.groups == 1 && g.cin > 1) {  // halves of the input channels, in x and the weights together
+      for (const bool second : {false, true}) {
+        gen::Case s = c;
+        const std::int64_t half = g.cin / 2, start = second ? half : 0, len = second ? g.cin - half : half;
+        s.inputs[0] = gen::sliced(c.inputs[0], 1, start, len);
+        s.inputs[1] = gen::sliced(c.inputs[1], m == conv_transpose2d ? 0 : 1, start, len);
+        out.push_back(std::move(s));
+      }
+    }
+    for (std::size_t axis : {std::size_t{2}, std::size_t{3}}) {
+      const std::int64_t d = c.inputs[0].dims()[axis];
+      if (d < 2) continue;
+      for (const bool second : {false, true}) {
+        gen::Case s = c;
+        s.inputs[0] = gen::sliced(c.inputs[0], axis, second ? d / 2 : 0, second ? d - d / 2 : d / 2);
+        const Geometry h = geometry(m, s);
+        const bool fits = m != conv2d || (h.h + 2 * h.ph >= h.kh && h.w + 2 * h.pw >= h.kw);
+        if (fits && h.ho(m) >= 1 && h.wo(m) >= 1) out.push_back(std::move(s));
+      }
+    }
+    return out;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    const Mode m = mode(k);
+    const Geometry g = geometry(m, c);
+    return {{g.n, g.cout, g.ho(m), g.wo(m)}, k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    Element e;
+    const std::int64_t n = checked_numel(expected_output(k, c).dims);
+    for (std::int64_t o = 0; o < n; ++o) {
+      element_at(k, c, o, e);
+      f(e);
+    }
+  }
+
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const Mode m = mode(k);
+    const Geometry g = geometry(m, c);
+    static thread_local std::vector<std::pair<std::int64_t, std::int64_t>> taps;
+    pairs_of(m, g, o, taps);
+    const Tensor &x = c.inputs[0], &w = c.inputs[1];
+    e.out = o;
+    e.args.clear();
+    e.shown.clear();
+    e.signaling_nan = false;
+    for (const auto& [xi, wi] : taps) {
+      e.args.insert(e.args.end(), {x.value_exact_at(xi), w.value_exact_at(wi)});
+      e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(xi)) || is_signaling_nan(w.dtype(), w.bits_at(wi));
+      if (e.shown.size() < 4) e.shown.insert(e.shown.end(), {x.bits_at(xi), w.bits_at(wi)});
+    }
+    if (g.bias) {  // bias[co] added last: the pair (bias, 1), whose product is exact
+      const std::int64_t co = (o / (g.ho(m) * g.wo(m))) % g.cout;
+      e.args.insert(e.args.end(), {c.inputs[2].value_exact_at(co), 1.0});
+      e.signaling_nan |= is_signaling_nan(c.inputs[2].dtype(), c.inputs[2].bits_at(co));
+    }
+    const bool one = taps.size() == 1 && !g.bias;
+    e.names = one ? std::vector<std::string_view>{"x", "weight"} : std::vector<std::string_view>{};
+    e.replayable = false;
+    e.where = fmt::format("{} product{}{} of output {}", taps.size(), taps.size() == 1 ? "" : "s",
+                          g.bias ? " and the bias" : "", o);
+    return true;
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, e.args}, out);
+  }
+
+ private:
+  static Mode mode(const contract::KernelSpec& k) { return static_cast<Mode>(kModes.at(k.name)); }
+};
+
+}  // namespace
+
+void register_conv(Registry& r) { r.push_back(std::make_unique<Conv>()); }
+
+}  // namespace kc::drivers
