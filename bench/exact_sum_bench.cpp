@@ -1,10 +1,12 @@
 // Cost per term of the exact-accumulation oracle (oracles/exact_sum.h)
 // against the plain MPFR path it replaces (each product exact in MPFR,
 // then mpfr_sum), both rounding each dot product once to f32's working
-// precision; and a 64x64x64 f32 matmul graded by it against a stand-in
-// for the kernel, which is not ported yet: the reference's fold (k
-// ascending, an f32 accumulator) as a plain loop here. Run both in one
-// process and compare ratios: the machine is shared.
+// precision; and a 64x64x64 f32 matmul: the reference kernel (through the
+// executor) against the oracle of all its outputs as a run evaluates them
+// (the driver's pairs, oracle::dot: the exact sum, the exact sum of
+// |products| for the bound, the variance model, the overflow test, each
+// rounded to the working precision). Run them in one process and compare
+// ratios: the machine is shared.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -13,7 +15,12 @@
 
 #include <mpfr.h>
 
+#include "backends/reference/executor.h"
+#include "contracts/contract.h"
+#include "drivers/driver.h"
+#include "oracles/exact.h"
 #include "oracles/exact_sum.h"
+#include "oracles/mp.h"
 
 namespace {
 
@@ -35,16 +42,21 @@ std::vector<double> values(bool f32, std::size_t n, unsigned seed) {
 
 void BM_dot_exact_sum(benchmark::State& state, bool f32) {
   const auto a = values(f32, kTerms, 1), b = values(f32, kTerms, 2);
+  std::vector<double> pairs, products(kTerms);
+  for (std::size_t i = 0; i < kTerms; ++i) pairs.insert(pairs.end(), {a[i], b[i]});
   kc::oracle::ExactSum acc;
   mpfr_t out;
   mpfr_init2(out, kWorkingBits);
   for (auto _ : state) {
     acc.clear();
-    // f32 products are exact in double: one double term each.
-    if (f32)
-      for (std::size_t i = 0; i < kTerms; ++i) acc.add(a[i] * b[i]);
-    else
-      for (std::size_t i = 0; i < kTerms; ++i) acc.add_product(a[i], b[i]);
+    // As oracle::dot: f32 products are exact in double, one double term
+    // each; f64 products exactly as 106-bit ones.
+    if (f32) {
+      for (std::size_t i = 0; i < kTerms; ++i) products[i] = a[i] * b[i];
+      acc.add_all(products.data(), kTerms);
+    } else {
+      acc.add_products(pairs.data(), kTerms);
+    }
     benchmark::DoNotOptimize(acc.round_into(out, MPFR_RNDN));
   }
   mpfr_clear(out);
@@ -73,49 +85,40 @@ void BM_dot_mpfr(benchmark::State& state, bool f32) {
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kTerms));
 }
 
-constexpr int kN = 64;
+constexpr std::int64_t kN = 64;
 
-void BM_matmul64_f32_kernel(benchmark::State& state) {
+std::vector<kc::Tensor> matmul_operands() {
   const auto a = values(true, kN * kN, 3), b = values(true, kN * kN, 4);
-  std::vector<float> fa(a.begin(), a.end()), fb(b.begin(), b.end()), c(kN * kN);
-  for (auto _ : state) {
-    for (int i = 0; i < kN; ++i)
-      for (int j = 0; j < kN; ++j) {
-        float s = 0;
-        for (int k = 0; k < kN; ++k) s += fa[i * kN + k] * fb[k * kN + j];
-        c[i * kN + j] = s;
-      }
-    benchmark::DoNotOptimize(c.data());
-    benchmark::ClobberMemory();
+  kc::Tensor ta(kc::DType::f32, {kN, kN}), tb(kc::DType::f32, {kN, kN});
+  for (std::int64_t i = 0; i < kN * kN; ++i) {
+    ta.set_bits(i, kc::double_to_bits(kc::DType::f32, a[static_cast<std::size_t>(i)]));
+    tb.set_bits(i, kc::double_to_bits(kc::DType::f32, b[static_cast<std::size_t>(i)]));
   }
+  return {ta, tb};
 }
 
-// The oracle of every output: the exact sum and the exact sum of |products|
-// (the condition-aware bound's S), each rounded to the working precision.
-void BM_matmul64_f32_exact_oracle(benchmark::State& state) {
-  const auto a = values(true, kN * kN, 3), b = values(true, kN * kN, 4);
-  kc::oracle::ExactSum sum, abs_sum;
-  mpfr_t z, s;
-  mpfr_init2(z, kWorkingBits);
-  mpfr_init2(s, kWorkingBits);
-  for (auto _ : state) {
-    for (int i = 0; i < kN; ++i)
-      for (int j = 0; j < kN; ++j) {
-        sum.clear();
-        abs_sum.clear();
-        for (int k = 0; k < kN; ++k) {
-          const double p = a[i * kN + k] * b[k * kN + j];  // exact
-          sum.add(p);
-          abs_sum.add(std::fabs(p));
-        }
-        sum.round_into(z, MPFR_RNDN);
-        abs_sum.round_into(s, MPFR_RNDN);
-        benchmark::DoNotOptimize(z);
-        benchmark::DoNotOptimize(s);
-      }
-  }
-  mpfr_clear(z);
-  mpfr_clear(s);
+void BM_matmul64_f32_kernel(benchmark::State& state) {
+  const auto in = matmul_operands();
+  for (auto _ : state) benchmark::DoNotOptimize(kc::ref::execute("matmul_2d", in, kc::Params()));
+}
+
+// Every output's element (its 64 pairs, the driver's index maths) and its
+// oracle at f32's working precision, as the engine evaluates them.
+void BM_matmul64_f32_oracle(benchmark::State& state) {
+  const auto* k = kc::contract::find_kernel("matmul_2d");
+  const auto& driver = kc::drivers::of(*k);
+  const kc::gen::Case c{matmul_operands(), kc::Params(), false};
+  const kc::Params p;
+  const kc::oracle::Context ctx{kc::DType::f32, kc::DType::f32, &p, false};
+  kc::oracle::PrecisionScope scope(kc::oracle::working_bits(kc::DType::f32));
+  kc::drivers::Element e;
+  for (auto _ : state)
+    for (std::int64_t o = 0; o < kN * kN; ++o) {
+      driver.element_at(*k, c, o, e);
+      kc::oracle::Exact ex;
+      driver.evaluate(*k, ctx, e, ex);
+      benchmark::DoNotOptimize(ex);
+    }
 }
 
 BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true);
@@ -123,6 +126,6 @@ BENCHMARK_CAPTURE(BM_dot_mpfr, f32, true);
 BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false);
 BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false);
 BENCHMARK(BM_matmul64_f32_kernel);
-BENCHMARK(BM_matmul64_f32_exact_oracle);
+BENCHMARK(BM_matmul64_f32_oracle);
 
 }  // namespace

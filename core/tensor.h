@@ -102,6 +102,15 @@ class ElementReader {
   double value(std::int64_t i) const {
     return t_ == DType::f32 ? Tensor::load_f32(p_, i) : bits_to_double(t_, bits(i));
   }
+  // Tensor::value_exact_at (a signalling NaN stays signalling), and
+  // whether the element is a signalling NaN: the cheap way where it is no NaN.
+  double value_exact(std::int64_t i, bool& signaling) const {
+    const double v = value(i);
+    signaling = false;
+    if (v == v) return v;
+    signaling = is_signaling_nan(t_, bits(i));
+    return bits_to_double_exact(t_, bits(i));
+  }
 
  private:
   const std::byte* p_;

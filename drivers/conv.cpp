@@ -355,15 +355,16 @@ class Conv final : public Driver {
     const Geometry g = geometry(m, c);
     static thread_local std::vector<std::pair<std::int64_t, std::int64_t>> taps;
     pairs_of(m, g, o, taps);
-    const Tensor &x = c.inputs[0], &w = c.inputs[1];
+    const ElementReader x(c.inputs[0]), w(c.inputs[1]);
     e.out = o;
     e.args.clear();
     e.shown.clear();
     e.signaling_nan = false;
     for (const auto& [xi, wi] : taps) {
-      e.args.insert(e.args.end(), {x.value_exact_at(xi), w.value_exact_at(wi)});
-      e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(xi)) || is_signaling_nan(w.dtype(), w.bits_at(wi));
-      if (e.shown.size() < 4) e.shown.insert(e.shown.end(), {x.bits_at(xi), w.bits_at(wi)});
+      bool sx, sw;
+      e.args.insert(e.args.end(), {x.value_exact(xi, sx), w.value_exact(wi, sw)});
+      e.signaling_nan |= sx || sw;
+      if (e.shown.size() < 4) e.shown.insert(e.shown.end(), {x.bits(xi), w.bits(wi)});
     }
     if (g.bias) {  // bias[co] added last: the pair (bias, 1), whose product is exact
       const std::int64_t co = (o / (g.ho(m) * g.wo(m))) % g.cout;

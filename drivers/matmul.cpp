@@ -240,12 +240,14 @@ class Matmul final : public Driver {
     e.args.resize(static_cast<std::size_t>(2 * s.k));
     e.shown.clear();
     e.signaling_nan = false;
+    const ElementReader ra(a), rb(b);
     for (std::int64_t kk = 0; kk < s.k; ++kk) {
       const std::int64_t ia = (p * s.m + i) * s.k + kk, ib = (p * s.k + kk) * s.n + j;
-      e.args[static_cast<std::size_t>(2 * kk)] = a.value_exact_at(ia);
-      e.args[static_cast<std::size_t>(2 * kk + 1)] = b.value_exact_at(ib);
-      e.signaling_nan |= is_signaling_nan(a.dtype(), a.bits_at(ia)) || is_signaling_nan(b.dtype(), b.bits_at(ib));
-      if (kk < 2) e.shown.insert(e.shown.end(), {a.bits_at(ia), b.bits_at(ib)});
+      bool sa, sb;
+      e.args[static_cast<std::size_t>(2 * kk)] = ra.value_exact(ia, sa);
+      e.args[static_cast<std::size_t>(2 * kk + 1)] = rb.value_exact(ib, sb);
+      e.signaling_nan |= sa || sb;
+      if (kk < 2) e.shown.insert(e.shown.end(), {ra.bits(ia), rb.bits(ib)});
     }
     const bool one = s.k == 1;
     e.names = one ? std::vector<std::string_view>{"a", "b"} : std::vector<std::string_view>{};

@@ -54,6 +54,86 @@ void ExactSum::normalize() {
   hi_ = top;
 }
 
+namespace {
+
+// v 2^o units (|v| < 2^53, o >= 0) into chunk o / 32 of `chunks`, widening
+// [lo, hi], the chunks touched.
+[[gnu::always_inline]] inline void add_into(__int128* chunks, unsigned& lo, unsigned& hi, std::int64_t v, int o) {
+  const auto j = static_cast<unsigned>(o) >> 5;
+  chunks[j] += static_cast<__int128>(v) << (o & 31);
+  lo = j < lo ? j : lo;
+  hi = j > hi ? j : hi;
+}
+
+}  // namespace
+
+template <bool kProducts, bool kAbs>
+void ExactSum::add_bulk(const double* v, std::size_t n, ExactSum* abs) {
+  // A call's terms, at most 2^40 of them, fit the chunks' headroom whatever
+  // came before: normalize first if the count could pass a multiple of
+  // 2^40 within it (never, in practice), then count them at once.
+  for (ExactSum* s : {this, abs})
+    if (s && s->terms_ % kNormalizeEvery + static_cast<std::int64_t>(n) >= kNormalizeEvery) s->normalize();
+  // The bookkeeping in locals for the loop (written back at the end):
+  // stores to the chunks cannot then be taken to alias it.
+  __int128* const c = chunks_.data();
+  __int128* const ca = kAbs ? abs->chunks_.data() : nullptr;
+  unsigned lo = lo_, hi = hi_, alo = kAbs ? abs->lo_ : 0, ahi = kAbs ? abs->hi_ : 0;
+  bool neg_zero = all_negative_zero_;
+  std::int64_t specials = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    Parts pa, pb;
+    if constexpr (kProducts) {
+      const double a = v[2 * k], b = v[2 * k + 1];
+      if (!decompose(a, pa) || !decompose(b, pb)) {
+        special_product(a, b);
+        if constexpr (kAbs) abs->special_product(std::fabs(a), std::fabs(b));
+        ++specials;
+        continue;
+      }
+      const unsigned __int128 m = static_cast<unsigned __int128>(pa.m) * pb.m;
+      const bool neg = pa.neg != pb.neg;
+      neg_zero &= m == 0 && neg;
+      const auto mlo = static_cast<std::int64_t>(m & kLow53), mhi = static_cast<std::int64_t>(m >> 53);
+      const int o = pa.e + pb.e - kUnitExponent;
+      add_into(c, lo, hi, neg ? -mlo : mlo, o);
+      add_into(c, lo, hi, neg ? -mhi : mhi, o + 53);
+      if constexpr (kAbs) {
+        add_into(ca, alo, ahi, mlo, o);
+        add_into(ca, alo, ahi, mhi, o + 53);
+      }
+    } else {
+      if (!decompose(v[k], pa)) {
+        special(v[k]);
+        if constexpr (kAbs) abs->special(std::fabs(v[k]));
+        ++specials;
+        continue;
+      }
+      const auto m = static_cast<std::int64_t>(pa.m);
+      neg_zero &= m == 0 && pa.neg;
+      const int o = pa.e - kUnitExponent;
+      add_into(c, lo, hi, pa.neg ? -m : m, o);
+      if constexpr (kAbs) add_into(ca, alo, ahi, m, o);
+    }
+  }
+  // (special() and special_product() counted their terms and cleared the zero's sign)
+  lo_ = lo, hi_ = hi;
+  all_negative_zero_ = neg_zero && specials == 0 && all_negative_zero_;
+  terms_ += static_cast<std::int64_t>(n) - specials;
+  if constexpr (kAbs) {
+    abs->lo_ = alo, abs->hi_ = ahi;
+    abs->all_negative_zero_ = abs->all_negative_zero_ && n == 0;  // (a magnitude is never -0)
+    abs->terms_ += static_cast<std::int64_t>(n) - specials;
+  }
+}
+
+void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
+  abs ? add_bulk<false, true>(terms, n, abs) : add_bulk<false, false>(terms, n, nullptr);
+}
+void ExactSum::add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs) {
+  abs ? add_bulk<true, true>(pairs, n_pairs, abs) : add_bulk<true, false>(pairs, n_pairs, nullptr);
+}
+
 int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
   if (nan_ || (pos_inf_ && neg_inf_)) {
     mpfr_set_nan(out);

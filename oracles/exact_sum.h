@@ -69,6 +69,16 @@ class ExactSum {
   }
   std::int64_t terms() const { return terms_; }
 
+  // Many terms in one call, the same sums as add() and add_product() one at
+  // a time, with the bookkeeping (chunks touched, term count, the sign of
+  // a zero sum) kept in registers for the call: per term the chunk's
+  // read-modify-write is then the only store (a dot oracle's terms, 10^5
+  // and more per case). `abs`, when given, sums the terms' magnitudes too.
+  // Terms: doubles (f32, bf16 and f16 products are doubles exactly).
+  void add_all(const double* terms, std::size_t n, ExactSum* abs = nullptr);
+  // a_k b_k for the pairs (a_0, b_0, a_1, b_1, ...), each product exact.
+  void add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs = nullptr);
+
   // The sum rounded into `out` (at out's precision) in mode rnd; returns
   // MPFR's ternary value (0: the sum is exactly out). Normalizes the
   // chunks first (the sum is unchanged).
@@ -110,6 +120,8 @@ class ExactSum {
   void normalize();
   void special(double x);
   void special_product(double a, double b);
+  template <bool kProducts, bool kAbs>
+  void add_bulk(const double* v, std::size_t n, ExactSum* abs);
 
   std::array<__int128, kChunks> chunks_{};
   unsigned lo_ = kChunks, hi_ = 0;  // the chunks touched: [lo_, hi_]

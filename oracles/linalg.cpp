@@ -34,25 +34,47 @@ void dot(const Dot& in, Exact& out) {
   const DType t = in.ctx.dtype;
   const std::size_t n = in.pairs.size() / 2;
   static thread_local ExactSum exact, abs_sum;
+  static thread_local std::vector<double> products;
   exact.clear();
   abs_sum.clear();
   bool all_negative_zero = n > 0;
-  double fold = 0.0, sum_sq = 0.0, s_k = 0.0;
+  // fl(a b) in T is a zero only for |a b| at most half T's smallest subnormal
+  // (its tie rounds to 0, the even neighbour): only those are rounded here.
+  const double zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
+  double sum_sq = 0.0, s_k = 0.0, abs_d = 0.0;
   double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
-  const replay::InT in_t{t};
+  products.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     const double a = in.pairs[2 * k], b = in.pairs[2 * k + 1];
-    exact.add_product(a, b);
-    abs_sum.add_product(std::fabs(a), std::fabs(b));
-    const double p = in_t.mul(a, b);
-    all_negative_zero &= p == 0 && std::signbit(p);
-    fold = in_t.add(fold, p);
+    // Exact in double below f64 (at most 24-bit significands); for f64 one rounding.
+    const double pd = a * b;
+    products[k] = pd;
+    if (all_negative_zero) {
+      const double p = std::fabs(pd) < zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
+      all_negative_zero = p == 0 && std::signbit(p);
+    }
+    abs_d += std::fabs(pd);
     // The model of independent roundings (case statistics): each product's
     // and each addition's error uniform on +-ulp/2, variance <= u^2 v^2 / 3.
-    const double pd = a * b;
-    if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
+    const double finite = std::isfinite(pd) ? pd : 0.0;  // (branch-free: the signs are random)
+    finite_pos += std::max(finite, 0.0);
+    finite_neg += std::min(finite, 0.0);
     s_k += pd;
     sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
+  }
+  // The exact sums, in bulk (oracles/exact_sum.h): f64 products exactly
+  // as 106-bit ones, the others as the exact doubles they are.
+  if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
+  else exact.add_all(products.data(), n, &abs_sum);
+  // The fold in T (the reference's result where it overflows), replayed
+  // only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
+  // <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
+  // overflows (non-finite terms make abs_d inf or NaN: replayed).
+  double fold = 0.0;
+  const double u = unit_roundoff(t);
+  if (!(abs_d * std::exp(2 * static_cast<double>(n) * std::log1p(u)) * (1 + 0x1p-40) < max_finite(t))) {
+    const replay::InT in_t{t};
+    for (std::size_t k = 0; k < n; ++k) fold = in_t.add(fold, in_t.mul(in.pairs[2 * k], in.pairs[2 * k + 1]));
   }
   Mp z(0), abs(0);
   exact.round_into(raw(z), MPFR_RNDN);
@@ -86,7 +108,6 @@ void dot(const Dot& in, Exact& out) {
   const double limit = max_finite(t) * (1 + 0x1p-20);
   if (!overflowed && is_inf(z) && (sign_bit(z) ? finite_pos > limit : -finite_neg > limit))
     out.alternatives.push_back(Mp(NAN));
-  const double u = unit_roundoff(t);
   const FloatFormat f = float_format(t);
   // n eta (1 + u)^(n - 1) in MPFR: f64's eta = 2^-1075 lies below double's
   // range (a double would hold it as 0 and drop the term).

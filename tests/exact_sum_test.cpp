@@ -50,8 +50,11 @@ int sign(int v) { return (v > 0) - (v < 0); }
 // Both paths at several precisions, 4400 bits (exact) among them.
 // The accumulator is also rounded every 7 terms on the way (rounding
 // normalizes it: the sum must not change).
+// The bulk entry points too (add_products, and add_all where every product
+// is exact in double, each with the magnitudes' sum), in two calls, against
+// the same MPFR sums (of |a b| for the magnitudes).
 void expect_same(const std::vector<Term>& terms, const char* what) {
-  ExactSum acc;
+  ExactSum acc, bulk, bulk_abs, all, all_abs;
   mpfr_t scratch;
   mpfr_init2(scratch, 24);
   for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -59,11 +62,53 @@ void expect_same(const std::vector<Term>& terms, const char* what) {
     if (i % 7 == 6) acc.round_into(scratch, MPFR_RNDN);
   }
   mpfr_clear(scratch);
+  std::vector<double> pairs, products;
+  std::vector<Term> magnitudes;
+  bool exact_in_double = true;
+  for (const Term& t : terms) {
+    pairs.insert(pairs.end(), {t.a, t.b});
+    products.push_back(t.a * t.b);
+    magnitudes.push_back({std::fabs(t.a), std::fabs(t.b)});
+    // (a b exact in double: MPFR's exact product equals it; specials aside)
+    if (std::isfinite(t.a) && std::isfinite(t.b)) {
+      mpfr_t p;
+      mpfr_init2(p, 106);
+      mpfr_set_d(p, t.a, MPFR_RNDN);
+      mpfr_mul_d(p, p, t.b, MPFR_RNDN);
+      exact_in_double &= mpfr_cmp_d(p, t.a * t.b) == 0;
+      mpfr_clear(p);
+    }
+  }
+  const std::size_t half = terms.size() / 2;
+  bulk.add_products(pairs.data(), half, &bulk_abs);
+  bulk.add_products(pairs.data() + 2 * half, terms.size() - half, &bulk_abs);
+  if (exact_in_double) {
+    all.add_all(products.data(), half, &all_abs);
+    all.add_all(products.data() + half, terms.size() - half, &all_abs);
+  }
   for (const mpfr_prec_t prec : {11, 24, 53, 157, 4400, 53}) {
     mpfr_t want, got;
     mpfr_init2(want, prec);
     mpfr_init2(got, prec);
-    const int tw = mpfr_dot(terms, want), tg = acc.round_into(got, MPFR_RNDN);
+    const int tw = mpfr_dot(terms, want);
+    // Each bulk sum (and its magnitudes' sum) as the plain path's.
+    std::vector<std::pair<ExactSum*, bool>> others{{&bulk, false}, {&bulk_abs, true}};
+    if (exact_in_double) others.insert(others.end(), {{&all, false}, {&all_abs, true}});
+    for (auto [other, is_abs] : others) {
+      mpfr_t w2, g2;
+      mpfr_init2(w2, prec);
+      mpfr_init2(g2, prec);
+      const int t2 = is_abs ? mpfr_dot(magnitudes, w2) : mpfr_dot(terms, w2);
+      const int u2 = other->round_into(g2, MPFR_RNDN);
+      const bool same2 = (mpfr_nan_p(w2) && mpfr_nan_p(g2)) || (mpfr_equal_p(w2, g2) && mpfr_signbit(w2) == mpfr_signbit(g2));
+      EXPECT_TRUE(same2) << what << ", precision " << prec << ": the bulk " << (other == &all || other == &all_abs ? "add_all " : "add_products ")
+                         << (is_abs ? "magnitudes' " : "") << "sum " << mpfr_get_d(g2, MPFR_RNDN) << " (2^" << mpfr_get_exp(g2)
+                         << "), MPFR " << mpfr_get_d(w2, MPFR_RNDN) << " (2^" << mpfr_get_exp(w2) << ")";
+      EXPECT_EQ(sign(t2), sign(u2)) << what << ", precision " << prec << ": the bulk sum's ternary value";
+      mpfr_clear(w2);
+      mpfr_clear(g2);
+    }
+    const int tg = acc.round_into(got, MPFR_RNDN);
     const bool same = (mpfr_nan_p(want) && mpfr_nan_p(got)) ||
                       (mpfr_equal_p(want, got) && mpfr_signbit(want) == mpfr_signbit(got));
     EXPECT_TRUE(same) << what << ", " << terms.size() << " terms, precision " << prec << ": MPFR "
