@@ -83,6 +83,17 @@ template <class Body>
 void relational(const contract::Property& p, const CaseView& v, engine::Tallies& acc, Body body) {
   if (!p.applies_to(v.c.t)) return;
   CheckTally& tally = acc.tally("property:" + std::string(p.name), "property");
+  // A library that does not implement the related kernel (a plug-in of a
+  // few kernels) cannot be held to a relation with it: not graded, with
+  // the reason, rather than failed.
+  if (!p.related.empty()) {
+    const auto dtypes = v.c.backend.supported(p.related);
+    if (!dtypes || !dtypes->contains(v.c.t)) {
+      acc.not_graded(tally, fmt::format("{} does not implement {} for {}: the relation needs it", v.c.backend.name(),
+                                        p.related, dtype_name(v.c.t)));
+      return;
+    }
+  }
   auto fail = [&](const std::string& what) {
     acc.record(v.c, tally, false, fmt::format("case {}", v.case_id),
                [&] { return engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what); });

@@ -40,6 +40,29 @@ TEST(Contracts, IssueThreeFamiliesAreComplete) {
   EXPECT_EQ(got, want);
 }
 
+// Issue 11's families: the inventory's matmul, convolution, shape-movement,
+// indexing, masking and padding kernels, and the executor's arms that are
+// kernels of their own here (the mixed matmul, Contiguize, Squeeze, Unsqueeze).
+TEST(Contracts, IssueElevenFamiliesAreComplete) {
+  std::set<std::string> got;
+  for (const auto& k : contract::all_kernels())
+    if (k.family == "linalg" || k.family == "conv" || k.family == "sequence" || k.family == "indexing" ||
+        k.family == "masking" || k.family == "padding")
+      got.insert(std::string(k.name));
+  const std::set<std::string> want{
+      "matmul", "matmul_2d", "matmul_f32_bf16", "transpose_2d", "transpose_last_two", "permute", "conv2d",
+      "conv_transpose2d", "conv2d_simple", "max_pool2d", "triu", "tril", "masked_fill", "pad_const", "pad_reflect",
+      "pad_replicate", "pad_backward", "reshape", "contiguize", "squeeze", "unsqueeze", "cumsum", "flip", "roll",
+      "concat", "slice", "index_select_tensor", "index_select", "gather", "index_add", "scatter_add", "embedding"};
+  EXPECT_EQ(got, want);
+  // The executor's narrower dtype lists (conv2d and conv_transpose2d: f32/f64 only).
+  for (const char* name : {"conv2d", "conv_transpose2d"}) {
+    const auto* k = contract::find_kernel(name);
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->dtypes().to_string(), "f32, f64") << name;
+  }
+}
+
 TEST(Contracts, EveryEntryIsComplete) {
   int checked = 0;
   for (const auto& k : contract::all_kernels()) {

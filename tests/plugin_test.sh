@@ -6,7 +6,7 @@
 # or write out of bounds are reported by kind and survived, with complete
 # results and site and no worker left behind; load errors exit 2.
 set -u
-kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" input="${10}" throw="${11}" declared="${12}"
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" input="${10}" throw="${11}" declared="${12}" movers="${13}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -91,6 +91,25 @@ check grep -q "passed unexpectedly" "$work/decl/site/index.html"
 check grep -q "Declared by the backend" "$work/decl/site/kernel-exp.html"
 expect 0 "declared: the expected failure alone exits 0" -- "$kc" run --backend "plugin:$declared" --kernel log
 check grep -q "^XFAIL log" "$work/out"
+
+# The newer families from outside (ABI 2's kc_error.rule names the rules the
+# status list lacks): slice passes bit for bit with every bad-input rule
+# raised; cumsum's wider accumulator passes the conformance profile and
+# differs from the reference's bits, which the reference profile fails.
+expect 0 "movers: slice and cumsum pass the conformance profile" -- "$kc" run --backend "plugin:$movers" --out "$work/mov"
+check grep -q "^PASS slice  *f32 .*claim distance <= 0: confirmed" "$work/out"
+check grep -q "^PASS cumsum  *f32 .*differs from the reference: [0-9]* semantics" "$work/out"
+check python3 - "$work/mov/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in d["kernels"]:
+    for r in k["results"]:
+        bad = [c for c in r["checks"] if c["kind"] == "bad-input"]
+        assert bad and all(c["failed"] == 0 and c["passed"] > 0 for c in bad), (k["name"], bad)
+        assert any(c["name"] == "bad-input:range.out_of_bounds (len)" for c in bad) or k["name"] != "slice"
+PY
+expect 1 "movers: the reference profile fails cumsum's bits" -- "$kc" run --backend "plugin:$movers" --kernel cumsum --profile reference
+check grep -q "^FAIL cumsum  *f32  *semantics" "$work/out"
 
 # A wrong output shape is a contract failure, not a load error.
 expect 1 "wrong output shape" -- "$kc" run --backend "plugin:$shape" --cases 20
