@@ -15,11 +15,6 @@ namespace {
 constexpr DTypeSet kF32F64{DType::f32, DType::f64};
 const ValueProfile kConvValues{.lo = -1e3, .hi = 1e3, .points = thresholds::scalar};
 
-std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 Param pair_param(std::string_view name, std::string_view domain) {
   return {.name = name, .kind = ParamKind::shape, .domain = domain};
 }

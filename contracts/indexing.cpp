@@ -13,18 +13,9 @@ namespace kc::contract {
 namespace {
 
 KernelSpec selection(KernelSpec k) {
-  k.family = "indexing";
-  k.accuracy = models::exact_on(k.inputs[0].dtypes);
-  k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.replay = oracle::replay::identity;
   k.oracle_text = "the selected source element, bit for bit (the driver's index model)";
-  return k;
-}
-
-std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
+  const std::string_view driver = k.driver;
+  return mover(std::move(k), "indexing", driver);
 }
 
 const Precondition kIndexIsU32{"dtype.unsupported", "index", "the index tensor is u32"};

@@ -10,27 +10,14 @@ namespace kc::contract {
 
 namespace {
 
-KernelSpec mover(KernelSpec k) {
-  k.family = "masking";
-  k.driver = "masking";
-  k.accuracy = models::exact_on(k.inputs[0].dtypes);
-  k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.replay = oracle::replay::identity;
-  return k;
-}
-
-std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+KernelSpec masker(KernelSpec k) { return mover(std::move(k), "masking", "masking"); }
 
 }  // namespace
 
 void register_masking(std::vector<KernelSpec>& out) {
   const Param diagonal{.name = "diagonal", .kind = ParamKind::integer, .domain = "any i64"};
   for (const bool upper : {true, false}) {
-    out.push_back(mover(
+    out.push_back(masker(
         {.name = upper ? "triu" : "tril",
          .summary = upper ? "keep x[..., i, j] where j >= i + diagonal, else +0" : "keep x[..., i, j] where j <= i + diagonal, else +0",
          .source = upper ? "ops.rs:2847" : "ops.rs:2871",
@@ -47,7 +34,7 @@ void register_masking(std::vector<KernelSpec>& out) {
          .notes = "The comparison is j - i against the diagonal: the reference's i + diagonal in i64 gives the same "
                   "wherever it does not overflow (a diagonal near the i64 ends)."}));
   }
-  out.push_back(mover(
+  out.push_back(masker(
       {.name = "masked_fill", .summary = "T(value) where the u8 mask is non-zero, else x", .source = "ops.rs:2953",
        .inputs = {{.name = "x", .dtypes = kFloatAndU32}, {.name = "mask", .dtypes = {DType::u8}}},
        .params = {{.name = "value", .kind = ParamKind::real, .domain = "any real; u32 data: an integer in [0, 2^32)"}},

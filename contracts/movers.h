@@ -5,9 +5,12 @@
 
 #include <vector>
 
+#include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
+#include "oracles/cast.h"
+#include "oracles/replay.h"
 
 namespace kc::contract {
 
@@ -18,6 +21,18 @@ inline constexpr DTypeSet kFloatAndU32{DType::f32, DType::f64, DType::bf16, DTyp
 // Ordinary values and the zeros' thresholds; each mover's sweep carries
 // every special value through it (NaN payloads, signalling NaNs, -0).
 inline const ValueProfile kMoveValues{.lo = -10, .hi = 10, .points = thresholds::zero};
+
+// A data mover's entry: exact on its first operand's dtypes, graded bit for
+// bit against the source element its driver finds (oracle and replay: identity).
+inline KernelSpec mover(KernelSpec k, std::string_view family, std::string_view driver) {
+  k.family = family;
+  k.driver = driver;
+  k.accuracy = models::exact_on(k.inputs[0].dtypes);
+  k.values = kMoveValues;
+  k.oracle = oracle::identity;
+  k.replay = oracle::replay::identity;
+  return k;
+}
 
 // The `dim` parameter: its presence, type, domain and range (`op` names the
 // reference's panic message).

@@ -12,20 +12,7 @@ namespace kc::contract {
 
 namespace {
 
-KernelSpec mover(KernelSpec k) {
-  k.family = "padding";
-  k.driver = "padding";
-  k.accuracy = models::exact_on(k.inputs[0].dtypes);
-  k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.replay = oracle::replay::identity;
-  return k;
-}
-
-std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+KernelSpec padder(KernelSpec k) { return mover(std::move(k), "padding", "padding"); }
 
 Param padding_param() {
   return {.name = "padding", .kind = ParamKind::shape,
@@ -54,18 +41,18 @@ void register_padding(std::vector<KernelSpec>& out) {
   const auto x_rules = [](std::vector<Precondition> extra) {
     return tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16 or f16 (Pad rejects U32)", std::move(extra));
   };
-  out.push_back(mover({.name = "pad_const", .summary = "fill T(value), then copy x at offset `before`", .source = "ops.rs:1532",
+  out.push_back(padder({.name = "pad_const", .summary = "fill T(value), then copy x at offset `before`", .source = "ops.rs:1532",
                        .inputs = x_float,
                        .params = {padding_param(), {.name = "value", .kind = ParamKind::real, .domain = "any real"}},
                        .preconditions = x_rules(with(padding_rules(""), param_rules("value", "a real (f64)"))),
                        .oracle_text = "x's element inside, T(value) (NumCast) on the border, bit for bit"}));
-  out.push_back(mover({.name = "pad_reflect", .summary = "reflect pad, the edge excluded: i < 0 -> -i, i >= n -> 2(n - 1) - i",
+  out.push_back(padder({.name = "pad_reflect", .summary = "reflect pad, the edge excluded: i < 0 -> -i, i >= n -> 2(n - 1) - i",
                        .source = "ops.rs:1570", .inputs = x_float, .params = {padding_param()},
                        .preconditions = x_rules(padding_rules(kReflectRule)),
                        .oracle_text = "the reflected element of x, bit for bit",
                        .notes = "Each output coordinate maps back per axis; the paddings the reference leaves unchecked "
                                 "are rejected."}));
-  out.push_back(mover({.name = "pad_replicate", .summary = "replicate pad: the edge element clamped to",
+  out.push_back(padder({.name = "pad_replicate", .summary = "replicate pad: the edge element clamped to",
                        .source = "ops.rs:1582", .inputs = x_float, .params = {padding_param()},
                        .preconditions = x_rules(padding_rules(kReplicateRule)),
                        .oracle_text = "the nearest edge element of x, bit for bit",

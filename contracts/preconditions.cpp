@@ -14,6 +14,11 @@ std::vector<Precondition> tensor_rules(std::string_view arity, std::string_view 
   return v;
 }
 
+std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::vector<Precondition> param_rules(std::string_view name, std::string_view kind) {
   return {{"param.missing", name, std::string(name) + " is given"},
           {"param.type", name, std::string(name) + " is " + std::string(kind)}};

@@ -15,5 +15,7 @@ std::vector<Precondition> tensor_rules(std::string_view arity, std::string_view 
 // param.missing and param.type of a parameter: "<name> is given", "<name> is <kind>"
 // (kind: "a real (f64)", "an integer", "a shape").
 std::vector<Precondition> param_rules(std::string_view name, std::string_view kind);
+// a followed by b.
+std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b);
 
 }  // namespace kc::contract

@@ -13,25 +13,14 @@ namespace kc::contract {
 
 namespace {
 
-KernelSpec mover(KernelSpec k, std::string_view driver) {
-  k.family = "sequence";
-  k.driver = driver;
+KernelSpec sequence_mover(KernelSpec k, std::string_view driver) {
   if (k.inputs.empty()) k.inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 0, .max_rank = 6}};
-  k.accuracy = models::exact_on(k.inputs[0].dtypes);
-  k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.replay = oracle::replay::identity;
   if (k.oracle_text.empty()) k.oracle_text = "the source element, bit for bit (the driver's index model)";
-  return k;
+  return mover(std::move(k), "sequence", driver);
 }
 
 std::vector<Precondition> one_x(std::vector<Precondition> extra) {
   return tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16, f16 or u32", std::move(extra));
-}
-
-std::vector<Precondition> with(std::vector<Precondition> a, const std::vector<Precondition>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
 }
 
 // roll back by -shift (the generator never draws i64's minimum).
@@ -46,13 +35,13 @@ void register_sequence(std::vector<KernelSpec>& out) {
     std::vector<Precondition> r = param_rules("shape", "a shape");
     r.push_back({"shape.negative_dim", "shape", "every dim of `shape` is >= 0"});
     r.push_back({"numel.mismatch", "shape", "`shape` has x's element count (`reshape: element count mismatch`)"});
-    out.push_back(mover({.name = "reshape", .summary = "x under new dims of the same element count (a view)",
+    out.push_back(sequence_mover({.name = "reshape", .summary = "x under new dims of the same element count (a view)",
                          .source = "ops.rs:829",
                          .params = {{.name = "shape", .kind = ParamKind::shape, .domain = "dims with x's element count"}},
                          .layout = Layout::zero_copy, .preconditions = one_x(r), .notes = kView},
                         "shape_view"));
   }
-  out.push_back(mover({.name = "contiguize", .summary = "exec's Contiguize: reshape to x's own dims (a view)",
+  out.push_back(sequence_mover({.name = "contiguize", .summary = "exec's Contiguize: reshape to x's own dims (a view)",
                        .source = "exec.rs (Op::Contiguize -> eval_reshape)", .layout = Layout::zero_copy,
                        .preconditions = one_x({}),
                        .notes = "No kernel of its own: the executor reshapes to the node's own shape. A view, as "
@@ -61,13 +50,13 @@ void register_sequence(std::vector<KernelSpec>& out) {
   {
     std::vector<Precondition> r = dim_rules();
     r.push_back({"dim.not_one", "dim", "x.shape[dim] == 1 (`squeeze: dim D has size S, expected 1`)"});
-    out.push_back(mover({.name = "squeeze", .summary = "exec's Squeeze: x without the size-1 axis `dim` (a view)",
+    out.push_back(sequence_mover({.name = "squeeze", .summary = "exec's Squeeze: x without the size-1 axis `dim` (a view)",
                          .source = "exec.rs:1140", .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                          .params = {dim_param("0 <= dim < rank(x), x.shape[dim] == 1")}, .layout = Layout::zero_copy,
                          .preconditions = one_x(r), .notes = kView},
                         "shape_view"));
   }
-  out.push_back(mover({.name = "unsqueeze", .summary = "exec's Unsqueeze: a size-1 axis inserted at `dim` (a view)",
+  out.push_back(sequence_mover({.name = "unsqueeze", .summary = "exec's Unsqueeze: a size-1 axis inserted at `dim` (a view)",
                        .source = "exec.rs:1103", .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 0, .max_rank = 5}},
                        .params = {dim_param("0 <= dim <= rank(x)")}, .layout = Layout::zero_copy,
                        .preconditions = one_x(dim_rules("rank(x) + 1")),
@@ -97,12 +86,12 @@ void register_sequence(std::vector<KernelSpec>& out) {
                  .notes = "Fold from +0 in T along the dim, no wider accumulator. A partial sum that overflows makes "
                           "the result that of the fold (graded against the replayed fold)."});
 
-  out.push_back(mover({.name = "flip", .summary = "out[j] = x[d - 1 - j] along dim", .source = "ops.rs:1720",
+  out.push_back(sequence_mover({.name = "flip", .summary = "out[j] = x[d - 1 - j] along dim", .source = "ops.rs:1720",
                        .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                        .params = {dim_param()}, .preconditions = one_x(dim_rules()),
                        .properties = {{.name = "flip twice is the identity", .check = "round_trip"}}},
                       "reorder"));
-  out.push_back(mover({.name = "roll", .summary = "out[j] = x[(j - s) mod d] along dim, s = ((shift mod d) + d) mod d",
+  out.push_back(sequence_mover({.name = "roll", .summary = "out[j] = x[(j - s) mod d] along dim, s = ((shift mod d) + d) mod d",
                        .source = "ops.rs:1742", .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                        .params = {dim_param(), {.name = "shift", .kind = ParamKind::integer, .domain = "any i64"}},
                        .preconditions = one_x(with(dim_rules(), param_rules("shift", "an integer"))),
@@ -111,7 +100,7 @@ void register_sequence(std::vector<KernelSpec>& out) {
                        .notes = "A positive shift moves elements to higher indices (torch.roll); d = 0 gives an empty "
                                 "tensor."},
                       "reorder"));
-  out.push_back(mover(
+  out.push_back(sequence_mover(
       {.name = "concat", .summary = "a then b along dim (exactly two inputs)", .source = "ops.rs:1398",
        .inputs = {{.name = "a", .dtypes = kFloatAndU32, .min_rank = 1}, {.name = "b", .dtypes = kFloatAndU32, .min_rank = 1}},
        .params = {dim_param()},
@@ -130,7 +119,7 @@ void register_sequence(std::vector<KernelSpec>& out) {
     r.push_back({"param.domain", "start", "start >= 0"});
     r.push_back({"param.domain", "len", "len >= 0"});
     r.push_back({"range.out_of_bounds", "len", "start + len <= x.shape[dim] (`slice: [start, len) exceeds dim size`)"});
-    out.push_back(mover({.name = "slice", .summary = "x[start, start + len) along dim", .source = "ops.rs:1453",
+    out.push_back(sequence_mover({.name = "slice", .summary = "x[start, start + len) along dim", .source = "ops.rs:1453",
                          .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                          .params = {dim_param(),
                                     {.name = "start", .kind = ParamKind::integer, .domain = "0 <= start <= x.shape[dim]",

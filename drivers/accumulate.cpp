@@ -124,10 +124,7 @@ class Accumulate final : public Driver {
       if (m == scatter_add) c.inputs[1] = gen::zeros(DType::u32, d);
       return c;
     }
-    if (r == "dim.out_of_range") {
-      c.params.set("dim", static_cast<std::int64_t>(base.rank()) + i);
-      return c;
-    }
+    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
     if (r == "index.rank") {  // index_add: an index of rank 2
       c.inputs[1] = gen::zeros(DType::u32, {1, ix.numel()});
       return c;

@@ -69,10 +69,7 @@ class Concat final : public Movement {
       c.inputs[1] = gen::zeros(b.dtype(), d);
       return c;
     }
-    if (r == "dim.out_of_range") {
-      c.params.set("dim", static_cast<std::int64_t>(a.rank()) + i);
-      return c;
-    }
+    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
     if (r == "shape.mismatch") {  // an axis off `dim` one (or more) longer in b; rank 2 at least
       const std::int64_t dim = valid.params.integer("dim");
       if (a.rank() < 2) {

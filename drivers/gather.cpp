@@ -68,10 +68,7 @@ class Gather final : public Movement {
       c.inputs[1] = gen::zeros(DType::u32, d);
       return c;
     }
-    if (r == "dim.out_of_range") {
-      c.params.set("dim", static_cast<std::int64_t>(x.rank()) + i);
-      return c;
-    }
+    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
     if (r == "index.shape") {  // an index dim off `dim` beyond x's: x [2, 3], index [1, 4 + index], dim 0
       c.inputs = {gen::zeros(x.dtype(), {2, 3}), gen::zeros(DType::u32, {1, 4 + i})};
       c.params.set("dim", std::int64_t{0});

@@ -87,6 +87,12 @@ rc::Gen<gen::Case> data_case(const contract::KernelSpec& k, DType t, const Dims&
                       });
 }
 
+gen::Case dim_past_rank(const gen::Case& valid, std::uint64_t index, std::int64_t extra) {
+  gen::Case c = valid;
+  c.params.set("dim", static_cast<std::int64_t>(valid.inputs.at(0).rank()) + extra + static_cast<std::int64_t>(index));
+  return c;
+}
+
 std::vector<gen::Case> halves(const gen::Case& c, std::size_t input, std::vector<std::size_t> axes) {
   const Tensor& x = c.inputs.at(input);
   if (axes.empty())

@@ -59,6 +59,10 @@ std::optional<Tensor> special_matrix(const contract::KernelSpec& k, DType t);
 // A case with one data tensor of dims d (entry values), plus params.
 rc::Gen<gen::Case> data_case(const contract::KernelSpec& k, DType t, const Dims& d, Params p);
 
+// The valid case with `dim` past input 0's rank by `index` (+ `extra`):
+// rule dim.out_of_range (extra 1 where dim may equal the rank: unsqueeze).
+gen::Case dim_past_rank(const gen::Case& valid, std::uint64_t index, std::int64_t extra = 0);
+
 // Halves of each axis of size > 1 of input `input` (the other inputs and
 // the parameters stay): the shrink candidates of a mover whose parameters
 // stay valid under a cut of that axis.

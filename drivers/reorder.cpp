@@ -63,9 +63,7 @@ class Reorder final : public Movement {
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
     if (rule.rule != "dim.out_of_range") return std::nullopt;
-    gen::Case c = valid;
-    c.params.set("dim", static_cast<std::int64_t>(valid.inputs[0].rank()) + static_cast<std::int64_t>(index));
-    return c;
+    return dim_past_rank(valid, index);
   }
 
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {

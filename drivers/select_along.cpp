@@ -120,10 +120,7 @@ class SelectAlong final : public Movement {
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
     const std::string r(rule.rule);
-    if (r == "dim.out_of_range") {
-      c.params.set("dim", static_cast<std::int64_t>(x.rank()) + i);
-      return c;
-    }
+    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
     const std::int64_t n = x.rank() > 0 ? x.dims()[static_cast<std::size_t>(dim_of(m, valid.params))] : 0;
     if (r == "range.out_of_bounds") {  // past the end by 1 + index, by a long len or a start beyond the dim
       if (index % 2 == 0) c.params.set("start", std::int64_t{0}).set("len", n + 1 + i);

@@ -103,16 +103,12 @@ class ShapeView final : public Movement {
     gen::Case c = valid;
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
-    const auto rank = static_cast<std::int64_t>(x.rank());
     const std::string r(rule.rule);
     if (r == "numel.mismatch") {  // a target of one more (or a few more) elements
       c.params.set("shape", Dims{x.numel() + 1 + i});
       return c;
     }
-    if (r == "dim.out_of_range") {
-      c.params.set("dim", rank + (mode_of(k) == unsqueeze ? 1 : 0) + i);
-      return c;
-    }
+    if (r == "dim.out_of_range") return dim_past_rank(valid, index, mode_of(k) == unsqueeze ? 1 : 0);
     if (r == "dim.not_one") {  // an axis of size 2 + index
       c.inputs[0] = gen::zeros(x.dtype(), {3, 2 + i});
       c.params.set("dim", std::int64_t{1});

@@ -362,6 +362,34 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
 // edges. Anything else (a failure, a near-tie, a zero whose sign is
 // graded) returns false and is graded with MPFR at the working precision.
 // The figures are those grade_at gives, to within the uncertainties set.
+// The model's verdict on approximate figures g (decide()'s last step):
+// true where it passes them with room to spare (off the bound and off
+// every histogram edge by more than their uncertainty), setting the
+// bound and the bias sample; false: the element is MPFR's. exact_value:
+// z itself is known exactly (err 0, no tail).
+template <class Out>
+[[gnu::always_inline]] inline bool model_decides(const contract::Accuracy& acc, bool exact_value, Out& g) {
+  switch (acc.kind) {
+    case AccuracyKind::exact:
+      if (!exact_value || g.frac != 0) return false;
+      g.bound = 0;
+      break;
+    case AccuracyKind::correctly_rounded:
+      if (g.distance != 0) return false;
+      g.bound = 0.5;
+      break;
+    case AccuracyKind::ulp_bound:
+      g.bound = acc.max_frac_ulp;
+      if (g.frac + g.uncertainty > g.bound || (acc.max_distance >= 0 && g.distance > acc.max_distance))
+        return false;
+      g.bias_sample = acc.check_bias;
+      if (g.bias_sample) g.signed_normalized = g.signed_frac;
+      break;
+    case AccuracyKind::condition_aware: return false;
+  }
+  return !near_histogram_edge(g.frac, g.uncertainty);
+}
+
 // The common case of decide() (most of a sweep), in half its
 // instructions: a plain double v (no tail, err >= 2^-53 |v|, as every libm
 // and once-rounded approximation gives) whose widened interval v +- 2 err
@@ -407,21 +435,7 @@ template <class Out>
   g.rel_err = g.abs_err * inv;
   g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
   g.distance = y == r ? 0 : std::abs(ordered_bits(t_out, double_to_bits(t_out, y)) - ordered_bits(t_out, double_to_bits(t_out, r)));
-  switch (acc.kind) {
-    case AccuracyKind::exact: return false;  // (err > 0 here: the value is not known exactly)
-    case AccuracyKind::correctly_rounded:
-      if (g.distance != 0) return false;
-      g.bound = 0.5;
-      break;
-    case AccuracyKind::ulp_bound:
-      g.bound = acc.max_frac_ulp;
-      if (g.frac + g.uncertainty > g.bound || (acc.max_distance >= 0 && g.distance > acc.max_distance)) return false;
-      g.bias_sample = acc.check_bias;
-      if (g.bias_sample) g.signed_normalized = g.signed_frac;
-      break;
-    case AccuracyKind::condition_aware: return false;
-  }
-  return !near_histogram_edge(g.frac, g.uncertainty);
+  return model_decides(acc, false, g);  // (err > 0 here: the value is not known exactly)
 }
 
 template <class Out, bool kCommon = true>
@@ -541,25 +555,7 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
   if (sign_graded && c.k.zero_sign_checked && y == 0 && r == 0 && (!exact_value || std::signbit(y) != std::signbit(r)))
     return false;  // the sign of a zero: MPFR's
-  switch (acc.kind) {
-    case AccuracyKind::exact:
-      if (!exact_value || g.frac != 0) return false;
-      g.bound = 0;
-      break;
-    case AccuracyKind::correctly_rounded:
-      if (g.distance != 0) return false;
-      g.bound = 0.5;
-      break;
-    case AccuracyKind::ulp_bound:
-      g.bound = acc.max_frac_ulp;
-      if (g.frac + g.uncertainty > g.bound || (acc.max_distance >= 0 && g.distance > acc.max_distance))
-        return false;
-      g.bias_sample = acc.check_bias;
-      if (g.bias_sample) g.signed_normalized = g.signed_frac;
-      break;
-    case AccuracyKind::condition_aware: return false;
-  }
-  return !near_histogram_edge(g.frac, g.uncertainty);
+  return model_decides(acc, exact_value, g);
 }
 
 // The double fast path: the kernel's exact function in double with its
