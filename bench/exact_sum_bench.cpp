@@ -25,23 +25,25 @@
 namespace {
 
 constexpr mpfr_prec_t kWorkingBits = 157;  // f32's working precision as Boost gives it (oracles/mp.h)
-constexpr std::size_t kTerms = 256;
 
-// Terms of a dot product: mixed signs over a wide range of exponents
-// (2^-30 .. 2^30, as accumulation tests draw them), in f32 or f64.
-std::vector<double> values(bool f32, std::size_t n, unsigned seed) {
+// Terms of a dot product: mixed signs over a range of exponents, 2^-w ..
+// 2^w: wide (w = 30, as accumulation tests draw them: products across 120
+// binades) or narrow (w = 8: products within 32), in f32 or f64.
+std::vector<double> values(bool f32, std::size_t n, unsigned seed, int w = 30) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> mant(1.0, 2.0);
   std::vector<double> v(n);
   for (auto& x : v) {
-    x = std::ldexp(mant(rng), static_cast<int>(rng() % 61) - 30) * (rng() & 1 ? -1 : 1);
+    x = std::ldexp(mant(rng), static_cast<int>(rng() % static_cast<unsigned>(2 * w + 1)) - w) * (rng() & 1 ? -1 : 1);
     if (f32) x = static_cast<float>(x);
   }
   return v;
 }
 
 void BM_dot_exact_sum(benchmark::State& state, bool f32) {
-  const auto a = values(f32, kTerms, 1), b = values(f32, kTerms, 2);
+  const auto kTerms = static_cast<std::size_t>(state.range(0));
+  const int w = static_cast<int>(state.range(1));
+  const auto a = values(f32, kTerms, 1, w), b = values(f32, kTerms, 2, w);
   std::vector<double> pairs, products(kTerms);
   for (std::size_t i = 0; i < kTerms; ++i) pairs.insert(pairs.end(), {a[i], b[i]});
   kc::oracle::ExactSum acc;
@@ -64,7 +66,9 @@ void BM_dot_exact_sum(benchmark::State& state, bool f32) {
 }
 
 void BM_dot_mpfr(benchmark::State& state, bool f32) {
-  const auto a = values(f32, kTerms, 1), b = values(f32, kTerms, 2);
+  const auto kTerms = static_cast<std::size_t>(state.range(0));
+  const int w = static_cast<int>(state.range(1));
+  const auto a = values(f32, kTerms, 1, w), b = values(f32, kTerms, 2, w);
   std::vector<mpfr_t> products(kTerms);
   std::vector<mpfr_ptr> ptrs;
   for (auto& p : products) mpfr_init2(p, 106), ptrs.push_back(p);
@@ -87,8 +91,8 @@ void BM_dot_mpfr(benchmark::State& state, bool f32) {
 
 constexpr std::int64_t kN = 64;
 
-std::vector<kc::Tensor> matmul_operands() {
-  const auto a = values(true, kN * kN, 3), b = values(true, kN * kN, 4);
+std::vector<kc::Tensor> matmul_operands(int w) {
+  const auto a = values(true, kN * kN, 3, w), b = values(true, kN * kN, 4, w);
   kc::Tensor ta(kc::DType::f32, {kN, kN}), tb(kc::DType::f32, {kN, kN});
   for (std::int64_t i = 0; i < kN * kN; ++i) {
     ta.set_bits(i, kc::double_to_bits(kc::DType::f32, a[static_cast<std::size_t>(i)]));
@@ -98,7 +102,7 @@ std::vector<kc::Tensor> matmul_operands() {
 }
 
 void BM_matmul64_f32_kernel(benchmark::State& state) {
-  const auto in = matmul_operands();
+  const auto in = matmul_operands(static_cast<int>(state.range(0)));
   for (auto _ : state) benchmark::DoNotOptimize(kc::ref::execute("matmul_2d", in, kc::Params()));
 }
 
@@ -107,7 +111,7 @@ void BM_matmul64_f32_kernel(benchmark::State& state) {
 void BM_matmul64_f32_oracle(benchmark::State& state) {
   const auto* k = kc::contract::find_kernel("matmul_2d");
   const auto& driver = kc::drivers::of(*k);
-  const kc::gen::Case c{matmul_operands(), kc::Params(), false};
+  const kc::gen::Case c{matmul_operands(static_cast<int>(state.range(0))), kc::Params(), false};
   const kc::Params p;
   const kc::oracle::Context ctx{kc::DType::f32, kc::DType::f32, &p, false};
   kc::oracle::PrecisionScope scope(kc::oracle::working_bits(kc::DType::f32));
@@ -121,11 +125,14 @@ void BM_matmul64_f32_oracle(benchmark::State& state) {
     }
 }
 
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true);
-BENCHMARK_CAPTURE(BM_dot_mpfr, f32, true);
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false);
-BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false);
-BENCHMARK(BM_matmul64_f32_kernel);
-BENCHMARK(BM_matmul64_f32_oracle);
+// Dot products of 64 terms (a 64x64x64 matmul's) and of 1024, each over
+// the wide and the narrow range of exponents (arguments: terms, w).
+#define KC_DOT_ARGS ->ArgNames({"terms", "w"})->Args({64, 30})->Args({64, 8})->Args({1024, 30})->Args({1024, 8})
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_mpfr, f32, true) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false) KC_DOT_ARGS;
+BENCHMARK(BM_matmul64_f32_kernel)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK(BM_matmul64_f32_oracle)->ArgName("w")->Arg(30)->Arg(8);
 
 }  // namespace

@@ -374,8 +374,10 @@ class Conv final : public Driver {
     const bool one = taps.size() == 1 && !g.bias;
     e.names = one ? std::vector<std::string_view>{"x", "weight"} : std::vector<std::string_view>{};
     e.replayable = false;
-    e.where = fmt::format("{} product{}{} of output {}", taps.size(), taps.size() == 1 ? "" : "s",
-                          g.bias ? " and the bias" : "", o);
+    // (formatted only when shown: Element::where_pattern)
+    e.where_pattern = taps.size() == 1 ? (g.bias ? "{} product and the bias of output {}" : "{} product of output {}")
+                                       : (g.bias ? "{} products and the bias of output {}" : "{} products of output {}");
+    e.where_at = {static_cast<std::int64_t>(taps.size()), o};
     return true;
   }
 

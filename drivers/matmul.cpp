@@ -252,9 +252,11 @@ class Matmul final : public Driver {
     const bool one = s.k == 1;
     e.names = one ? std::vector<std::string_view>{"a", "b"} : std::vector<std::string_view>{};
     e.replayable = one;
-    e.where = one ? std::string()
-                  : fmt::format("{} products (row {} of a, column {} of b{})", s.k, i, j,
-                                s.batch.empty() ? std::string() : fmt::format(", matrix {}", p));
+    // (formatted only when shown: Element::where_pattern)
+    e.where_pattern = one                ? nullptr
+                      : s.batch.empty() ? "{} products (row {} of a, column {} of b)"
+                                        : "{} products (row {} of a, column {} of b, matrix {})";
+    e.where_at = {s.k, i, j, p};
     return true;
   }
 

@@ -23,6 +23,11 @@ gen::Case Driver::sweep_case(const contract::KernelSpec& k, DType t, std::uint64
   throw std::logic_error(fmt::format("driver '{}' has no sweep {} for {} {}", name(), index, k.name, dtype_name(t)));
 }
 
+std::string Element::where_text() const {
+  if (!where_pattern) return where;
+  return fmt::format(fmt::runtime(where_pattern), where_at[0], where_at[1], where_at[2], where_at[3]);
+}
+
 const Driver* find(std::string_view name) {
   for (const auto& d : table())
     if (d->name() == name) return d.get();

@@ -55,7 +55,7 @@ std::string input_text(const Context& c, const drivers::Element& e) {
     for (std::size_t a = 0; a < e.args.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(e.args[a]));
     return fmt::format("{} ({})", s, hex);
   }
-  return fmt::format("{}; first: {}{}", e.where, hex, e.args.size() > e.shown.size() ? ", ..." : "");
+  return fmt::format("{}; first: {}{}", e.where_text(), hex, e.args.size() > e.shown.size() ? ", ..." : "");
 }
 
 }  // namespace

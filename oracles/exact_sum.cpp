@@ -1,5 +1,7 @@
 #include "oracles/exact_sum.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <gmp.h>
@@ -10,7 +12,7 @@ void ExactSum::clear() {
   for (unsigned j = lo_; j <= hi_ && j < kChunks; ++j) chunks_[j] = 0;
   lo_ = kChunks;
   hi_ = 0;
-  terms_ = 0;
+  terms_ = load_ = 0;
   all_negative_zero_ = true;
   nan_ = pos_inf_ = neg_inf_ = false;
 }
@@ -31,6 +33,7 @@ void ExactSum::special_product(double a, double b) {
 }
 
 void ExactSum::normalize() {
+  load_ = 0;
   if (lo_ > hi_) return;
   // sum_j C_j 2^(32 j) = sum_j d_j 2^(32 j) + carry 2^(32 (hi + 1)), carried
   // up one chunk at a time (|C_j| + |carry| < 2^127: no overflow), then on
@@ -56,82 +59,184 @@ void ExactSum::normalize() {
 
 namespace {
 
-// v 2^o units (|v| < 2^53, o >= 0) into chunk o / 32 of `chunks`, widening
-// [lo, hi], the chunks touched.
-[[gnu::always_inline]] inline void add_into(__int128* chunks, unsigned& lo, unsigned& hi, std::int64_t v, int o) {
-  const auto j = static_cast<unsigned>(o) >> 5;
-  chunks[j] += static_cast<__int128>(v) << (o & 31);
+// m 2^(o mod 32) (m < 2^53, o >= 0 an offset in units), unsigned, into
+// split chunk o / 32, widening [lo, hi]: the shift as a 64 x 64 -> 128-bit
+// product (one multiply where a 128-bit shift by a variable is several
+// instructions).
+[[gnu::always_inline]] inline void add_split_at(unsigned __int128* split, unsigned& lo, unsigned& hi, std::uint64_t m, unsigned o) {
+  const unsigned j = o >> 5;
+  split[j] += static_cast<unsigned __int128>(m) * (std::uint64_t{1} << (o & 31));
   lo = j < lo ? j : lo;
   hi = j > hi ? j : hi;
 }
 
+// A finite double's biased exponent, significand and offset in units: m
+// 2^(o - 2148) (a subnormal's exponent is the smallest normal one's).
+struct Unpacked {
+  std::uint64_t m;
+  unsigned o;
+};
+[[gnu::always_inline]] inline Unpacked unpack(std::uint64_t bits, unsigned biased) {
+  const std::uint64_t normal = biased != 0;
+  return {(bits & ((std::uint64_t{1} << 52) - 1)) | (normal << 52), biased + static_cast<unsigned>(1 - normal) + 1073};
+}
+
 }  // namespace
 
-template <bool kProducts, bool kAbs>
-void ExactSum::add_bulk(const double* v, std::size_t n, ExactSum* abs) {
-  // A call's terms, at most 2^40 of them, fit the chunks' headroom whatever
-  // came before: normalize first if the count could pass a multiple of
-  // 2^40 within it (never, in practice), then count them at once.
+void ExactSum::make_room(std::int64_t load, ExactSum* abs) {
+  // A call's load (its terms, or what it adds at once; below 2^40) fits the
+  // chunks' headroom whatever came before: normalize first where it would
+  // pass 2^40 (never, in practice).
   for (ExactSum* s : {this, abs})
-    if (s && s->terms_ % kNormalizeEvery + static_cast<std::int64_t>(n) >= kNormalizeEvery) s->normalize();
-  // The bookkeeping in locals for the loop (written back at the end):
-  // stores to the chunks cannot then be taken to alias it.
-  __int128* const c = chunks_.data();
-  __int128* const ca = kAbs ? abs->chunks_.data() : nullptr;
-  unsigned lo = lo_, hi = hi_, alo = kAbs ? abs->lo_ : 0, ahi = kAbs ? abs->hi_ : 0;
-  bool neg_zero = all_negative_zero_;
+    if (s) {
+      if (s->load_ + load >= kNormalizeEvery) s->normalize();
+      s->load_ += load;
+    }
+}
+
+template <bool kAbs>
+void ExactSum::add_binned(const double* v, std::size_t n, ExactSum* abs) {
+  make_room(static_cast<std::int64_t>(n), abs);
+  // Neal's large superaccumulator: a term's bits >> 52 (its sign and
+  // biased exponent) index a bin that sums the terms' 52-bit fraction
+  // fields and counts them; per term one add and one count, no shift and
+  // no branch. A bin's terms are then count 2^52 + fractions (the hidden
+  // bits; none for the subnormal bin) units of its binade, folded into the
+  // chunks once per bin touched (the bins a count leaves 0 -> 1 are
+  // listed), into the split chunks of add_split (below), which end the
+  // call as there. A pass of kBinBlock = 2048 terms keeps every bin's
+  // units below 2^64 (each term < 2^53 of them), and a bin adds to a split
+  // chunk what its terms added one by one would: add_split's headroom
+  // holds. Infinities and NaN have a bin of their own (biased exponent 0x7ff).
+  unsigned __int128* const pos = split_.data();
+  std::uint64_t not_negative_zero = 0;
+  unsigned lo = kChunks, hi = 0;
+  for (std::size_t start = 0; start < n; start += kBinBlock) {
+    const std::size_t end = std::min(n, start + kBinBlock);
+    std::size_t listed = 0;
+    for (std::size_t k = start; k < end; ++k) {
+      const auto bits = std::bit_cast<std::uint64_t>(v[k]);
+      const auto bin = static_cast<unsigned>(bits >> 52);
+      const std::uint16_t count = bin_count_[bin];
+      bin_count_[bin] = static_cast<std::uint16_t>(count + 1);
+      bin_listed_[listed] = static_cast<std::uint16_t>(bin);
+      listed += count == 0;
+      bin_fractions_[bin] += bits & ((std::uint64_t{1} << 52) - 1);
+    }
+    for (std::size_t l = 0; l < listed; ++l) {
+      const unsigned bin = bin_listed_[l], biased = bin & 0x7ff;
+      const std::uint64_t count = bin_count_[bin], fractions = bin_fractions_[bin];
+      bin_count_[bin] = 0;
+      bin_fractions_[bin] = 0;
+      const bool negative = bin >> 11;
+      if (biased == 0x7ff) {  // infinities (all fractions 0) or a NaN among them
+        (fractions != 0 ? nan_ : negative ? neg_inf_ : pos_inf_) = true;
+        if constexpr (kAbs) (fractions != 0 ? abs->nan_ : abs->pos_inf_) = true;
+        not_negative_zero = 1;
+        continue;
+      }
+      // (-0 terms alone: the negative subnormal bin with no fraction)
+      not_negative_zero |= static_cast<std::uint64_t>(bin != 0x800) | fractions;
+      const std::uint64_t units = fractions + (biased != 0 ? count << 52 : 0);
+      if (units == 0) continue;
+      const unsigned o = (biased != 0 ? biased : 1) + 1073;  // the binade's unit: 2^(o - 2148)
+      const unsigned j = o >> 5;
+      // (units 2^(o mod 32) < 2^96 as one 64 x 64 -> 128-bit product)
+      pos[(negative ? kChunks : 0) + j] += static_cast<unsigned __int128>(units) * (std::uint64_t{1} << (o & 31));
+      lo = std::min(lo, j), hi = std::max(hi, j);
+    }
+  }
+  finish_split<kAbs>(lo, hi, not_negative_zero, static_cast<std::int64_t>(n), abs);
+}
+
+template <bool kProducts, bool kAbs>
+void ExactSum::add_split(const double* v, std::size_t n, ExactSum* abs) {
+  make_room(static_cast<std::int64_t>(n), abs);
+  // Each term's magnitude goes, unsigned and unrounded, into the split
+  // chunks of its sign (split_: the positive ones, then the negative; a
+  // product's two halves both into its sign's): per term one 128-bit add
+  // and no sign handling. At the end of the call the sum is their
+  // difference and the magnitudes' sum their sum, folded into the signed
+  // chunks over the range touched, and the split chunks are zero again.
+  // Headroom: a term adds < 2^84 to a split chunk (m < 2^53 shifted by at
+  // most 31), so 2^40 terms stay below 2^124; folded, a chunk gains at most
+  // what the same terms added one by one would (2^84 per term): the
+  // normalization count above covers both.
+  unsigned __int128* const pos = split_.data();
+  unsigned lo = kChunks, hi = 0;
+  std::uint64_t not_negative_zero = 0;  // any bit set: some term was not -0
   std::int64_t specials = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    Parts pa, pb;
     if constexpr (kProducts) {
       const double a = v[2 * k], b = v[2 * k + 1];
-      if (!decompose(a, pa) || !decompose(b, pb)) {
+      const auto ba = std::bit_cast<std::uint64_t>(a), bb = std::bit_cast<std::uint64_t>(b);
+      const auto ea = static_cast<unsigned>(ba >> 52) & 0x7ff, eb = static_cast<unsigned>(bb >> 52) & 0x7ff;
+      if (ea == 0x7ff || eb == 0x7ff) [[unlikely]] {
         special_product(a, b);
         if constexpr (kAbs) abs->special_product(std::fabs(a), std::fabs(b));
         ++specials;
+        not_negative_zero = 1;
         continue;
       }
+      const Unpacked pa = unpack(ba, ea), pb = unpack(bb, eb);
       const unsigned __int128 m = static_cast<unsigned __int128>(pa.m) * pb.m;
-      const bool neg = pa.neg != pb.neg;
-      neg_zero &= m == 0 && neg;
-      const auto mlo = static_cast<std::int64_t>(m & kLow53), mhi = static_cast<std::int64_t>(m >> 53);
-      const int o = pa.e + pb.e - kUnitExponent;
-      add_into(c, lo, hi, neg ? -mlo : mlo, o);
-      add_into(c, lo, hi, neg ? -mhi : mhi, o + 53);
-      if constexpr (kAbs) {
-        add_into(ca, alo, ahi, mlo, o);
-        add_into(ca, alo, ahi, mhi, o + 53);
-      }
+      const std::uint64_t sign = (ba ^ bb) >> 63;
+      // -0 exactly where the product is a zero of negative sign
+      not_negative_zero |= static_cast<std::uint64_t>(m != 0) | (sign ^ 1);
+      // (offset of m 2^(e_a + e_b): o_a + o_b - 2148)
+      unsigned __int128* const half = pos + sign * kChunks;
+      const unsigned o = pa.o + pb.o - 2148;
+      add_split_at(half, lo, hi, static_cast<std::uint64_t>(m) & kLow53, o);
+      add_split_at(half, lo, hi, static_cast<std::uint64_t>(m >> 53), o + 53);
     } else {
-      if (!decompose(v[k], pa)) {
+      const auto bits = std::bit_cast<std::uint64_t>(v[k]);
+      const auto biased = static_cast<unsigned>(bits >> 52) & 0x7ff;
+      if (biased == 0x7ff) [[unlikely]] {
         special(v[k]);
         if constexpr (kAbs) abs->special(std::fabs(v[k]));
         ++specials;
+        not_negative_zero = 1;
         continue;
       }
-      const auto m = static_cast<std::int64_t>(pa.m);
-      neg_zero &= m == 0 && pa.neg;
-      const int o = pa.e - kUnitExponent;
-      add_into(c, lo, hi, pa.neg ? -m : m, o);
-      if constexpr (kAbs) add_into(ca, alo, ahi, m, o);
+      not_negative_zero |= bits ^ (std::uint64_t{1} << 63);
+      const Unpacked p = unpack(bits, biased);
+      add_split_at(pos + (bits >> 63) * kChunks, lo, hi, p.m, p.o);
     }
   }
-  // (special() and special_product() counted their terms and cleared the zero's sign)
-  lo_ = lo, hi_ = hi;
-  all_negative_zero_ = neg_zero && specials == 0 && all_negative_zero_;
-  terms_ += static_cast<std::int64_t>(n) - specials;
+  // (special() and special_product() counted their terms)
+  finish_split<kAbs>(lo, hi, not_negative_zero, static_cast<std::int64_t>(n) - specials, abs);
+}
+
+template <bool kAbs>
+void ExactSum::finish_split(unsigned lo, unsigned hi, std::uint64_t not_negative_zero, std::int64_t counted, ExactSum* abs) {
+  if (lo <= hi) {
+    unsigned __int128* const pos = split_.data();
+    unsigned __int128* const neg = pos + kChunks;
+    for (unsigned j = lo; j <= hi; ++j) {
+      chunks_[j] += static_cast<__int128>(pos[j]) - static_cast<__int128>(neg[j]);
+      if constexpr (kAbs) abs->chunks_[j] += static_cast<__int128>(pos[j] + neg[j]);
+      pos[j] = neg[j] = 0;
+    }
+    for (ExactSum* s : {this, abs})
+      if (s) s->lo_ = std::min(s->lo_, lo), s->hi_ = std::max(s->hi_, hi);
+  }
+  all_negative_zero_ = all_negative_zero_ && not_negative_zero == 0;
+  terms_ += counted;
   if constexpr (kAbs) {
-    abs->lo_ = alo, abs->hi_ = ahi;
-    abs->all_negative_zero_ = abs->all_negative_zero_ && n == 0;  // (a magnitude is never -0)
-    abs->terms_ += static_cast<std::int64_t>(n) - specials;
+    abs->all_negative_zero_ = abs->all_negative_zero_ && counted == 0;  // (a magnitude is never -0)
+    abs->terms_ += counted;
   }
 }
 
 void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
-  abs ? add_bulk<false, true>(terms, n, abs) : add_bulk<false, false>(terms, n, nullptr);
+  // Bins cost a fold per bin touched, the split chunks a wider add per
+  // term: below 16 terms the split chunks are the cheaper (measured in
+  // bench/exact_sum_bench.cpp).
+  if (n >= kBinsFrom) abs ? add_binned<true>(terms, n, abs) : add_binned<false>(terms, n, nullptr);
+  else abs ? add_split<false, true>(terms, n, abs) : add_split<false, false>(terms, n, nullptr);
 }
 void ExactSum::add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs) {
-  abs ? add_bulk<true, true>(pairs, n_pairs, abs) : add_bulk<true, false>(pairs, n_pairs, nullptr);
+  abs ? add_split<true, true>(pairs, n_pairs, abs) : add_split<true, false>(pairs, n_pairs, nullptr);
 }
 
 int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {

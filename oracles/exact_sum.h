@@ -70,10 +70,13 @@ class ExactSum {
   std::int64_t terms() const { return terms_; }
 
   // Many terms in one call, the same sums as add() and add_product() one at
-  // a time, with the bookkeeping (chunks touched, term count, the sign of
-  // a zero sum) kept in registers for the call: per term the chunk's
-  // read-modify-write is then the only store (a dot oracle's terms, 10^5
-  // and more per case). `abs`, when given, sums the terms' magnitudes too.
+  // a time, cheaper per term (a dot oracle's terms, 10^5 and more per
+  // case; bench/exact_sum_bench.cpp): the positive and the negative terms
+  // go unsigned into split chunks of their own and are folded into the
+  // chunks once per call, where their difference is the sum and their sum
+  // the magnitudes' (`abs`, when given, receives it); add_all's doubles
+  // from 16 terms first into bins of one binade each (Neal's large
+  // superaccumulator: an add and a count per term, no shift).
   // Terms: doubles (f32, bf16 and f16 products are doubles exactly).
   void add_all(const double* terms, std::size_t n, ExactSum* abs = nullptr);
   // a_k b_k for the pairs (a_0, b_0, a_1, b_1, ...), each product exact.
@@ -106,7 +109,8 @@ class ExactSum {
   }
   void note_term(bool zero, bool neg) {
     all_negative_zero_ &= zero && neg;
-    if (++terms_ % kNormalizeEvery == 0) normalize();
+    ++terms_;
+    if (++load_ >= kNormalizeEvery) normalize();
   }
   // v 2^o units (|v| < 2^53, o >= 0) into its chunk.
   void add_at(std::int64_t v, int o) {
@@ -120,12 +124,33 @@ class ExactSum {
   void normalize();
   void special(double x);
   void special_product(double a, double b);
+  void make_room(std::int64_t load, ExactSum* abs);
+  template <bool kAbs>
+  void add_binned(const double* v, std::size_t n, ExactSum* abs);
   template <bool kProducts, bool kAbs>
-  void add_bulk(const double* v, std::size_t n, ExactSum* abs);
+  void add_split(const double* v, std::size_t n, ExactSum* abs);
+  // The split chunks [lo, hi] folded into the chunks (their difference)
+  // and abs's (their sum), zeroed; `counted` terms more.
+  template <bool kAbs>
+  void finish_split(unsigned lo, unsigned hi, std::uint64_t not_negative_zero, std::int64_t counted, ExactSum* abs);
 
   std::array<__int128, kChunks> chunks_{};
+  // The bulk calls' positive terms (the first kChunks) and negative ones
+  // (the rest), apart (add_split); zero between calls.
+  std::array<unsigned __int128, 2 * kChunks> split_{};
+  // add_all's bins, one per sign and biased exponent (add_binned); zero
+  // between calls.
+  static constexpr std::size_t kBinBlock = 2048;
+  static constexpr std::size_t kBinsFrom = 16;  // add_all's terms from which the bins pay (bench/exact_sum_bench.cpp)
+  std::array<std::uint64_t, 4096> bin_fractions_{};
+  std::array<std::uint16_t, 4096> bin_count_{};
+  std::array<std::uint16_t, kBinBlock> bin_listed_{};
   unsigned lo_ = kChunks, hi_ = 0;  // the chunks touched: [lo_, hi_]
   std::int64_t terms_ = 0;
+  // What the chunks took since they were last normalized, in units of 2^85
+  // per chunk (one term's most): normalized before it reaches 2^40, so a
+  // chunk stays below 2^32 + 2^125 < 2^127.
+  std::int64_t load_ = 0;
   bool all_negative_zero_ = true;
   bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
 };

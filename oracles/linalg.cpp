@@ -16,6 +16,36 @@ namespace {
 // gamma_n = (1 + u)^n - 1, valid for every n (n u may exceed 1 for halves).
 double gamma(double u, std::size_t n) { return std::expm1(static_cast<double>(n) * std::log1p(u)); }
 
+// What the bound and the overflow test need of a dot product's length n
+// in dtype t: gamma_n, (1 + u)^(2n) and n eta (1 + u)^(n - 1), the last
+// in MPFR (f64's eta = 2^-1075 lies below double's range: a double would
+// hold it as 0 and drop the term). Kept for the last (t, n) asked: a
+// case's outputs share their length.
+struct Factors {
+  DType t = DType::f32;
+  std::size_t n = 0;
+  double u = 0, gamma = 0, growth = 0;
+  mpfr_t under;
+  Factors() { mpfr_init2(under, 53); }  // (n (1 + u)^(n - 1) is a double, times a power of 2)
+  ~Factors() { mpfr_clear(under); }
+  Factors(const Factors&) = delete;
+  Factors& operator=(const Factors&) = delete;
+};
+const Factors& factors(DType t, std::size_t n) {
+  static thread_local Factors f;
+  if (f.u != 0 && f.t == t && f.n == n) return f;
+  f.t = t;
+  f.n = n;
+  f.u = unit_roundoff(t);
+  f.gamma = gamma(f.u, n);
+  f.growth = std::exp(2 * static_cast<double>(n) * std::log1p(f.u)) * (1 + 0x1p-40);
+  mpfr_set_d(f.under, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
+             MPFR_RNDN);
+  const FloatFormat ff = float_format(t);
+  mpfr_mul_2si(f.under, f.under, ff.emin - ff.precision, MPFR_RNDN);
+  return f;
+}
+
 }  // namespace
 
 // The bound (docs/accuracy-bounds.md, "Dot products"). The reference
@@ -37,59 +67,64 @@ void dot(const Dot& in, Exact& out) {
   static thread_local std::vector<double> products;
   exact.clear();
   abs_sum.clear();
-  bool all_negative_zero = n > 0;
-  // fl(a b) in T is a zero only for |a b| at most half T's smallest subnormal
-  // (its tie rounds to 0, the even neighbour): only those are rounded here.
-  const double zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
   double sum_sq = 0.0, s_k = 0.0, abs_d = 0.0;
-  double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
   products.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
-    const double a = in.pairs[2 * k], b = in.pairs[2 * k + 1];
     // Exact in double below f64 (at most 24-bit significands); for f64 one rounding.
-    const double pd = a * b;
+    const double pd = in.pairs[2 * k] * in.pairs[2 * k + 1];
     products[k] = pd;
-    if (all_negative_zero) {
+    abs_d += std::fabs(pd);
+    // The model of independent roundings (case statistics): each product's
+    // and each addition's error uniform on +-ulp/2, variance <= u^2 v^2 / 3
+    // (s_1 = p_1: no addition yet).
+    s_k += pd;
+    sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
+  }
+  // Every fl(a b) in T is -0 (another correct order's result, below): only
+  // where every product is below T's zero reach (|a b| at most half T's
+  // smallest subnormal, whose tie rounds to 0, the even neighbour; f64's
+  // products are fl(a b) already), so abs_d <= n reach (twice that: abs_d
+  // is rounded) or 0; then each is rounded to see.
+  bool all_negative_zero = false;
+  const double zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
+  if (n > 0 && abs_d <= 2 * static_cast<double>(n) * zero_reach) {
+    all_negative_zero = true;
+    for (std::size_t k = 0; k < n && all_negative_zero; ++k) {
+      const double pd = products[k];
       const double p = std::fabs(pd) < zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
       all_negative_zero = p == 0 && std::signbit(p);
     }
-    abs_d += std::fabs(pd);
-    // The model of independent roundings (case statistics): each product's
-    // and each addition's error uniform on +-ulp/2, variance <= u^2 v^2 / 3.
-    const double finite = std::isfinite(pd) ? pd : 0.0;  // (branch-free: the signs are random)
-    finite_pos += std::max(finite, 0.0);
-    finite_neg += std::min(finite, 0.0);
-    s_k += pd;
-    sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
   }
   // The exact sums, in bulk (oracles/exact_sum.h): f64 products exactly
   // as 106-bit ones, the others as the exact doubles they are.
   if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
   else exact.add_all(products.data(), n, &abs_sum);
+  // The factors of n for this dtype, computed once per length: a run's
+  // outputs of a case share n (factors() above).
+  const Factors& f = factors(t, n);
   // The fold in T (the reference's result where it overflows), replayed
   // only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
   // <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
   // overflows (non-finite terms make abs_d inf or NaN: replayed).
   double fold = 0.0;
-  const double u = unit_roundoff(t);
-  if (!(abs_d * std::exp(2 * static_cast<double>(n) * std::log1p(u)) * (1 + 0x1p-40) < max_finite(t))) {
+  if (!(abs_d * f.growth < max_finite(t))) {
     const replay::InT in_t{t};
     for (std::size_t k = 0; k < n; ++k) fold = in_t.add(fold, in_t.mul(in.pairs[2 * k], in.pairs[2 * k + 1]));
   }
-  Mp z(0), abs(0);
-  exact.round_into(raw(z), MPFR_RNDN);
-  abs_sum.round_into(raw(abs), MPFR_RNDN);
+  // The exact sum z straight into out.value (at the working precision).
+  mpfr_ptr z = raw(out.value);
+  exact.round_into(z, MPFR_RNDN);
   // A zero result is +0: the fold starts at +0 and +0 + -0 = +0 in RN.
-  if (is_zero(z)) z = Mp(0);
+  if (mpfr_zero_p(z)) mpfr_set_zero(z, 1);
   // The fold overflowed where it is not the exact sum's special value: a
   // product or partial sum past the range (with infinite inputs too: an
   // overflowed +inf meeting a -inf input gives NaN where z is -inf).
-  const bool overflowed = (std::isinf(fold) || std::isnan(fold)) &&
-                          !(std::isnan(fold) && is_nan(z)) && !(std::isinf(fold) && is_inf(z) && Mp(fold) == z);
+  const bool overflowed = (std::isinf(fold) || std::isnan(fold)) && !(std::isnan(fold) && mpfr_nan_p(z)) &&
+                          !(std::isinf(fold) && mpfr_inf_p(z) && mpfr_cmp_d(z, fold) == 0);
   out.replayed = overflowed;
-  out.value = overflowed ? Mp(fold) : z;
   if (overflowed) {
-    out.unreplayed = z;
+    out.unreplayed = out.value;
+    out.value = Mp(fold);
     // Which non-finite value an overflowing fold ends with depends on its
     // order (an FMA fold that overflows to +inf where the reference's
     // +inf meets a -inf product and gives NaN): another order of the same
@@ -105,16 +140,22 @@ void dot(const Dot& in, Exact& out) {
   // the other sign can overflow on their own: an order that adds them
   // first reaches the opposite infinity, then NaN. (Their exact sum past
   // the threshold by a relative 2^-20: their rounded fold has overflowed.)
-  const double limit = max_finite(t) * (1 + 0x1p-20);
-  if (!overflowed && is_inf(z) && (sign_bit(z) ? finite_pos > limit : -finite_neg > limit))
-    out.alternatives.push_back(Mp(NAN));
-  const FloatFormat f = float_format(t);
-  // n eta (1 + u)^(n - 1) in MPFR: f64's eta = 2^-1075 lies below double's
-  // range (a double would hold it as 0 and drop the term).
-  Mp under(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(u)));
-  mpfr_mul_2si(raw(under), raw(under), f.emin - f.precision, MPFR_RNDN);
-  out.magnitude = (Mp(gamma(u, n)) * abs + under) / Mp(u);
-  if (n >= 2) out.error_variance = (u * u / 3) * sum_sq;
+  if (!overflowed && mpfr_inf_p(z)) {
+    double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
+    for (double pd : products)
+      if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
+    const double limit = max_finite(t) * (1 + 0x1p-20);
+    if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
+  }
+  // S = (gamma_n sum |a_k b_k| + n eta (1 + u)^(n - 1)) / u, in place: the
+  // product and the sum rounded once each at the working precision, the
+  // division by u (a power of 2) exact.
+  mpfr_ptr m = raw(out.magnitude.emplace());
+  abs_sum.round_into(m, MPFR_RNDN);
+  mpfr_mul_d(m, m, f.gamma, MPFR_RNDN);
+  mpfr_add(m, m, f.under, MPFR_RNDN);
+  mpfr_div_d(m, m, f.u, MPFR_RNDN);
+  if (n >= 2) out.error_variance = (f.u * f.u / 3) * sum_sq;
 }
 
 double dot_bound_upper(DType t, std::span<const double> pairs) {

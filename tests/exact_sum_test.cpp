@@ -135,10 +135,31 @@ TEST(ExactSum, RandomTermsOfEveryBinade) {
   std::mt19937_64 rng(20261202);
   for (const bool f32 : {true, false})
     for (int trial = 0; trial < 1500; ++trial) {
-      std::vector<Term> terms(1 + rng() % 200);
+      // (one in 50 long enough that add_all's halves take its bins: oracles/exact_sum.cpp)
+      std::vector<Term> terms(trial % 50 == 0 ? 600 + rng() % 600 : 1 + rng() % 200);
       for (auto& t : terms) t = {random_finite(rng, f32), random_finite(rng, f32)};
       expect_same(terms, f32 ? "f32 terms" : "f64 terms");
     }
+}
+
+// Terms within a few binades of each other (most dot products: the bins
+// they share), spans of up to 61, subnormals at the bottom.
+TEST(ExactSum, NarrowSpans) {
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int span = trial % 3 == 0 ? 61 : trial % 3 == 1 ? 60 : static_cast<int>(rng() % 60);
+    const int bottom = trial % 5 == 0 ? -1074 : static_cast<int>(rng() % 2000) - 1000;
+    std::vector<Term> terms(1 + rng() % 150);
+    for (auto& t : terms) {
+      const int e = bottom + static_cast<int>(rng() % static_cast<std::uint64_t>(span + 1));
+      const double m = static_cast<double>(rng() >> 11);  // 53 random bits
+      t = {std::ldexp(m, std::max(e - 52, -1074)) * (rng() & 1 ? -1 : 1), 1.0};
+    }
+    terms.front() = {std::ldexp(1.0, std::max(bottom, -1074)), 1.0};  // the span's ends present
+    terms.back() = {std::ldexp(1.0, std::max(bottom, -1074) + span), -1.0};
+    if (trial % 7 == 0) terms.push_back({-0.0, 1.0});
+    expect_same(terms, "a narrow span");
+  }
 }
 
 TEST(ExactSum, CancellationLeavesTheSmallTerms) {
@@ -206,6 +227,13 @@ TEST(ExactSum, ZerosAndSpecialValues) {
   expect_same({{inf, 1.0}, {-inf, 1.0}}, "inf - inf");
   expect_same({{inf, 0.0}}, "inf x 0");
   expect_same({{NAN, 1.0}, {2.0, 3.0}}, "NaN term");
+  // add_all's bins: infinities share one per sign, NaN of either sign too
+  // (found by a fraction field), -0 is the negative subnormal bin's.
+  expect_same({{inf, 1.0}, {inf, 2.0}, {inf, 3.0}, {1.0, 1.0}}, "three +inf");
+  expect_same({{-inf, 1.0}, {-inf, 2.0}, {0x1p-1074, 1.0}}, "two -inf");
+  expect_same({{inf, 1.0}, {-NAN, 1.0}, {inf, 1.0}}, "a NaN with the sign bit among +inf");
+  expect_same({{-0.0, 1.0}, {-0x1p-1074, 1.0}, {0x1p-1074, 1.0}}, "-0 beside subnormals that cancel");
+  expect_same({{-0.0, 1.0}, {-0.0, 1.0}, {-0.0, 1.0}}, "three -0");
   // Reuse after clear() starts from nothing.
   ExactSum acc;
   acc.add_product(DBL_MAX, DBL_MAX);
