@@ -1,5 +1,6 @@
 #include "generators/invalid.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include <string>
@@ -103,8 +104,13 @@ std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract
     return c;
   }
   if (r == "param.domain" && spec->kind == contract::ParamKind::integer) {
-    const auto off = static_cast<std::int64_t>(index / 2);
-    c.params.set(param, index % 2 == 0 ? spec->max + 1 + off : spec->min - 1 - off);
+    // Alternate past either end; a side left open (INT64_MAX or INT64_MIN:
+    // no bound there) has nothing past it, so only the bounded side is used.
+    const bool above_open = spec->max > INT64_MAX - 1024, below_open = spec->min < INT64_MIN + 1024;
+    if (above_open && below_open) return std::nullopt;
+    const bool above = below_open || (!above_open && index % 2 == 0);
+    const auto off = static_cast<std::int64_t>((index / 2) % 1024);
+    c.params.set(param, above ? spec->max + 1 + off : spec->min - 1 - off);
     return c;
   }
   return std::nullopt;

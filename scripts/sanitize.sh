@@ -18,7 +18,13 @@ cmake --build "$root/build-asan"
 export ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:allow_user_segv_handler=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 cd "$root/build-asan"
-ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|report|reliability'
+# On failure, each distinct sanitizer report's first lines again at the end:
+# a long ctest log is often cut in the middle, where the reports are.
+if ! ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|report|reliability'; then
+  echo "sanitizer reports (first frames of each, from Testing/Temporary/LastTest.log):"
+  grep -A8 -E 'runtime error:|ERROR: (AddressSanitizer|LeakSanitizer)' Testing/Temporary/LastTest.log | awk '!seen[$0]++' | head -120 || true
+  exit 1
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 ./kconform run --cases 5 --no-exhaustive --quiet --out "$out/all"
