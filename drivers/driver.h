@@ -67,6 +67,10 @@ struct Element {
   // steps with another element's (cumsum's prefixes before the last): the
   // oracle's error variance is then dropped.
   bool statistics_sample = true;
+  // Which of the kernel's forms the element takes, where its replay needs
+  // to know (oracles/replay.h ReplayIn::form; rope: 0 for x_i c - x_{i+h} s,
+  // 1 for x_{i+h} c + x_i s); 0 elsewhere.
+  int form = 0;
 };
 
 class Driver {

@@ -257,11 +257,10 @@ std::string special_rule_name(const contract::SpecialRule& r) {
 
 namespace {
 // The native replay of the element, when the entry has one.
-void add_replay(const Context& c, std::span<const double> args, bool signaling_nan, std::uint64_t y_bits,
-                const Params& params, Figures& g) {
+void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Figures& g) {
   if (!c.k.replay) return;
   const DType t_out = c.k.out_dtype(c.t);
-  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, args, signaling_nan});
+  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, e.args, e.signaling_nan, e.form});
   g.replay_bits = double_to_bits_exact(t_out, g.replay);  // every bit, a NaN's quiet bit included
   g.semantics_ok = g.replay_bits == y_bits;
 }
@@ -273,7 +272,7 @@ bool grade_cheap(const Context& c, const drivers::Element& e, double y, const Pa
 bool grade_fast_figures(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits,
                         const Params& params, Figures& out) {
   if (!c.opts.fast_oracle || !grade_fast(c, e, y, params, out)) return false;
-  add_replay(c, e.args, e.signaling_nan, y_bits, params, out);
+  add_replay(c, e, y_bits, params, out);
   return true;
 }
 
@@ -282,7 +281,7 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, std::
   Grade g;
   if (mode == GradeMode::any && grade_fast_figures(c, e, y, y_bits, params, g)) return g;
   if (mode == GradeMode::exact || !grade_cheap(c, e, y, params, g)) g = grade_oracle(c, e, y, params);
-  add_replay(c, e.args, e.signaling_nan, y_bits, params, g);
+  add_replay(c, e, y_bits, params, g);
   return g;
 }
 

@@ -58,22 +58,31 @@ template <Half H> inline bool operator>(H a, H b) { return w(a) > w(b); }
 template <Half H> inline bool operator>=(H a, H b) { return w(a) >= w(b); }
 template <Half H> inline bool operator==(H a, H b) { return w(a) == w(b); }
 
-// a + b in f32/f64 with x86's NaN rule written out: the first operand's NaN
-// (quieted) when both are NaN. A compiler may commute a + b, and the
-// reference's `acc + term` keeps the accumulator's NaN (half_op above does
-// the same for the halves).
+// op(a, b) in f32/f64 with x86's NaN rule written out: the first operand's
+// NaN (quieted) when both are NaN. A compiler may commute a + b and a * b
+// and rewrite a - b as a + (-b); the reference's `acc + term`, `x0 * cos`
+// keep their first operand's NaN (half_op above does the same for the
+// halves).
+template <class F, class Op>
+inline F first_nan(F a, F b, Op op) {
+  if (std::isnan(a) || std::isnan(b)) return (std::isnan(a) ? a : b) + F(0);
+  return op(a, b);
+}
 template <class F>
 inline F add_first_nan(F a, F b) {
-  if (std::isnan(a) || std::isnan(b)) return (std::isnan(a) ? a : b) + F(0);
-  return a + b;
+  return first_nan(a, b, [](F x, F y) { return x + y; });
 }
 
-// acc + v in T for an accumulator: the halves through f32 (half_op's NaN
-// rule), f32/f64 through add_first_nan.
+// op(a, b) in T with the first operand's NaN: the halves through f32
+// (half_op's NaN rule), f32/f64 through first_nan. acc_add: acc + v.
+template <class T, class Op>
+inline T in_order(T a, T b, Op op) {
+  if constexpr (std::is_floating_point_v<T>) return first_nan(a, b, op);
+  else return op(a, b);
+}
 template <class T>
 inline T acc_add(T acc, T v) {
-  if constexpr (std::is_floating_point_v<T>) return add_first_nan(acc, v);
-  else return acc + v;
+  return in_order(acc, v, [](T x, T y) { return x + y; });
 }
 
 // ---- dtype dispatch ------------------------------------------------------------

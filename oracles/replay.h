@@ -32,6 +32,7 @@ struct ReplayIn {
   std::span<const double> args;  // the element's inputs, in its driver's order (drivers::Element::args)
   // An input is a signalling NaN (pow's libm treats one apart).
   bool signaling_nan = false;
+  int form = 0;  // which of the kernel's forms the element takes (drivers::Element::form)
 };
 
 namespace replay {
@@ -110,6 +111,7 @@ double max_backward(const ReplayIn&);  // args: x, up, then the cell
 double identity(const ReplayIn&);      // the source element (broadcast_to, exact widenings)
 double cast(const ReplayIn&);          // every cast: in.t -> in.out (§17)
 double dot(const ReplayIn&);           // args a_0, b_0, a_1, b_1, ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
+double rope(const ReplayIn&);          // args x_a, c, x_b, s: x_a c - x_b s (form 0) or x_a c + x_b s (form 1) in T (§11)
 
 }  // namespace replay
 }  // namespace kc::oracle

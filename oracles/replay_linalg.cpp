@@ -1,6 +1,7 @@
 // Replay of matmul (reference-semantics.md §8): out[i, j] = the fold over
 // kk ascending of the product a[i, kk] b[kk, j] rounded into T, added into
-// an accumulator of T that starts at +0; no FMA, no wider accumulator.
+// an accumulator of T that starts at +0; no FMA, no wider accumulator. And
+// of rope (§11), two products and their difference or sum.
 #include "oracles/replay.h"
 
 namespace kc::oracle::replay {
@@ -10,6 +11,14 @@ double dot(const ReplayIn& in) {
   double acc = 0.0;
   for (std::size_t k = 0; k + 1 < in.args.size(); k += 2) acc = a.add(acc, a.mul(in.args[k], in.args[k + 1]));
   return acc;
+}
+
+// rope (§11): the two products rounded into T, then one difference (the
+// low half) or sum (the high half), the first operand's NaN kept.
+double rope(const ReplayIn& in) {
+  const InT a{in.t};
+  const double p = a.mul(in.args[0], in.args[1]), q = a.mul(in.args[2], in.args[3]);
+  return in.form == 0 ? a.sub(p, q) : a.add(p, q);
 }
 
 }  // namespace kc::oracle::replay

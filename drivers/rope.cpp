@@ -1,0 +1,207 @@
+// Driver "rope": rotary position embedding (reference-semantics.md §11),
+// half-split: x [..., S, D], cos and sin [S, D], h = D/2, s the row's
+// position; output (.., s, i) is a two-product dot given to the entry's
+// Dot oracle:
+//   i <  h: x[i] cos[s, i] - x[i + h] sin[s, i]          (form 0)
+//   i >= h: x[i] cos[s, i] + x[i - h] sin[s, i]          (form 1)
+// The element's args are (x_a, c, x_b, s) as the kernel reads them; the
+// oracle takes -x_b for the difference (exact), the replay the form
+// (oracles/replay.h: a difference keeps its operands' NaN as they are).
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "generators/invalid.h"
+#include "generators/shrink.h"
+#include "generators/tensors.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+struct RopeShape {
+  Dims lead;  // the leading dims (broadcast over)
+  std::int64_t seq, d;
+  std::int64_t h() const { return d / 2; }
+};
+RopeShape shape_of(const gen::Case& c) {
+  const Dims& x = c.inputs.at(0).dims();
+  return {Dims(x.begin(), x.end() - 2), x[x.size() - 2], x.back()};
+}
+
+// HF's tables: position s, inv_freq_j = 10000^(-2j/D), the angles s
+// inv_freq duplicated over both halves (cat(freqs, freqs)), cos and sin
+// rounded into T.
+std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> hf_tables(DType t, std::int64_t seq, std::int64_t d) {
+  std::vector<std::uint64_t> c, s;
+  for (std::int64_t p = 0; p < seq; ++p)
+    for (std::int64_t i = 0; i < d; ++i) {
+      const double angle = static_cast<double>(p) * std::pow(10000.0, -2.0 * static_cast<double>(i % (d / 2)) / static_cast<double>(d));
+      c.push_back(double_to_bits(t, round_to_format(std::cos(angle), t)));
+      s.push_back(double_to_bits(t, round_to_format(std::sin(angle), t)));
+    }
+  return {c, s};
+}
+
+const std::vector<std::string_view> kLowNames{"x[i]", "cos[s, i]", "x[i + h]", "sin[s, i]"};
+const std::vector<std::string_view> kHighNames{"x[i]", "cos[s, i]", "x[i - h]", "sin[s, i]"};
+
+class Rope final : public Driver {
+ public:
+  std::string_view name() const override { return "rope"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "x's shape and dtype: out[.., s, i] = x[i] cos[s, i] - x[i + h] sin[s, i] for i < h = D/2, "
+           "x[i] cos[s, i] + x[i - h] sin[s, i] above";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 3); !e.empty()) return e;
+    return expects_oracle<oracle::Dot>(k, name());
+  }
+
+  // x [lead..., S, D]: 0-2 leading dims of 1-3, S 1-8, D even 2-16; x from
+  // the entry's profile, the tables half the time HF's (duplicated halves,
+  // |values| <= 1) and half the time arbitrary values of the profile (each
+  // column its own, so that reading the wrong column or half shows).
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(
+        rc::gen::container<std::vector<std::uint32_t>>(6, rc::gen::arbitrary<std::uint32_t>()),
+        [&k, t](const std::vector<std::uint32_t>& r) {
+          Dims dx;
+          for (std::uint32_t a = 0; a < r[0] % 3; ++a) dx.push_back(1 + (r[1] >> (4 * a)) % 3);
+          const std::int64_t seq = 1 + r[2] % 8, d = 2 * (1 + r[3] % 8);
+          dx.insert(dx.end(), {seq, d});
+          const bool hf = r[4] % 2 == 0;
+          const auto nx = static_cast<std::size_t>(checked_numel(dx)), nt = static_cast<std::size_t>(seq * d);
+          return rc::gen::map(
+              rc::gen::tuple(gen::values_for(t, k.values, nx), gen::values_for(t, k.values, nt), gen::values_for(t, k.values, nt)),
+              [t, dx, seq, d, hf](const std::tuple<std::vector<std::uint64_t>, std::vector<std::uint64_t>, std::vector<std::uint64_t>>& v) {
+                auto [c, s] = hf ? hf_tables(t, seq, d) : std::pair{std::get<1>(v), std::get<2>(v)};
+                return gen::Case{{gen::tensor_of(t, dx, std::get<0>(v)), gen::tensor_of(t, {seq, d}, c), gen::tensor_of(t, {seq, d}, s)},
+                                 Params(), false};
+              });
+        });
+  }
+
+  // x [48, 128] and both tables of the statistics values (uniform on
+  // [-1, 1], each its own seed): 6144 outputs, each two rounded products
+  // and one rounded sum of its own.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    return gen::Case{{gen::tensor_of(t, {48, 128}, statistics_values(t, seed)),
+                      gen::tensor_of(t, {48, 128}, statistics_values(t, seed ^ 0x9e3779b97f4a7c15ull)),
+                      gen::tensor_of(t, {48, 128}, statistics_values(t, seed ^ 0x3c6ef372fe94f82aull))},
+                     Params(), false};
+  }
+
+  // Every ordered pair (a, b) of the special values and thresholds as one
+  // row of D = 2: x = (a, b), cos = (b, a), sin = (a, b), so out = (a b -
+  // b a, b a + a b): the products and their sums and differences of every
+  // special pair (NaN order, inf - inf, signed zeros).
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 1 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int) const override {
+    const Tensor pairs = all_pairs(t, sweep_values(k, t));  // [n^2, 2]: (a, b)
+    const std::int64_t rows = pairs.dims()[0];
+    Tensor swapped(t, {rows, 2});
+    for (std::int64_t r = 0; r < rows; ++r) swapped.set_bits(2 * r, pairs.bits_at(2 * r + 1)), swapped.set_bits(2 * r + 1, pairs.bits_at(2 * r));
+    return gen::Case{{pairs, swapped, pairs}, Params(), false};
+  }
+
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+                                   std::uint64_t index) const override {
+    gen::Case c = valid;
+    const DType t = valid.inputs[0].dtype();
+    const auto i = static_cast<std::int64_t>(index);
+    const std::string r(rule.rule), operand(rule.operand);
+    auto frame = [&](const Dims& x, const Dims& table) {
+      c.inputs = {gen::zeros(t, x), gen::zeros(t, table), gen::zeros(t, table)};
+      c.params = Params();
+    };
+    if (r == "rank.min") {  // x of rank 1 (or 0)
+      frame(index % 2 == 0 ? Dims{4} : Dims{}, {1, 4});
+      return c;
+    }
+    if (r == "head_dim.odd") {  // D odd, the tables matching
+      frame({2, 3 + 2 * i}, {2, 3 + 2 * i});
+      return c;
+    }
+    if (r == "shape.mismatch") {  // the named table one longer, one row more, or of rank 3
+      frame({2, 3, 4}, {3, 4});
+      const Dims bad = index % 3 == 0 ? Dims{3, 5 + 2 * i} : index % 3 == 1 ? Dims{4 + i, 4} : Dims{1, 3, 4};
+      c.inputs[operand == "cos" ? 1 : 2] = gen::zeros(t, bad);
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  // The leading dims cut to one, then halves of the positions (x's rows
+  // and the tables' together).
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    const RopeShape sh = shape_of(c);
+    std::vector<gen::Case> out;
+    for (std::size_t a = 0; a < sh.lead.size(); ++a)
+      if (sh.lead[a] > 1) {
+        gen::Case s = c;
+        s.inputs[0] = gen::sliced(c.inputs[0], a, 0, 1);
+        out.push_back(std::move(s));
+      }
+    if (sh.seq > 1)
+      for (const bool second : {false, true}) {
+        gen::Case s = c;
+        const std::int64_t half = sh.seq / 2, start = second ? half : 0, len = second ? sh.seq - half : half;
+        s.inputs[0] = gen::sliced(c.inputs[0], sh.lead.size(), start, len);
+        for (std::size_t tab : {std::size_t{1}, std::size_t{2}}) s.inputs[tab] = gen::sliced(c.inputs[tab], 0, start, len);
+        out.push_back(std::move(s));
+      }
+    return out;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    Element e;
+    const std::int64_t n = c.inputs.at(0).numel();
+    for (std::int64_t o = 0; o < n; ++o) {
+      element_at(k, c, o, e);
+      f(e);
+    }
+  }
+
+  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const RopeShape sh = shape_of(c);
+    const std::int64_t i = o % sh.d, s = (o / sh.d) % sh.seq, row = o - i;
+    const bool low = i < sh.h();
+    const std::int64_t other = row + (low ? i + sh.h() : i - sh.h()), at = s * sh.d + i;
+    const Tensor &x = c.inputs[0], &ct = c.inputs[1], &st = c.inputs[2];
+    e.out = o;
+    e.form = low ? 0 : 1;
+    e.args = {x.value_exact_at(o), ct.value_exact_at(at), x.value_exact_at(other), st.value_exact_at(at)};
+    e.shown = {x.bits_at(o), ct.bits_at(at), x.bits_at(other), st.bits_at(at)};
+    e.names = low ? kLowNames : kHighNames;
+    e.signaling_nan = false;
+    for (std::size_t a = 0; a < 4; ++a) {
+      const Tensor& src = a == 1 ? ct : a == 3 ? st : x;
+      e.signaling_nan |= is_signaling_nan(src.dtype(), e.shown[a]);
+    }
+    e.replayable = false;  // (x has two elements per output: --case replays it)
+    e.where_pattern = "x[{}], position {}, column {}";
+    e.where_at = {o, s, i};
+    return true;
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    const std::array<double, 4> pairs{e.args[0], e.args[1], e.form == 0 ? -e.args[2] : e.args[2], e.args[3]};
+    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, pairs}, out);
+  }
+};
+
+}  // namespace
+
+void register_rope(Registry& r) { r.push_back(std::make_unique<Rope>()); }
+
+}  // namespace kc::drivers
