@@ -195,7 +195,7 @@ class Accumulate final : public Driver {
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+    return like_first_input(k, c);
   }
 
   // Each output's contributions, found once per case in src's flat order.

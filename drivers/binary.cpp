@@ -22,7 +22,7 @@ class SameShape final : public Pairwise {
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+    return like_first_input(k, c);
   }
   // b's dims differ from a's: one more dim, or a larger first dim.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,

@@ -342,12 +342,7 @@ class Conv final : public Driver {
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    Element e;
-    const std::int64_t n = checked_numel(expected_output(k, c).dims);
-    for (std::int64_t o = 0; o < n; ++o) {
-      element_at(k, c, o, e);
-      f(e);
-    }
+    each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
   }
 
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {

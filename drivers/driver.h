@@ -123,11 +123,19 @@ class Driver {
   virtual bool element_at(const contract::KernelSpec&, const gen::Case&, std::int64_t /*i*/, Element& /*e*/) const {
     return false;
   }
+  // for_each_element of a driver whose element_at builds every one of the
+  // n outputs: element_at(0), ..., element_at(n - 1) into one Element.
+  void each_element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t n,
+                       const std::function<void(const Element&)>& f) const;
   // The exact value of one element: builds the oracle's input at the
   // current working precision and calls the entry's oracle.
   virtual void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
                         oracle::Exact& out) const = 0;
 };
+
+// The output of a kernel that keeps its first input's shape (its dtype the
+// entry's output dtype for it).
+Expectation like_first_input(const contract::KernelSpec& k, const gen::Case& c);
 
 // The driver an entry names; throws std::logic_error naming the kernel and
 // the unknown driver.

@@ -146,7 +146,7 @@ class Masking final : public Movement {
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+    return like_first_input(k, c);
   }
 
  protected:

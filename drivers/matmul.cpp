@@ -221,12 +221,7 @@ class Matmul final : public Driver {
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    Element e;
-    const std::int64_t n = checked_numel(shape_of(c).out());
-    for (std::int64_t o = 0; o < n; ++o) {
-      element_at(k, c, o, e);
-      f(e);
-    }
+    each_element_at(k, c, checked_numel(shape_of(c).out()), f);
   }
 
   // Output o = (p, i, j) reads a[p, i, kk] and b[p, kk, j] for kk < k,

@@ -44,12 +44,7 @@ bool Movement::element_at(const contract::KernelSpec& k, const gen::Case& c, std
 
 void Movement::for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                                 const std::function<void(const Element&)>& f) const {
-  const std::int64_t n = checked_numel(expected_output(k, c).dims);
-  Element e;
-  for (std::int64_t o = 0; o < n; ++o) {
-    element_at(k, c, o, e);
-    f(e);
-  }
+  each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
 }
 
 void Movement::evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,

@@ -82,16 +82,12 @@ class Prefix final : public Driver {
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+    return like_first_input(k, c);
   }
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    Element e;
-    for (std::int64_t o = 0; o < c.inputs.at(0).numel(); ++o) {
-      element_at(k, c, o, e);
-      f(e);
-    }
+    each_element_at(k, c, c.inputs.at(0).numel(), f);
   }
 
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {

@@ -28,6 +28,19 @@ std::string Element::where_text() const {
   return fmt::format(fmt::runtime(where_pattern), where_at[0], where_at[1], where_at[2], where_at[3]);
 }
 
+void Driver::each_element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t n,
+                             const std::function<void(const Element&)>& f) const {
+  Element e;
+  for (std::int64_t o = 0; o < n; ++o) {
+    element_at(k, c, o, e);
+    f(e);
+  }
+}
+
+Expectation like_first_input(const contract::KernelSpec& k, const gen::Case& c) {
+  return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
+}
+
 const Driver* find(std::string_view name) {
   for (const auto& d : table())
     if (d->name() == name) return d.get();
