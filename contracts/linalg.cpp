@@ -100,6 +100,33 @@ void register_linalg(std::vector<KernelSpec>& out) {
   out.back().notes = "Exec-only (no standalone kernel): the reference's `matmul` op with an f32 lhs and a bf16 rhs "
                      "widens the rhs to f32 exactly and runs the f32 matmul; kconform names it as its own kernel so that "
                      "its cases and figures are kept apart. Otherwise as matmul.";
+  // fused_linear: the fold of matmul with the bias as a last, exact product
+  // (bias x 1): fl(mm + bias) is that fold's last step, so the dot
+  // products' bound holds with n = k + 1 terms and their replay gives the
+  // reference's bits.
+  std::vector<Precondition> linear_rules = matmul_rules("exactly three input tensors a, b, bias");
+  linear_rules[3].text = "a is f32 or f64 (`fused_linear: unsupported matmul dtype combination`)";
+  linear_rules[4] = {"dtype.mismatch", "b", "b has a's dtype (no mixed arm)"};
+  linear_rules.push_back({"dtype.mismatch", "bias", "bias has a's dtype (`fused_linear: bias dtype .. must match`)"});
+  linear_rules.push_back({"shape.broadcast", "bias",
+                          "bias broadcasts to the matmul's shape [..., m, n] (right-aligned, each dim equal or 1)"});
+  out.push_back(dot_kernel(
+      {.name = "fused_linear",
+       .summary = "eval_fused_linear: matmul(a, b) in T, then + bias broadcast to its shape (one more rounding)",
+       .source = "exec.rs:1400",
+       .inputs = {{.name = "a", .dtypes = {DType::f32, DType::f64}, .min_rank = 2, .max_rank = 6},
+                  {.name = "b", .dtypes = {DType::f32, DType::f64}, .min_rank = 2, .max_rank = 6},
+                  {.name = "bias", .dtypes = {DType::f32, DType::f64}, .min_rank = 0, .max_rank = 6}},
+       .preconditions = linear_rules,
+       .properties = {{.name = "equals matmul then broadcast_add (bit for bit in the reference profile)",
+                       .check = "linear_as_matmul_add", .related = "matmul"}}}));
+  out.back().family = "fused";  // (issue 12's "quantized and fused" kernels; the matmul driver)
+  out.back().accuracy = {{DType::f32, models::dot_product(DType::f32)}, {DType::f64, models::dot_product(DType::f64)}};
+  out.back().oracle_text = "sum_kk a[.., i, kk] b[.., kk, j] + bias[..], exact (the dot-product oracle, the bias as a "
+                           "last product bias x 1); S = (gamma_(k+1) (sum |a b| + |bias|) + (k+1) eta (1+u)^k) / u";
+  out.back().notes = "Exec-only: ops::matmul (no mixed f32 x bf16 arm), then broadcast_to(bias, mm.shape) and "
+                     "ops::add, a separate rounding, not fused; the bias may have any broadcastable shape, not only "
+                     "[n]. The sum's first operand is mm: mm's NaN when both are NaN. Otherwise as matmul.";
 
   const Property twice{.name = "transpose twice is the identity", .check = "round_trip"};
   out.push_back(mover({.name = "transpose_2d", .summary = "[m, n] -> [n, m], physically reordered",

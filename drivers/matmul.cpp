@@ -3,11 +3,15 @@
 // of a's matrix p and column j of b's, its k pairs given to the entry's Dot
 // oracle in the reference's order (kk ascending). Operand b's dtype is the
 // entry's second operand's when that is a single dtype (the mixed arm: f32
-// activations x bf16 weights), else the case's dtype.
+// activations x bf16 weights), else the case's dtype. An entry with a
+// third operand (fused_linear) adds bias[..] broadcast to the output as a
+// last, exact product bias x 1: the reference's mm + bias is that fold's
+// last step.
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
 #include "drivers/folds.h"
+#include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -45,6 +49,28 @@ DType b_dtype(const contract::KernelSpec& k, DType t) {
   return list.size() == 1 ? list.front() : t;
 }
 
+bool has_bias(const gen::Case& c) { return c.inputs.size() == 3; }
+
+// A bias for output dims `out`: a suffix of them (mostly the last, [n]),
+// each kept or 1, values from the entry's profile.
+rc::Gen<gen::Case> with_bias(const contract::KernelSpec& k, DType t, Dims out, rc::Gen<gen::Case> g) {
+  return rc::gen::mapcat(
+      rc::gen::pair(std::move(g), rc::gen::arbitrary<std::uint32_t>()),
+      [&k, t, out](const std::pair<gen::Case, std::uint32_t>& p) {
+        const std::uint32_t r = p.second;
+        const std::size_t rank = r % 4 == 0 ? 1 : (r >> 2) % (out.size() + 1);
+        Dims d(out.end() - static_cast<std::ptrdiff_t>(rank), out.end());
+        for (std::size_t i = 0; i < d.size(); ++i)
+          if ((r >> (8 + i)) & 1) d[i] = 1;
+        return rc::gen::map(gen::values_for(t, k.values, static_cast<std::size_t>(checked_numel(d))),
+                            [c = p.first, d, t](const std::vector<std::uint64_t>& v) {
+                              gen::Case out_case = c;
+                              out_case.inputs.push_back(gen::tensor_of(t, d, v));
+                              return out_case;
+                            });
+      });
+}
+
 // Values after TOSA's dot-product data sets: a from the reduction patterns
 // (plain draws, a large value and its negation in consecutive kk, mixed
 // magnitudes 2^(+-20 j), few distinct values), and b plain or with equal
@@ -71,10 +97,11 @@ class Matmul final : public Driver {
  public:
   std::string_view name() const override { return "matmul"; }
   std::string output_rule(const contract::KernelSpec&) const override {
-    return "one output [...batch, m, n] of a's dtype: a = [...batch, m, k] times b = [...batch, k, n]";
+    return "one output [...batch, m, n] of a's dtype: a = [...batch, m, k] times b = [...batch, k, n] (plus the "
+           "bias broadcast to it, where the entry has one)";
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
-    if (auto e = expects_inputs(k, 2); !e.empty()) return e;
+    if (auto e = expects_inputs(k, k.inputs.size() == 3 ? 3 : 2); !e.empty()) return e;  // a, b (and a bias)
     return expects_oracle<oracle::Dot>(k, name());
   }
 
@@ -94,7 +121,7 @@ class Matmul final : public Driver {
           if (rank >= 3) s.batch.push_back(b0);
           if (rank >= 4) s.batch.push_back(b1);
           while (checked_numel(s.a()) > gen::kMaxElements || checked_numel(s.b()) > gen::kMaxElements) s.k /= 2;
-          return operands(k, t, s);
+          return k.inputs.size() == 3 ? with_bias(k, t, s.out(), operands(k, t, s)) : operands(k, t, s);
         });
   }
 
@@ -102,18 +129,33 @@ class Matmul final : public Driver {
   // times b [1, v]; k = 2: every ordered pair of them as a row of a times a
   // column of ones, so that every result class (an overflowing sum, a
   // subnormal one, NaN) is reached on every seed, as the folds' sweep does.
-  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return is_float(t) ? 2 : 0; }
+  // With a bias: a bias of +0 in both, and a third sweep adding every
+  // ordered pair (v, w) as the matmul's v x 1 plus the bias w.
+  int sweep_count(const contract::KernelSpec& k, DType t, int) const override {
+    return is_float(t) ? (k.inputs.size() == 3 ? 3 : 2) : 0;
+  }
   gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t, int index) const override {
     const std::vector<std::uint64_t> v = sweep_values(k, t);
     const DType tb = b_dtype(k, t);
     const auto n = static_cast<std::int64_t>(v.size());
     const std::uint64_t one = double_to_bits(tb, 1.0);
+    const Tensor zero_bias = gen::zeros(t, {1});
+    gen::Case c;
     if (index == 0) {
       std::vector<std::uint64_t> bv = sweep_values(k, tb);
-      return gen::Case{{gen::tensor_of(t, {n, 1}, v),
-                        gen::tensor_of(tb, {1, static_cast<std::int64_t>(bv.size())}, bv)}, Params(), false};
+      c = gen::Case{{gen::tensor_of(t, {n, 1}, v), gen::tensor_of(tb, {1, static_cast<std::int64_t>(bv.size())}, bv)},
+                    Params(), false};
+    } else if (index == 1) {
+      c = gen::Case{{all_pairs(t, v), gen::tensor_of(tb, {2, 1}, {one, one})}, Params(), false};
+    } else {  // [n^2, 1] x [1, 1] + bias [n^2, 1]: the pairs' columns
+      const Tensor pairs = all_pairs(t, v);
+      const std::int64_t rows = pairs.dims()[0];
+      Tensor a(t, {rows, 1}), bias(t, {rows, 1});
+      for (std::int64_t r = 0; r < rows; ++r) a.set_bits(r, pairs.bits_at(2 * r)), bias.set_bits(r, pairs.bits_at(2 * r + 1));
+      return gen::Case{{a, gen::tensor_of(tb, {1, 1}, {one}), bias}, Params(), false};
     }
-    return gen::Case{{all_pairs(t, v), gen::tensor_of(tb, {2, 1}, {one, one})}, Params(), false};
+    if (k.inputs.size() == 3) c.inputs.push_back(zero_bias);
+    return c;
   }
 
   // 128 x 48 times 48 x 4: 512 dot products of 48 terms, values uniform on
@@ -122,19 +164,54 @@ class Matmul final : public Driver {
     const DType tb = b_dtype(k, t);
     std::vector<std::uint64_t> bv = statistics_values(tb, seed ^ 0x9e3779b97f4a7c15ull);
     bv.resize(48 * 4);
-    return gen::Case{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed)), gen::tensor_of(tb, {48, 4}, bv)},
-                     Params(), false};
+    gen::Case c{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed)), gen::tensor_of(tb, {48, 4}, bv)}, Params(),
+                false};
+    if (k.inputs.size() == 3) {  // a bias [4] of the statistics values too
+      std::vector<std::uint64_t> biases = statistics_values(t, seed ^ 0x3c6ef372fe94f82aull);
+      biases.resize(4);
+      c.inputs.push_back(gen::tensor_of(t, {4}, biases));
+    }
+    return c;
   }
 
-  // `--input A,B`: the 1 x 1 times 1 x 1 case (the product alone).
+  // `--input A,B` (`A,B,BIAS` with a bias): the 1 x 1 times 1 x 1 case
+  // (the product alone, plus a bias [1]).
   std::optional<gen::Case> element_case(const contract::KernelSpec& k, DType t, std::span<const std::uint64_t> bits,
                                         const Params& p) const override {
-    if (bits.size() != 2) return std::nullopt;
-    return gen::Case{{gen::tensor_of(t, {1, 1}, {bits[0]}), gen::tensor_of(b_dtype(k, t), {1, 1}, {bits[1]})}, p, false};
+    if (bits.size() != k.inputs.size()) return std::nullopt;
+    gen::Case c{{gen::tensor_of(t, {1, 1}, {bits[0]}), gen::tensor_of(b_dtype(k, t), {1, 1}, {bits[1]})}, p, false};
+    if (bits.size() == 3) c.inputs.push_back(gen::tensor_of(t, {1}, {bits[2]}));
+    return c;
   }
 
+  // With a bias: a matmul rule's call keeps the valid bias (the matmul
+  // rejects the call first); b or the bias in the other dtype; a bias of
+  // [n + 2 + index] or of rank(out) + 1.
   std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
+    if (k.inputs.size() != 3) return matmul_violation(k, rule, valid, index);
+    const std::string r(rule.rule);
+    if (r == "dtype.mismatch") {  // b or the bias in the other of f32 and f64 (the halves are dtype.unsupported)
+      gen::Case c = valid;
+      const std::size_t at = rule.operand == "b" ? 1 : 2;
+      c.inputs[at] = gen::zeros(valid.inputs[0].dtype() == DType::f32 ? DType::f64 : DType::f32, valid.inputs[at].dims());
+      return c;
+    }
+    if (r == "shape.broadcast") {
+      gen::Case c = valid;
+      const Dims out = shape_of(valid).out();
+      const DType t = valid.inputs[0].dtype();
+      c.inputs[2] = index % 2 == 0 ? gen::zeros(t, {out.back() + 2 + static_cast<std::int64_t>(index)})
+                                   : gen::zeros(t, Dims(out.size() + 1, 1));
+      return c;
+    }
+    auto c = matmul_violation(k, rule, valid, index);
+    if (c && c->inputs.size() == 2) c->inputs.push_back(valid.inputs[2]);
+    return c;
+  }
+
+  std::optional<gen::Case> matmul_violation(const contract::KernelSpec& k, const contract::Precondition& rule,
+                                            const gen::Case& valid, std::uint64_t index) const {
     gen::Case c = valid;
     const MatmulShape s = shape_of(valid);
     const DType ta = valid.inputs[0].dtype(), tb = valid.inputs[1].dtype();
@@ -186,14 +263,22 @@ class Matmul final : public Driver {
 
   // Halves of m (a's rows), of n (b's columns), of k (both), and the first
   // matrix of a batch alone.
+  // A bias is cut with the output axis it is aligned to (where it is not 1).
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     const MatmulShape s = shape_of(c);
     const std::size_t r = s.batch.size();
     std::vector<gen::Case> out;
-    auto cut = [&](std::size_t input, std::size_t axis, std::int64_t len) {
+    auto cut_bias = [&](gen::Case& d, std::size_t out_axis, std::int64_t start, std::int64_t len) {
+      if (!has_bias(c)) return;
+      const Dims& bd = c.inputs[2].dims();
+      const std::size_t lead = r + 2 - bd.size();
+      if (out_axis >= lead && bd[out_axis - lead] != 1) d.inputs[2] = gen::sliced(d.inputs[2], out_axis - lead, start, len);
+    };
+    auto cut = [&](std::size_t input, std::size_t axis, std::size_t out_axis, std::int64_t len) {
       for (std::int64_t start : {std::int64_t{0}, len}) {
         gen::Case d = c;
         d.inputs[input] = gen::sliced(c.inputs[input], axis, start, len);
+        cut_bias(d, out_axis, start, len);
         out.push_back(std::move(d));
       }
     };
@@ -201,10 +286,11 @@ class Matmul final : public Driver {
       gen::Case d = c;
       for (std::size_t in = 0; in < 2; ++in)
         for (std::size_t ax = 0; ax < r; ++ax) d.inputs[in] = gen::sliced(d.inputs[in], ax, 0, 1);
+      for (std::size_t ax = 0; ax < r; ++ax) cut_bias(d, ax, 0, 1);
       out.push_back(std::move(d));
     }
-    if (s.m > 1) cut(0, r, s.m / 2);
-    if (s.n > 1) cut(1, r + 1, s.n / 2);
+    if (s.m > 1) cut(0, r, r, s.m / 2);
+    if (s.n > 1) cut(1, r + 1, r + 1, s.n / 2);
     if (s.k > 1)
       for (std::int64_t start : {std::int64_t{0}, s.k / 2}) {
         gen::Case d = c;
@@ -244,11 +330,24 @@ class Matmul final : public Driver {
       e.signaling_nan |= sa || sb;
       if (kk < 2) e.shown.insert(e.shown.end(), {ra.bits(ia), rb.bits(ib)});
     }
-    const bool one = s.k == 1;
-    e.names = one ? std::vector<std::string_view>{"a", "b"} : std::vector<std::string_view>{};
+    const bool bias = has_bias(c), one = s.k == 1;
+    if (bias) {  // the last, exact product bias x 1
+      const Tensor& bt = c.inputs[2];
+      const std::int64_t ib = source_of(bt.dims(), s.out(), o);
+      bool sb;
+      const ElementReader rbias(bt);
+      e.args.insert(e.args.end(), {rbias.value_exact(ib, sb), 1.0});
+      e.signaling_nan |= sb;
+      if (one) e.shown.push_back(rbias.bits(ib));
+    }
+    e.names = !one ? std::vector<std::string_view>{}
+              : bias ? std::vector<std::string_view>{"a", "b", "bias"}
+                     : std::vector<std::string_view>{"a", "b"};
     e.replayable = one;
     // (formatted only when shown: Element::where_pattern)
-    e.where_pattern = one                ? nullptr
+    e.where_pattern = one ? nullptr
+                      : bias ? (s.batch.empty() ? "{} products and the bias (row {} of a, column {} of b)"
+                                                : "{} products and the bias (row {} of a, column {} of b, matrix {})")
                       : s.batch.empty() ? "{} products (row {} of a, column {} of b)"
                                         : "{} products (row {} of a, column {} of b, matrix {})";
     e.where_at = {s.k, i, j, p};

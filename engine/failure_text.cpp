@@ -50,9 +50,11 @@ std::string hex_list(const Context& c, const drivers::Element& e, const char* se
 // that depends on a cell, where it is and its first few inputs.
 std::string input_text(const Context& c, const drivers::Element& e) {
   const std::string hex = hex_list(c, e, ", ");
-  if (!e.names.empty() && e.names.size() == e.args.size()) {
+  // (the named values are the first args: a bias's exact factor 1 after
+  // them is not an input)
+  if (!e.names.empty() && e.names.size() == e.shown.size() && e.names.size() <= e.args.size()) {
     std::string s;
-    for (std::size_t a = 0; a < e.args.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(e.args[a]));
+    for (std::size_t a = 0; a < e.names.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(e.args[a]));
     return fmt::format("{} ({})", s, hex);
   }
   return fmt::format("{}; first: {}{}", e.where_text(), hex, e.args.size() > e.shown.size() ? ", ..." : "");

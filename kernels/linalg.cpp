@@ -115,6 +115,31 @@ Tensor eval_matmul(std::string_view op, const Tensor& a, const Tensor& b) {
   return matmul(op, a, b);
 }
 
+// eval_fused_linear (exec.rs:1400, reference-semantics.md §18): mm =
+// matmul(a, b) in T (f32 or f64; the arm checks the dtypes), the bias
+// broadcast to mm's shape (any broadcastable shape), then mm + bias as one
+// more rounding (not fused), mm's NaN first as in `mm + bias`.
+Tensor fused_linear(const Tensor& a, const Tensor& b, const Tensor& bias) {
+  Tensor mm = matmul("fused_linear", a, b);
+  if (bias.rank() > mm.rank())
+    throw KernelError("fused_linear", "bias", "shape.broadcast",
+                      fmt::format("fused_linear: bias of rank {} cannot broadcast to the matmul's {}", bias.rank(),
+                                  dims_to_string(mm.dims())));
+  if (auto why = target_incompatible(mm.dims(), bias.dims()))
+    throw KernelError("fused_linear", "bias", "shape.broadcast",
+                      fmt::format("fused_linear: bias {} cannot broadcast to the matmul's {}: {}",
+                                  dims_to_string(bias.dims()), dims_to_string(mm.dims()), *why));
+  const BroadcastIndex src(bias.dims(), mm.dims());
+  by_dtype(mm.dtype(), [&]<class T>() {
+    auto ys = mm.as_mutable<T>();
+    const auto bs = bias.as<T>();
+    for (std::size_t o = 0; o < ys.size(); ++o)
+      ys[o] = in_order(ys[o], bs[static_cast<std::size_t>(src(static_cast<std::int64_t>(o)))],
+                       [](T u, T v) { return u + v; });
+  });
+  return mm;
+}
+
 // [..., m, n] -> [..., n, m]: out[p, j, i] = x[p, i, j].
 Tensor swap_last_two(const Tensor& x) {
   const std::size_t r = x.dims().size();
@@ -193,6 +218,12 @@ void register_linalg(Arms& table) {
                           return std::vector<Tensor>{eval_matmul(name, in[0], in[1])};
                         },
                         .operands = {"a", "b"}, .same_dtype = false});
+  // eval_fused_linear: f32 or f64, the three operands of one dtype.
+  table.push_back(Arm{.op = "fused_linear", .dtypes = {DType::f32, DType::f64}, .arity = 3, .params = {},
+                      .eval = [](std::span<const Tensor> in, const Params&) {
+                        return std::vector<Tensor>{fused_linear(in[0], in[1], in[2])};
+                      },
+                      .operands = {"a", "b", "bias"}});
   table.push_back(Arm{.op = "matmul_2d", .dtypes = kFloatSet, .arity = 2, .params = {},
                       .eval = [](std::span<const Tensor> in, const Params&) {
                         return std::vector<Tensor>{matmul_2d(in[0], in[1])};

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "backends/mutants/support.h"
+#include "kernels/shape_math.h"
 
 namespace kc::mutants {
 
@@ -53,6 +54,33 @@ Outputs matmul_fma(std::string_view kernel, std::span<const Tensor> in, const Pa
                            : static_cast<double>(std::fmaf(static_cast<float>(a), static_cast<float>(b),
                                                            static_cast<float>(acc)));
   });
+}
+
+Outputs fused_linear_drops_bias(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // f32 fused_linear returns the matmul alone: the bias is never added.
+  Outputs out = ref::execute(kernel, in, p);  // (bad input raises the reference's errors)
+  return in[0].dtype() == DType::f32 ? ref::execute("matmul", in.first(2), p) : out;
+}
+
+Outputs fused_linear_bias_first(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // The fold starts from the bias instead of +0 (bias + a_0 b_0 + ...):
+  // the same k + 1 roundings in another order, inside the bound, not the
+  // reference's bits.
+  Outputs out = ref::execute(kernel, in, p);
+  const DType t = in[0].dtype();
+  const Dims& da = in[0].dims();
+  const std::size_t r = da.size();
+  const std::int64_t m = da[r - 2], k = da[r - 1], n = in[1].dims()[r - 1];
+  Tensor& y = out[0];
+  const kern::BroadcastIndex bias_at(in[2].dims(), y.dims());
+  for (std::int64_t o = 0; o < y.numel(); ++o) {
+    const std::int64_t j = o % n, i = (o / n) % m, b = o / (n * m);
+    double acc = in[2].value_at(bias_at(o));
+    for (std::int64_t kk = 0; kk < k; ++kk)
+      acc = rn(t, acc + rn(t, in[0].value_at((b * m + i) * k + kk) * in[1].value_at((b * k + kk) * n + j)));
+    y.set_bits(o, bits(t, acc));
+  }
+  return out;
 }
 
 Outputs mixed_a_in_bf16(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
@@ -113,6 +141,11 @@ void register_linalg(std::vector<Mutant>& v) {
       {"matmul_fma", {"matmul"}, {DType::f32, DType::f64}, "semantics",
        "matmul accumulates with FMA (one rounding a step) instead of the reference's product then sum", matmul_fma,
        "reference", true},
+      {"fused_linear_drops_bias", {"fused_linear"}, {DType::f32}, "accuracy",
+       "f32 fused_linear returns the matmul without the bias", fused_linear_drops_bias},
+      {"fused_linear_bias_first", {"fused_linear"}, {DType::f32, DType::f64}, "semantics",
+       "fused_linear folds the products onto the bias (bias + a b + ...) instead of adding it last: correct, not the "
+       "reference's bits", fused_linear_bias_first, "reference", true},
       {"matmul_mixed_a_in_bf16", {"matmul_f32_bf16"}, {DType::f32}, "accuracy",
        "the mixed-precision arm narrows the f32 activations to bf16 too", mixed_a_in_bf16},
       {"transpose_batch_zero", {"transpose_last_two"}, kFloatSet, "accuracy",
