@@ -9,10 +9,12 @@ namespace kc::mutants {
 namespace {
 
 // The reference's output (so that bad input still raises its errors), each
-// element of dtype t recomputed as a fold over kk of step(acc, a, b),
-// through doubles; a [..., m, k], b [..., k, n] (b's values exact in double).
-template <class Step>
-Outputs refold(std::string_view kernel, std::span<const Tensor> in, const Params& p, DType t, Step step) {
+// element o of dtype t recomputed as a fold over kk of step(acc, a, b) from
+// start(o) (0 in refold), through doubles; a [..., m, k], b [..., k, n]
+// (b's values exact in double).
+template <class Start, class Step>
+Outputs refold_from(std::string_view kernel, std::span<const Tensor> in, const Params& p, DType t, Start start,
+                    Step step) {
   Outputs out = ref::execute(kernel, in, p);
   if (in[0].dtype() != t) return out;
   const Dims& da = in[0].dims();
@@ -21,12 +23,16 @@ Outputs refold(std::string_view kernel, std::span<const Tensor> in, const Params
   Tensor& y = out[0];
   for (std::int64_t o = 0; o < y.numel(); ++o) {
     const std::int64_t j = o % n, i = (o / n) % m, b = o / (n * m);
-    double acc = 0;
+    double acc = start(o);
     for (std::int64_t kk = 0; kk < k; ++kk)
       acc = step(acc, in[0].value_at((b * m + i) * k + kk), in[1].value_at((b * k + kk) * n + j), kk, k);
     y.set_bits(o, bits(t, acc));
   }
   return out;
+}
+template <class Step>
+Outputs refold(std::string_view kernel, std::span<const Tensor> in, const Params& p, DType t, Step step) {
+  return refold_from(kernel, in, p, t, [](std::int64_t) { return 0.0; }, step);
 }
 
 Outputs matmul_drops_last_k(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
@@ -66,21 +72,11 @@ Outputs fused_linear_bias_first(std::string_view kernel, std::span<const Tensor>
   // The fold starts from the bias instead of +0 (bias + a_0 b_0 + ...):
   // the same k + 1 roundings in another order, inside the bound, not the
   // reference's bits.
-  Outputs out = ref::execute(kernel, in, p);
   const DType t = in[0].dtype();
-  const Dims& da = in[0].dims();
-  const std::size_t r = da.size();
-  const std::int64_t m = da[r - 2], k = da[r - 1], n = in[1].dims()[r - 1];
-  Tensor& y = out[0];
-  const kern::BroadcastIndex bias_at(in[2].dims(), y.dims());
-  for (std::int64_t o = 0; o < y.numel(); ++o) {
-    const std::int64_t j = o % n, i = (o / n) % m, b = o / (n * m);
-    double acc = in[2].value_at(bias_at(o));
-    for (std::int64_t kk = 0; kk < k; ++kk)
-      acc = rn(t, acc + rn(t, in[0].value_at((b * m + i) * k + kk) * in[1].value_at((b * k + kk) * n + j)));
-    y.set_bits(o, bits(t, acc));
-  }
-  return out;
+  const Dims out = ref::execute(kernel, in, p)[0].dims();  // (bad input raises the reference's errors first)
+  const kern::BroadcastIndex bias_at(in[2].dims(), out);
+  return refold_from(kernel, in, p, t, [&](std::int64_t o) { return in[2].value_at(bias_at(o)); },
+                     [t](double acc, double a, double b, std::int64_t, std::int64_t) { return rn(t, acc + rn(t, a * b)); });
 }
 
 Outputs mixed_a_in_bf16(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
