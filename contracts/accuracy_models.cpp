@@ -193,6 +193,10 @@ Accuracy dot_product(DType t) {
                         "that underflow are exact); S is that over u"};
 }
 
+Accuracy stage_bound(DType t, std::string_view derivation) {
+  return {.kind = AccuracyKind::condition_aware, .max_frac_ulp = 0, .magnitude_coeff = 1, .work = t, .derivation = derivation};
+}
+
 Accuracy mean(DType t) {
   return {.kind = AccuracyKind::condition_aware,
           .max_frac_ulp = 1,

@@ -53,6 +53,11 @@ Accuracy dot_product(DType t);
 // |y - z| <= A ulp_T(z) + K u_f64 S, S = gamma_{k-1}(u_f64)/u_f64 sum |a|,
 // A = 0 (f64), 1/2 (f32), 1/2 + 2^-(24-p) (halves: f64 -> f32 -> T); K = 1, 2, 4.
 Accuracy wide_sum_narrowed(DType t);
+// A composite kernel whose oracle computes its whole bound per element
+// (softmax, the norms, their backwards: a bound built from its stages,
+// derived where the oracle computes it and in docs/accuracy-bounds.md):
+// |y - z| <= u_T S with S that bound over u_T.
+Accuracy stage_bound(DType t, std::string_view derivation);
 // mean: the sum's bound divided by T(n), plus the division's rounding.
 Accuracy mean(DType t);
 // A cast or operation that is not correctly rounded but within one step:

@@ -49,6 +49,9 @@ struct Element {
   std::vector<double> args;          // the exact inputs it depends on, in the driver's order
   std::vector<std::uint64_t> shown;  // bit patterns shown in reports (a, b; or the first few of a cell)
   std::vector<std::string_view> names;  // names of the shown values when each is one operand ("x"; "a", "b")
+  // The shown values as numbers, where they are not the first args (a
+  // row kernel's args are whole rows): the failure text's decimals.
+  std::vector<double> shown_values;
   // Where an element that is not one named value per operand comes from:
   // "7 elements (along dim 1 of output cell 2)", ... (named ones need none).
   // A driver whose elements are many and cheap gives a pattern and its

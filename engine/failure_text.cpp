@@ -50,12 +50,17 @@ std::string hex_list(const Context& c, const drivers::Element& e, const char* se
 // that depends on a cell, where it is and its first few inputs.
 std::string input_text(const Context& c, const drivers::Element& e) {
   const std::string hex = hex_list(c, e, ", ");
-  // (the named values are the first args: a bias's exact factor 1 after
-  // them is not an input)
-  if (!e.names.empty() && e.names.size() == e.shown.size() && e.names.size() <= e.args.size()) {
+  // (the named values are the first args, unless the driver gives them
+  // apart: a bias's exact factor 1 after them is not an input)
+  const std::vector<double>& values = e.shown_values.empty() ? e.args : e.shown_values;
+  if (!e.names.empty() && e.names.size() == e.shown.size() && e.names.size() <= values.size()) {
     std::string s;
-    for (std::size_t a = 0; a < e.names.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(e.args[a]));
-    return fmt::format("{} ({})", s, hex);
+    for (std::size_t a = 0; a < e.names.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(values[a]));
+    if (e.shown_values.empty()) return fmt::format("{} ({})", s, hex);
+    // A row kernel's element: where it is, and its row's inputs (the first 8).
+    std::string row;
+    for (std::size_t a = 0; a < e.args.size() && a < 8; ++a) row += (a ? ", " : "") + fmt_value(e.args[a]);
+    return fmt::format("{} ({}); {}: [{}{}]", s, hex, e.where_text(), row, e.args.size() > 8 ? ", ..." : "");
   }
   return fmt::format("{}; first: {}{}", e.where_text(), hex, e.args.size() > e.shown.size() ? ", ..." : "");
 }
@@ -82,7 +87,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
   r.element = e.out;
   r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
   r.params = cs.params.to_string();
-  r.input = e.args.empty() ? 0 : e.args[0];
+  r.input = !e.shown_values.empty() ? e.shown_values[0] : e.args.empty() ? 0 : e.args[0];
   r.input_hex = joined_hex(c, e);
   r.result = y;
   r.result_hex = hex_bits(t_out, y_bits);

@@ -62,6 +62,18 @@ struct Dot {
   std::span<const double> pairs;
 };
 
+// One element of a row of the last axis and the whole row it depends on
+// (softmax, log_softmax, the norms and their backwards): `a` the row of the
+// first input, `b` the row of the second (g, the upstream gradient; empty
+// for a forward), `i` the element's position in the row. Doubles: every
+// dtype's values exactly; the oracle keeps what it computes of a row for
+// the row's next element (the elements of a row come in order).
+struct Row {
+  Context ctx;
+  std::span<const double> a, b;
+  std::size_t i = 0;
+};
+
 struct Exact {
   Mp value;  // the exact result (an index for argmax/argmin)
   // Condition-aware models: the magnitude S the bound scales with.

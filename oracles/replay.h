@@ -112,6 +112,11 @@ double identity(const ReplayIn&);      // the source element (broadcast_to, exac
 double cast(const ReplayIn&);          // every cast: in.t -> in.out (§17)
 double dot(const ReplayIn&);           // args a_0, b_0, a_1, b_1, ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
 double rope(const ReplayIn&);          // args x_a, c, x_b, s: x_a c - x_b s (form 0) or x_a c + x_b s (form 1) in T (§11)
+// Rows of the last axis (§10): args the row (then g's row), form the element's position.
+double softmax(const ReplayIn&);               // e_i / s, s = +0 + exp(x_0 - m) + ...
+double log_softmax(const ReplayIn&);           // (x_i - m) - ln s
+double softmax_backward(const ReplayIn&);      // y_i (g_i - (+0 + y_0 g_0 + ...))
+double log_softmax_backward(const ReplayIn&);  // g_i - exp(y_i) (+0 + g_0 + ...)
 
 }  // namespace replay
 }  // namespace kc::oracle

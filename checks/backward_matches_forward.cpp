@@ -1,0 +1,125 @@
+// Check "backward_matches_forward": the property's `related` backward
+// kernel, given this forward kernel's output y and an upstream gradient g,
+// is the vector-Jacobian product of the forward at the same x:
+// <g, J dx> = <J^T g, dx> for a direction dx, within the bound
+//   |<v, dx> - <g, J(x) dx>| <= sum_i |dx_i| (B_b,i + P_i),
+// where v = backward(y, g), J(x) the exact Jacobian at x (MPFR), B_b,i the
+// backward entry's bound at (y, g) (v_i within it of J(y)^T g, the exact
+// VJP from the rounded y) and P_i how far J(y)^T g lies from J(x)^T g
+// because y is the rounded forward (each y_j within the forward's bound
+// B_f,j of its exact value):
+//   softmax (J^T g = s (g - <s, g>), s = softmax(x)):
+//     P_i = B_f,i |g_i - <y, g>| + s_i sum_j B_f,j |g_j|
+//   log_softmax (J^T g = g - s sum g, the backward's s = exp(y)):
+//     P_i = s_i (e^(B_f,i) - 1) |sum g|.
+// g and dx are small integers (exact in every dtype, varied by position).
+// Rows whose input, output or backward result is not finite are not
+// compared (the identity is about finite values).
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "checks/check.h"
+#include "checks/row_oracle.h"
+
+namespace kc::checks {
+
+namespace {
+
+using oracle::Mp;
+
+enum class Form { softmax, log_softmax };
+const std::map<std::string_view, Form> kForms{{"softmax_last_dim", Form::softmax},
+                                              {"log_softmax_last_dim", Form::log_softmax}};
+
+double g_at(std::int64_t i) { return static_cast<double>((i * 5 + 2) % 7 - 3); }
+double dx_at(std::int64_t i) { return static_cast<double>((i * 3 + 1) % 5 - 2); }
+
+class BackwardMatchesForward final : public Check {
+ public:
+  explicit BackwardMatchesForward(const contract::Property& p) : p_(p) {}
+  void on_case(const CaseView& v, engine::Tallies& acc) const override {
+    relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
+      const Form form = kForms.at(v.c.k.name);
+      const contract::KernelSpec* bwd = contract::find_kernel(p_.related);
+      if (!bwd) throw std::logic_error("backward_matches_forward: no contract for " + std::string(p_.related));
+      const Tensor& x = v.cs.inputs.at(0);
+      Tensor g(v.c.t, x.dims());
+      for (std::int64_t i = 0; i < g.numel(); ++i) g.set_bits(i, double_to_bits(v.c.t, g_at(i)));
+      const Tensor vjp = v.c.backend.run(p_.related, std::vector<Tensor>{v.y, g}, Params()).at(0);
+      if (vjp.dims() != x.dims())
+        return fail(fmt::format("{} gave {} for inputs of {}", p_.related, dims_to_string(vjp.dims()), dims_to_string(x.dims())));
+      std::vector<double> xr, yr, gr, vr;
+      std::int64_t compared = 0;
+      bool failed = false;
+      for_each_row(x, [&](std::int64_t at, std::int64_t n) {
+        if (failed || !row_values(x, at, n, xr) || !row_values(v.y, at, n, yr) || !row_values(vjp, at, n, vr)) return;
+        row_values(g, at, n, gr);
+        const auto un = static_cast<std::size_t>(n);
+        oracle::PrecisionScope scope(1024);
+        std::vector<Mp> s(un), bf(un), bb(un);
+        Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
+        for (std::size_t j = 0; j < un; ++j) {
+          const RowExact f = row_exact(v.c.k, v.c.t, v.cs.params, xr, {}, j);
+          const RowExact b = row_exact(*bwd, v.c.t, Params(), yr, gr, j);
+          if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
+          s[j] = f.z;
+          if (form == Form::log_softmax) mpfr_exp(oracle::raw(s[j]), oracle::raw(s[j]), MPFR_RNDN);
+          bf[j] = f.bound, bb[j] = b.bound;
+          const double dx = dx_at(at + static_cast<std::int64_t>(j));
+          sd += s[j] * Mp(dx);
+          yg += Mp(yr[j]) * Mp(gr[j]);
+          gsum += Mp(gr[j]);
+          gdx += Mp(gr[j]) * Mp(dx);
+          rhs += Mp(vr[j]) * Mp(dx);
+          sum_bf_g += bf[j] * Mp(std::fabs(gr[j]));
+        }
+        Mp lhs(0), bound(0);
+        for (std::size_t j = 0; j < un; ++j) {
+          const double dx = dx_at(at + static_cast<std::int64_t>(j));
+          Mp p;
+          if (form == Form::softmax) {
+            lhs += Mp(gr[j]) * s[j] * (Mp(dx) - sd);
+            p = bf[j] * boost::multiprecision::abs(Mp(gr[j]) - yg) + s[j] * sum_bf_g;
+          } else {
+            Mp grow = bf[j];
+            mpfr_expm1(oracle::raw(grow), oracle::raw(grow), MPFR_RNDU);
+            p = s[j] * grow * boost::multiprecision::abs(gsum);
+          }
+          bound += Mp(std::fabs(dx)) * (bb[j] + p);
+        }
+        if (form == Form::log_softmax) lhs = gdx - gsum * sd;
+        const Mp off = boost::multiprecision::abs(rhs - lhs);
+        ++compared;
+        if (off > bound) {
+          failed = true;
+          fail(fmt::format("row at output {}: <{}(y, g), dx> = {:.17g}, but <g, J dx> of the exact forward = {:.17g}: "
+                           "{:.6g} apart, beyond the bound {:.6g} (g_i = (5i + 2) mod 7 - 3, dx_i = (3i + 1) mod 5 - 2)",
+                           at, p_.related, rhs.convert_to<double>(), lhs.convert_to<double>(), off.convert_to<double>(),
+                           bound.convert_to<double>()));
+        }
+      });
+      if (!failed && compared > 0) acc.record(v.c, tally, true);
+    });
+  }
+
+ private:
+  const contract::Property& p_;
+};
+
+}  // namespace
+
+void register_backward_matches_forward(Registry& r) {
+  r.push_back({.name = "backward_matches_forward",
+               .per_property = true,
+               .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
+                 if (!kForms.contains(k.name)) return "knows the Jacobians of softmax_last_dim and log_softmax_last_dim only";
+                 const contract::KernelSpec* b = p.related.empty() ? nullptr : contract::find_kernel(p.related);
+                 if (!b || !b->oracle.takes<oracle::Row>()) return "names no backward kernel with a Row oracle (`related`)";
+                 return "";
+               },
+               .make = [](const contract::Property* p) { return std::make_unique<BackwardMatchesForward>(*p); }});
+}
+
+}  // namespace kc::checks

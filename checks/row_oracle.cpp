@@ -1,0 +1,29 @@
+#include "checks/row_oracle.h"
+
+#include <cmath>
+
+#include "oracles/exact.h"
+#include "oracles/rounding.h"
+
+namespace kc::checks {
+
+RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
+                   std::span<const double> b, std::size_t i) {
+  const auto f = k.oracle.as<oracle::Row>();
+  if (!f) throw std::logic_error(std::string(k.name) + ": the relation needs a Row oracle");
+  oracle::PrecisionScope scope(oracle::working_bits(t));
+  oracle::Exact ex;
+  f(oracle::Row{oracle::Context{t, t, &p, false}, a, b, i}, ex);
+  RowExact r{ex.value, oracle::Mp(INFINITY)};
+  if (ex.magnitude) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
+  return r;
+}
+
+bool row_values(const Tensor& x, std::int64_t at, std::int64_t n, std::vector<double>& out) {
+  out.resize(static_cast<std::size_t>(n));
+  bool finite = true;
+  for (std::int64_t j = 0; j < n; ++j) finite &= std::isfinite(out[static_cast<std::size_t>(j)] = x.value_at(at + j));
+  return finite;
+}
+
+}  // namespace kc::checks

@@ -1,0 +1,38 @@
+// For the checks relating row kernels of the last axis (softmax,
+// log_softmax and their backwards): an element's exact value and the
+// bound of its entry's accuracy model, from the entry's Row oracle
+// (oracles/exact.h), at the working precision of the dtype.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "contracts/contract.h"
+#include "core/tensor.h"
+#include "oracles/mp.h"
+
+namespace kc::oracle {
+struct Row;
+}
+
+namespace kc::checks {
+
+struct RowExact {
+  oracle::Mp z;      // the exact value (NaN where the row's is)
+  oracle::Mp bound;  // u_T S: |y - z| <= bound for a conforming y (inf where S is absent)
+};
+// Element i of the row(s) a (and b) under entry k's oracle, in dtype t.
+RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
+                   std::span<const double> b, std::size_t i);
+
+// The rows of the last axis of a tensor: calls f(first flat index, n).
+template <class F>
+void for_each_row(const Tensor& x, F f) {
+  const std::int64_t n = x.rank() == 0 ? 1 : x.dims().back();
+  if (n == 0) return;
+  for (std::int64_t at = 0; at < x.numel(); at += n) f(at, n);
+}
+// The row's values (value_at), and whether all are finite.
+bool row_values(const Tensor& x, std::int64_t at, std::int64_t n, std::vector<double>& out);
+
+}  // namespace kc::checks

@@ -1,0 +1,248 @@
+// Drivers of the row kernels of the last axis (reference-semantics.md §10):
+// softmax and log_softmax, the norms, and their backwards. Every output
+// element depends on its whole row: it is given to the entry's Row oracle
+// with the row of each input (x; or y and g, x and g) and its position.
+// Three drivers, by what the first input holds:
+//   "last_dim":                  data (softmax, log_softmax, the norms; their
+//                                backwards' x and g);
+//   "last_dim_softmax_grad":     y, a softmax output (rows of rounded
+//                                softmax values half the time), and g;
+//   "last_dim_log_softmax_grad": y, a log_softmax output, and g.
+// The rows are generated directly in the forms that stress these kernels
+// (the list): the profile's values as they come (NaN and
+// infinities make whole rows NaN), finite rows, rows of one value (a
+// variance of 0), a dominant logit, rows shifted past exp's overflow
+// threshold (where a softmax without its max subtraction overflows), rows
+// spread over exp's whole range (where x_j - m's rounding matters most),
+// and rows scaled to huge or tiny magnitudes.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivers/folds.h"
+#include "drivers/shrinking.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+#include "generators/values.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+enum class FirstInput { data, softmax_output, log_softmax_output };
+
+// The last axis's length and the number of rows (a rank-0 tensor, only in
+// bad input, has none).
+std::int64_t row_length(const Tensor& x) { return x.rank() == 0 ? 1 : x.dims().back(); }
+
+// A finite value of T in place of a non-finite one (the finite row forms).
+std::uint64_t finite_or(DType t, std::uint64_t bits, double fallback) {
+  return std::isfinite(bits_to_double(t, bits)) ? bits : double_to_bits(t, round_to_format(fallback, t));
+}
+
+// Row forms (r picks one per case; `v` the profile's draws, `w` more
+// randomness): each row is built from its own draws.
+std::vector<std::uint64_t> shape_rows(DType t, std::vector<std::uint64_t> v, std::int64_t n, std::uint32_t form,
+                                      std::uint32_t w) {
+  if (form == 0 || n == 0) return v;  // as drawn: specials included
+  for (std::size_t j = 0; j < v.size(); ++j) v[j] = finite_or(t, v[j], static_cast<double>(j % 7) - 3.0);
+  // exp's overflow threshold of T (ln max_T): a shift past it overflows exp(x).
+  const double over = std::log(max_finite(t));
+  const double shifts[] = {0.5 * over, over * 1.01, 2 * over, -2 * over};
+  for (std::size_t row = 0; row * static_cast<std::size_t>(n) < v.size(); ++row) {
+    const std::size_t at = row * static_cast<std::size_t>(n);
+    const std::uint32_t wr = w >> (row % 16);
+    for (std::size_t j = 0; j < static_cast<std::size_t>(n); ++j) {
+      const double x = bits_to_double(t, v[at + j]);
+      const double unit = std::fmod(std::fabs(x), 4.0) - 2.0;  // in [-2, 2): a finite draw's spread
+      double y = x;
+      switch (form) {
+        case 1: break;  // finite draws
+        case 2: y = bits_to_double(t, v[at]); break;  // one value
+        case 3: y = j == wr % static_cast<std::uint32_t>(n) ? unit + (wr % 3 == 0 ? 12.0 : wr % 3 == 1 ? 40.0 : 150.0) : unit; break;  // a dominant logit
+        case 4: y = unit + shifts[wr % 4]; break;  // shifted past exp's thresholds
+        case 5: y = unit * 0.45 * over; break;  // spread over exp's range: d_j from 0 to -1.8 ln max
+        default: y = std::ldexp(unit, wr % 2 == 0 ? float_format(t).emax - 3 : float_format(t).emin + 4); break;  // huge or tiny
+      }
+      v[at + j] = double_to_bits(t, round_to_format(y, t));
+    }
+  }
+  return v;
+}
+
+// y as the forward would return it for rows of x: exp(x - m)/sum or
+// (x - m) - ln sum, in double, rounded to T (an input: close to a real
+// forward output, not bit-equal to any kernel's).
+std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64_t>& x, std::int64_t n, bool log_form) {
+  std::vector<std::uint64_t> y(x.size());
+  for (std::size_t at = 0; at < x.size(); at += static_cast<std::size_t>(n)) {
+    double m = -INFINITY, s = 0;
+    for (std::int64_t j = 0; j < n; ++j) m = std::max(m, bits_to_double(t, x[at + static_cast<std::size_t>(j)]));
+    for (std::int64_t j = 0; j < n; ++j) s += std::exp(bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double d = bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m;
+      y[at + static_cast<std::size_t>(j)] = double_to_bits(t, round_to_format(log_form ? d - std::log(s) : std::exp(d) / s, t));
+    }
+  }
+  return y;
+}
+
+const std::vector<std::string_view> kX{"x"}, kYG{"y", "g"}, kXG{"x", "g"};
+
+class LastDim final : public Driver {
+ public:
+  LastDim(std::string_view name, FirstInput first) : name_(name), first_(first) {}
+  std::string_view name() const override { return name_; }
+  std::string output_rule(const contract::KernelSpec& k) const override {
+    return fmt::format("{}'s shape and dtype; each row of the last axis from that row alone", k.inputs.at(0).name);
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (k.inputs.empty() || k.inputs.size() > 2) return "expects one or two inputs (x; or y or x, and g)";
+    if (first_ != FirstInput::data && k.inputs.size() != 2) return "a backward of softmax takes y and g";
+    return expects_oracle<oracle::Row>(k, name());
+  }
+
+  // Shapes [lead.., n]: rank 1-3, leading dims 1-4 (0 rarely), n 1-8
+  // mostly, up to 64; a row form per case for the first input (the
+  // backwards' y from a forward of such rows half the time), g as drawn.
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(
+        rc::gen::container<std::vector<std::uint32_t>>(6, rc::gen::arbitrary<std::uint32_t>()),
+        [&k, t, first = first_](const std::vector<std::uint32_t>& r) {
+          Dims d;
+          for (std::uint32_t a = 0; a < r[0] % 3; ++a) d.push_back(r[1] % 29 == 0 ? 0 : 1 + (r[1] >> (4 * a)) % 4);
+          const std::uint32_t pick = r[2] % 16;
+          const std::int64_t n = pick == 0 ? 1 : pick < 11 ? 2 + r[3] % 7 : 9 + r[3] % 56;
+          d.push_back(r[4] % 41 == 0 ? 0 : n);
+          const auto total = static_cast<std::size_t>(checked_numel(d));
+          const std::uint32_t form = r[5] % 7, w = r[5] / 7;
+          const bool derived = first != FirstInput::data && (r[4] >> 8) % 2 == 0;
+          auto params = gen::params(k.params);
+          return rc::gen::apply(
+              [t, d, n, form, w, first, derived, two = k.inputs.size() == 2](const std::vector<std::uint64_t>& a,
+                                                                             const std::vector<std::uint64_t>& b,
+                                                                             const Params& p) {
+                std::vector<std::uint64_t> x = shape_rows(t, a, n, derived ? 1 + form % 6 : form, w);
+                if (derived) x = forward_output(t, x, n, first == FirstInput::log_softmax_output);
+                std::vector<Tensor> in{gen::tensor_of(t, d, x)};
+                if (two) in.push_back(gen::tensor_of(t, d, b));
+                return gen::Case{std::move(in), p, false};
+              },
+              gen::values_for(t, k.values, total), gen::values_for(t, k.values, k.inputs.size() == 2 ? total : 0),
+              params);
+        });
+  }
+
+  // Every ordered pair (a, b) of the special values and thresholds as a
+  // row of two (and as the row of g, swapped): the sums, maxima and
+  // differences of every special pair.
+  // softmax's backward also takes rows of y = 1 with the pairs as g:
+  // dx = (-b, -a), every special value as a result (up to +-max).
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override {
+    return is_float(t) ? (first_ == FirstInput::softmax_output ? 2 : 1) : 0;
+  }
+  gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const override {
+    const Tensor pairs = all_pairs(t, sweep_values(k, t));
+    std::vector<Tensor> in{pairs};
+    if (index == 1) {
+      Tensor ones(t, pairs.dims());
+      for (std::int64_t i = 0; i < ones.numel(); ++i) ones.set_bits(i, double_to_bits(t, 1.0));
+      return gen::Case{{std::move(ones), pairs}, Params(), false};
+    }
+    if (k.inputs.size() == 2) {
+      Tensor swapped(t, pairs.dims());
+      for (std::int64_t r = 0; r < pairs.dims()[0]; ++r)
+        swapped.set_bits(2 * r, pairs.bits_at(2 * r + 1)), swapped.set_bits(2 * r + 1, pairs.bits_at(2 * r));
+      in.push_back(std::move(swapped));
+    }
+    Params p;
+    for (const auto& spec : k.params) p.set(std::string(spec.name), spec.samples.empty() ? 0.0 : spec.samples[seed % spec.samples.size()]);
+    return gen::Case{std::move(in), p, false};
+  }
+
+  // rank.min: scalar inputs; shape.mismatch: g one longer in its last dim,
+  // or of one more leading dim.
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+                                   std::uint64_t index) const override {
+    gen::Case c = valid;
+    const DType t = valid.inputs[0].dtype();
+    if (rule.rule == "rank.min") {
+      for (Tensor& x : c.inputs) x = gen::zeros(t, {});
+      return c;
+    }
+    if (rule.rule == "shape.mismatch" && c.inputs.size() == 2) {
+      Dims bad = c.inputs[0].dims();
+      if (index % 2 == 0) bad.back() += 1 + static_cast<std::int64_t>(index / 2 % 3);
+      else bad.insert(bad.begin(), 2);
+      c.inputs[1] = gen::zeros(t, bad);
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  // Every axis cut to halves, the rows' length included (a shorter row is
+  // a valid case of its own).
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    std::vector<std::size_t> inputs{0};
+    if (c.inputs.size() == 2) inputs.push_back(1);
+    return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = inputs}, false);
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return like_first_input(k, c);
+  }
+
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    each_element_at(k, c, c.inputs.at(0).numel(), f);
+  }
+
+  // Args: the row of the first input, then g's; form: the position.
+  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const std::int64_t n = row_length(c.inputs[0]), i = o % n, row = o - i;
+    e.out = o;
+    e.form = static_cast<int>(i);
+    e.args.clear();
+    e.shown.clear();
+    e.shown_values.clear();
+    e.signaling_nan = false;
+    for (const Tensor& x : c.inputs) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        e.args.push_back(x.value_exact_at(row + j));
+        e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(row + j));
+      }
+      e.shown.push_back(x.bits_at(o));
+      e.shown_values.push_back(x.value_exact_at(o));
+    }
+    e.names = c.inputs.size() == 1 ? kX : first_ == FirstInput::data ? kXG : kYG;
+    e.replayable = false;  // (a row, not one element per operand: --case replays it)
+    e.where_pattern = "row {} of {} elements, position {}";
+    e.where_at = {o / n, n, i};
+    return true;
+  }
+
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    const std::size_t n = e.args.size() / k.inputs.size();
+    const std::span<const double> all(e.args);
+    k.oracle.as<oracle::Row>()(
+        oracle::Row{ctx, all.first(n), k.inputs.size() == 2 ? all.subspan(n) : std::span<const double>{},
+                    static_cast<std::size_t>(e.form)},
+        out);
+  }
+
+ private:
+  std::string_view name_;
+  FirstInput first_;
+};
+
+}  // namespace
+
+void register_last_dim(Registry& r) {
+  r.push_back(std::make_unique<LastDim>("last_dim", FirstInput::data));
+  r.push_back(std::make_unique<LastDim>("last_dim_softmax_grad", FirstInput::softmax_output));
+  r.push_back(std::make_unique<LastDim>("last_dim_log_softmax_grad", FirstInput::log_softmax_output));
+}
+
+}  // namespace kc::drivers

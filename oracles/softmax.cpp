@@ -1,0 +1,285 @@
+// Oracles of the softmax family (oracles/softmax.h). The exact values are
+// MPFR at the working precision (re-evaluated higher near a rounding
+// boundary, as every oracle is); the bounds are computed in double from
+// the derivations below (long form: docs/accuracy-bounds.md, "Softmax"),
+// in extended precision, each rounded up by a relative 2^-30 for that
+// arithmetic's own roundings (a few n 2^-64).
+//
+// Notation: T's u = 2^-p; a libm result (exp, ln) within E ulps of the
+// exact value (E = 2L + 1/2 for glibc's L = 1 step, accuracy.md; the
+// halves call the f32 function and round: 1/2 + E 2^(p-24)), so relative
+// error <= eps = 2 u E for a normal result (ulp_T(z) <= 2u|z|) and absolute
+// <= E ulp_min for a subnormal one; every other operation one correct
+// rounding: relative u, or absolute ulp_min/2 where it underflows.
+#include "oracles/softmax.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "oracles/exact.h"
+#include "oracles/exact_sum.h"
+#include "oracles/replay.h"
+#include "oracles/rounding.h"
+
+namespace kc::oracle {
+
+namespace {
+
+// The bounds' arithmetic: x87's extended format on x86-64 (quad on
+// aarch64), whose exponent range holds f64's sums of magnitudes past
+// max_f64 and its half-subnormal eta = 2^-1075, where a double would
+// overflow or drop them; its 64-bit significand rounds a relative 2^-64.
+using B = long double;
+
+constexpr B kRoundUp = 1 + 0x1p-30;
+
+struct Units {
+  B u;        // 2^-p
+  B eps;      // a libm result's relative error
+  B libm_abs; // its absolute error where subnormal
+  B ulp_min;  // T's subnormal spacing
+};
+Units units(DType t) {
+  const FloatFormat f = float_format(t);
+  const B e = is_half(t) ? 0.5 + 2.5 * std::ldexp(1.0, f.precision - 24) : 2.5;
+  const B u = unit_roundoff(t), ulp_min = min_subnormal(t);
+  return {u, 2 * u * e, e * ulp_min, ulp_min};
+}
+
+// gamma_m = (1 + u)^m - 1 (every m: m u may exceed 1 for halves).
+B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u)); }
+
+// A row's quantities are computed once, for its first element, and kept
+// for the next: the key is the dtype, the precision and the row's bits.
+struct RowKey {
+  DType t = DType::f32;
+  unsigned bits = 0;
+  std::vector<double> a, b;
+  bool same(const Row& r) const {
+    return t == r.ctx.dtype && bits == PrecisionScope::current() && a.size() == r.a.size() && b.size() == r.b.size() &&
+           std::memcmp(a.data(), r.a.data(), a.size() * sizeof(double)) == 0 &&
+           std::memcmp(b.data(), r.b.data(), b.size() * sizeof(double)) == 0;
+  }
+  void set(const Row& r) {
+    t = r.ctx.dtype;
+    bits = PrecisionScope::current();
+    a.assign(r.a.begin(), r.a.end());
+    b.assign(r.b.begin(), r.b.end());
+  }
+};
+
+// ---- softmax and log_softmax: what a row gives each element ----------------
+//
+// m = the row's running maximum (from -inf, strict >: NaN ignored). The
+// reference's row is all NaN when it holds a NaN (exp(NaN) enters the sum),
+// a +inf (inf - inf) or only -inf (-inf - -inf): the exact result is NaN
+// there too. Otherwise c_j = exp(x_j - m) <= 1 with c = 1 at the maximum,
+// and Z = sum c_j >= 1.
+//
+// The bound. d_j = fl(x_j - m) = (x_j - m)(1 + d), exact where subnormal,
+// so exp(d_j) = c_j e^t with |t| <= a_j = u |x_j - m|; e_j = fl(exp(d_j))
+// is then within c_j eps'_j + E ulp_min of c_j, eps'_j = (1 + eps) e^(a_j)
+// - 1 (an overflowed d_j = -inf gives e_j = 0, and c_j below ulp_min).
+// s = fold of the e_j >= 0 from +0: |s - sum e_j| <= gamma_(n-1) sum e_j
+// (Higham 4.4; additions that underflow are exact), so |s - Z| <= Ds =
+// sum_j (c_j eps'_j + E ulp_min) + gamma_(n-1) sum_j (c_j (1 + eps'_j) + E
+// ulp_min); and s >= e_max >= 1 - eps (the maximum's exp(0), which a fold
+// of non-negative terms never decreases).
+struct SoftRow {
+  RowKey key;
+  bool nan = false;
+  double m = 0;
+  std::vector<Mp> c;        // exp(x_j - m)
+  Mp z_minus_1;             // Z - 1: sum of c_j over j != the first maximum (log1p keeps ln Z exact near Z = 1)
+  std::vector<B> cd;   // c_j
+  std::vector<B> de;   // |e_j - c_j| <= de_j
+  std::vector<B> eps1; // eps'_j
+  // Z, Ds, Z - s_lo and s's range; Z - s_lo kept apart from the
+  // difference of the Bs, which would cancel (f64's Ds is 2^-50 Z).
+  B zd = 0, ds = 0, z_minus_s_lo = 0, s_lo = 0, s_hi = 0;
+};
+
+const SoftRow& soft_row(const Row& in) {
+  static thread_local SoftRow r;
+  if (!r.key.a.empty() && r.key.same(in)) return r;
+  r.key.set(in);
+  const std::size_t n = in.a.size();
+  r.nan = false;
+  r.m = -std::numeric_limits<double>::infinity();
+  std::size_t at_max = n;
+  for (std::size_t j = 0; j < n; ++j) {
+    r.nan |= std::isnan(in.a[j]);
+    if (in.a[j] > r.m) r.m = in.a[j], at_max = j;
+  }
+  r.nan |= std::isinf(r.m);  // +inf, or every element -inf (or none: no element asks)
+  if (r.nan) return r;
+  const Units un = units(in.ctx.dtype);
+  r.c.resize(n);
+  r.cd.resize(n);
+  r.de.resize(n);
+  r.eps1.resize(n);
+  r.z_minus_1 = Mp(0);
+  r.zd = 0;
+  B sum_e = 0, sum_de = 0, zm1d = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    Mp& c = r.c[j];
+    c = Mp(in.a[j]) - Mp(r.m);
+    mpfr_exp(raw(c), raw(c), MPFR_RNDN);
+    if (j != at_max) r.z_minus_1 += c;
+    const B diff = static_cast<B>(in.a[j]) - r.m;  // <= 0, exact enough for a bound (its error scales it by 1 + 2^-63)
+    r.cd[j] = std::exp(diff);
+    // (c_j below B's range: e_j is exp's result below T's too, within
+    // E ulp_min of the tiny c_j, and c_j < ulp_min)
+    const B a = un.u * std::fabs(diff);
+    r.eps1[j] = r.cd[j] > 0 ? std::expm1(a) * (1 + un.eps) + un.eps : 0.0;
+    r.de[j] = r.cd[j] > 0 ? r.cd[j] * r.eps1[j] + un.libm_abs : un.libm_abs + un.ulp_min;
+    r.zd += r.cd[j];
+    if (j != at_max) zm1d += r.cd[j];
+    sum_e += r.cd[j] + r.de[j];
+    sum_de += r.de[j];
+  }
+  r.ds = sum_de + gamma(un.u, n - 1) * sum_e;
+  r.s_hi = r.zd + r.ds;
+  // s >= max(Z - Ds, 1 - eps): Z - s_lo = min(Ds, (Z - 1) + eps).
+  r.z_minus_s_lo = std::min(r.ds, zm1d + un.eps);
+  r.s_lo = r.zd - r.z_minus_s_lo;
+  return r;
+}
+
+// S = B / u into out.magnitude.
+void set_bound(Exact& out, DType t, B b) { out.magnitude = Mp(b * kRoundUp) / Mp(unit_roundoff(t)); }
+
+}  // namespace
+
+// softmax: z_i = c_i / Z. y_i = fl(e_i / s) = (e_i / s)(1 + d) + ulp_min/2
+// at most, and e_i / s lies in [(c_i - de_i)/s_hi, (c_i + de_i)/s_lo]:
+//   |y - z| <= dev + u (z + dev_hi) + ulp_min,
+// with the deviations written without cancellation:
+//   dev_hi = (c_i + de_i)/s_lo - c_i/Z = (c_i (Z - s_lo) + de_i Z) / (s_lo Z),
+//   dev_lo = c_i/Z - (c_i - de_i)/s_hi = (c_i Ds + de_i Z) / (s_hi Z).
+void softmax(const Row& in, Exact& out) {
+  const SoftRow& r = soft_row(in);
+  if (r.nan) {
+    out.value = Mp(NAN);
+    return;
+  }
+  const Units un = units(in.ctx.dtype);
+  const std::size_t i = in.i;
+  out.value = r.c[i] / (Mp(1) + r.z_minus_1);
+  const B z = r.cd[i] / r.zd;
+  const B dev_hi = (r.cd[i] * r.z_minus_s_lo + r.de[i] * r.zd) / (r.s_lo * r.zd);
+  const B dev_lo = (r.cd[i] * r.ds + r.de[i] * r.zd) / (r.s_hi * r.zd);
+  set_bound(out, in.ctx.dtype, std::max(dev_hi, dev_lo) + un.u * (z + dev_hi) + un.ulp_min);
+}
+
+// log_softmax: z_i = (x_i - m) - ln Z. d_i = fl(x_i - m) within u |x_i - m|;
+// L = fl(ln s): ln s lies within DlnS = max(log1p(Ds/Z), -log1p(-(Z -
+// s_lo)/Z)) of ln Z, and the libm adds eps |ln s| <= eps max(|ln s_lo|,
+// ln s_hi); y = fl(d_i - L):
+//   |y - z| <= (Dd + DL)(1 + u) + u |z|,  DL = DlnS + eps max|ln s| + ulp_min.
+void log_softmax(const Row& in, Exact& out) {
+  const SoftRow& r = soft_row(in);
+  if (r.nan) {
+    out.value = Mp(NAN);
+    return;
+  }
+  const Units un = units(in.ctx.dtype);
+  const B x = in.a[in.i];
+  Mp ln_z = r.z_minus_1;
+  mpfr_log1p(raw(ln_z), raw(ln_z), MPFR_RNDN);
+  out.value = (Mp(x) - Mp(r.m)) - ln_z;
+  if (!is_number(out.value)) return;  // x = -inf: -inf exactly
+  const B dd = un.u * std::fabs(x - r.m);
+  const B dln = std::max(std::log1p(r.ds / r.zd), -std::log1p(-r.z_minus_s_lo / r.zd));
+  const B dl = dln + un.eps * std::max(std::fabs(std::log(r.s_lo)), std::log(r.s_hi)) + un.ulp_min;
+  set_bound(out, in.ctx.dtype, (dd + dl) * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>()));
+}
+
+namespace {
+
+// Where the reference's steps leave the finite range (a product or the
+// fold overflowing, inf - inf) although the exact value is another, the
+// reference's result is its replay: graded against it, with the exact
+// value and the other non-finite results as the latitude of another
+// correct order (as the dot products' overflowed folds are).
+void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, Exact& out) {
+  std::vector<double> args(in.a.begin(), in.a.end());
+  args.insert(args.end(), in.b.begin(), in.b.end());
+  const double y = replay_fn(ReplayIn{in.ctx.dtype, in.ctx.dtype, in.ctx.params, args, false, static_cast<int>(in.i)});
+  if (std::isfinite(y)) return;
+  const Mp& z = out.value;
+  if ((std::isnan(y) && is_nan(z)) || (std::isinf(y) && is_inf(z) && mpfr_cmp_d(raw(z), y) == 0)) return;
+  if (std::isfinite(bound) && is_number(z)) out.unreplayed = z;
+  out.value = Mp(y);
+  out.replayed = true;
+  for (double v : {INFINITY, -INFINITY, NAN})
+    if (!(v == y || (std::isnan(v) && std::isnan(y)))) out.alternatives.push_back(Mp(v));
+}
+
+}  // namespace
+
+// softmax_backward(y, g): z_i = y_i (g_i - d), d = sum y_j g_j, exactly
+// (g_i - d summed exactly, then one rounding at the working precision).
+// d^ = fold of fl(y_j g_j): |d^ - d| <= D, the dot products' bound
+// (oracles/linalg.h); t = fl(g_i - d^) within Dt = D (1 + u) + u |g_i - d|;
+// dx = fl(y_i t):
+//   |dx - z| <= |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min.
+void softmax_backward(const Row& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  const Units un = units(t);
+  const std::size_t n = in.a.size(), i = in.i;
+  static thread_local ExactSum sum;
+  sum.clear();
+  B dd = 0, abs_d = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    sum.add_product(-in.a[j], in.b[j]);
+    const B p = static_cast<B>(in.a[j]) * in.b[j];
+    dd += p;
+    abs_d += std::fabs(p);
+  }
+  sum.add(in.b[i]);
+  Mp g_minus_d;
+  sum.round_into(raw(g_minus_d), MPFR_RNDN);
+  out.value = Mp(in.a[i]) * g_minus_d;
+  const B gd = std::fabs(in.b[i] - dd) + 0x1p-50 * (std::fabs(in.b[i]) + abs_d);  // >= |g_i - d|
+  // D = gamma_n sum |y_j g_j| + n eta (1 + u)^(n - 1), eta <= ulp_min
+  // (docs/accuracy-bounds.md, "Dot products").
+  const B dot = gamma(un.u, n) * abs_d + static_cast<B>(n) * un.ulp_min * std::pow(1 + un.u, static_cast<B>(n));
+  const B dt = dot * (1 + un.u) + un.u * gd;
+  const B bound = std::fabs(in.a[i]) * (dt * (1 + un.u) + un.u * gd) + un.ulp_min;
+  if (is_number(out.value)) set_bound(out, t, bound);
+  settle_overflow(in, replay::softmax_backward, bound, out);
+}
+
+// log_softmax_backward(y, g): z_i = g_i - exp(y_i) G, G = sum g_j.
+// G^ = fold of g_j: |G^ - G| <= DG = gamma_(n-1) sum |g_j|; e^ =
+// fl(exp(y_i)) within De = e eps + E ulp_min of e = exp(y_i); p =
+// fl(e^ G^) within Dp = De (|G| + DG) + e DG + u (e + De)(|G| + DG) +
+// ulp_min of e G; dx = fl(g_i - p):
+//   |dx - z| <= Dp (1 + u) + u |z|.
+void log_softmax_backward(const Row& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  const Units un = units(t);
+  const std::size_t n = in.a.size(), i = in.i;
+  static thread_local ExactSum sum;
+  sum.clear();
+  B abs_g = 0, gsum = 0;
+  for (std::size_t j = 0; j < n; ++j) sum.add(in.b[j]), abs_g += std::fabs(in.b[j]), gsum += in.b[j];
+  Mp g;
+  sum.round_into(raw(g), MPFR_RNDN);
+  Mp e(in.a[i]);
+  mpfr_exp(raw(e), raw(e), MPFR_RNDN);
+  out.value = Mp(in.b[i]) - e * g;
+  const B dg = gamma(un.u, n - 1) * abs_g * (1 + 0x1p-40);
+  const B ed = std::exp(static_cast<B>(in.a[i])), de = ed * un.eps + un.libm_abs;
+  const B gabs = std::fabs(gsum) + 0x1p-50 * abs_g + dg;  // >= |G| + DG
+  const B dp = de * gabs + ed * dg + un.u * (ed + de) * gabs + un.ulp_min;
+  const B bound = dp * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>());
+  if (is_number(out.value)) set_bound(out, t, bound);
+  settle_overflow(in, replay::log_softmax_backward, bound, out);
+}
+
+}  // namespace kc::oracle
