@@ -11,7 +11,12 @@
 //   softmax (J^T g = s (g - <s, g>), s = softmax(x)):
 //     P_i = B_f,i |g_i - <y, g>| + s_i sum_j B_f,j |g_j|
 //   log_softmax (J^T g = g - s sum g, the backward's s = exp(y)):
-//     P_i = s_i (e^(B_f,i) - 1) |sum g|.
+//     P_i = (e^(z_i + B_f,i) - e^(z_i)) |sum g| = s_i (e^(B_f,i) - 1) |sum g|;
+//   layer_norm and rms_norm, whose backwards take x itself: P_i = 0, with
+//     J dx of y = (x - mu) r: (dx_i - dmu) r - (x_i - mu) r^3 dv / 2,
+//     dmu = sum dx / N, dv = (2/N) sum (x_j - mu)(dx_j - dmu); of y = x r:
+//     dx_i r - x_i r^3 dq / 2, dq = (2/N) sum x_j dx_j (N = T(n), E = T(eps)
+//     as the kernels use them: their backwards are the VJP where N = n).
 // g and dx are small integers (exact in every dtype, varied by position).
 // Rows whose input, output or backward result is not finite are not
 // compared (the identity is about finite values).
@@ -22,6 +27,7 @@
 
 #include "checks/check.h"
 #include "checks/row_oracle.h"
+#include "oracles/rounding.h"
 
 namespace kc::checks {
 
@@ -29,9 +35,34 @@ namespace {
 
 using oracle::Mp;
 
-enum class Form { softmax, log_softmax };
+enum class Form { softmax, log_softmax, layer_norm, rms_norm };
 const std::map<std::string_view, Form> kForms{{"softmax_last_dim", Form::softmax},
-                                              {"log_softmax_last_dim", Form::log_softmax}};
+                                              {"log_softmax_last_dim", Form::log_softmax},
+                                              {"layer_norm_last_dim", Form::layer_norm},
+                                              {"rms_norm_last_dim", Form::rms_norm}};
+bool is_norm(Form f) { return f == Form::layer_norm || f == Form::rms_norm; }
+
+// <g, J dx> of a norm at the row x, exactly (at the scope's precision).
+Mp norm_jvp(Form f, DType t, double eps, std::span<const double> x, std::span<const double> g, std::span<const double> dx) {
+  const std::size_t n = x.size();
+  const Mp nn(oracle::num_cast(t, static_cast<double>(n))), ee(oracle::num_cast(t, eps));
+  Mp mu(0), dmu(0), spread(0), dspread(0);
+  if (f == Form::layer_norm) {
+    for (std::size_t j = 0; j < n; ++j) mu += Mp(x[j]), dmu += Mp(dx[j]);
+    mu /= nn, dmu /= nn;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    const Mp d = Mp(x[j]) - mu;
+    spread += d * d;
+    dspread += Mp(2) * d * (Mp(dx[j]) - dmu);
+  }
+  spread /= nn, dspread /= nn;
+  const Mp r = Mp(1) / boost::multiprecision::sqrt(spread + ee);
+  Mp lhs(0);
+  for (std::size_t j = 0; j < n; ++j)
+    lhs += Mp(g[j]) * ((Mp(dx[j]) - dmu) * r - (Mp(x[j]) - mu) * r * r * r * dspread / Mp(2));
+  return lhs;
+}
 
 double g_at(std::int64_t i) { return static_cast<double>((i * 5 + 2) % 7 - 3); }
 double dx_at(std::int64_t i) { return static_cast<double>((i * 3 + 1) % 5 - 2); }
@@ -47,24 +78,49 @@ class BackwardMatchesForward final : public Check {
       const Tensor& x = v.cs.inputs.at(0);
       Tensor g(v.c.t, x.dims());
       for (std::int64_t i = 0; i < g.numel(); ++i) g.set_bits(i, double_to_bits(v.c.t, g_at(i)));
-      const Tensor vjp = v.c.backend.run(p_.related, std::vector<Tensor>{v.y, g}, Params()).at(0);
+      // (softmax's backwards take the forward's output, the norms' x itself and eps)
+      const bool norm = is_norm(form);
+      const Tensor vjp = v.c.backend.run(p_.related, std::vector<Tensor>{norm ? x : v.y, g}, norm ? v.cs.params : Params()).at(0);
       if (vjp.dims() != x.dims())
         return fail(fmt::format("{} gave {} for inputs of {}", p_.related, dims_to_string(vjp.dims()), dims_to_string(x.dims())));
       std::vector<double> xr, yr, gr, vr;
       std::int64_t compared = 0;
       bool failed = false;
+      const auto compare = [&](std::int64_t at, const Mp& rhs, const Mp& lhs, const Mp& bound) {
+        const Mp off = boost::multiprecision::abs(rhs - lhs);
+        ++compared;
+        if (off <= bound) return;
+        failed = true;
+        fail(fmt::format("row at output {}: <{}(.., g), dx> = {:.17g}, but <g, J dx> of the exact forward = {:.17g}: "
+                         "{:.6g} apart, beyond the bound {:.6g} (g_i = (5i + 2) mod 7 - 3, dx_i = (3i + 1) mod 5 - 2)",
+                         at, p_.related, rhs.convert_to<double>(), lhs.convert_to<double>(), off.convert_to<double>(),
+                         bound.convert_to<double>()));
+      };
       for_each_row(x, [&](std::int64_t at, std::int64_t n) {
         if (failed || !row_values(x, at, n, xr) || !row_values(v.y, at, n, yr) || !row_values(vjp, at, n, vr)) return;
         row_values(g, at, n, gr);
         const auto un = static_cast<std::size_t>(n);
         oracle::PrecisionScope scope(1024);
-        std::vector<Mp> s(un), bf(un), bb(un);
+        std::vector<Mp> s(un), zl(un), bf(un), bb(un);
         Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
+        if (norm) {
+          std::vector<double> dxr(un);
+          Mp rhs_n(0), bound_n(0);
+          for (std::size_t j = 0; j < un; ++j) {
+            dxr[j] = dx_at(at + static_cast<std::int64_t>(j));
+            const RowExact b = row_exact(*bwd, v.c.t, v.cs.params, xr, gr, j);
+            if (!oracle::is_number(b.bound)) return;
+            rhs_n += Mp(vr[j]) * Mp(dxr[j]);
+            bound_n += Mp(std::fabs(dxr[j])) * b.bound;
+          }
+          const double eps = v.cs.params.has("eps") ? v.cs.params.real("eps") : 0.0;
+          return compare(at, rhs_n, norm_jvp(form, v.c.t, eps, xr, gr, dxr), bound_n);
+        }
         for (std::size_t j = 0; j < un; ++j) {
           const RowExact f = row_exact(v.c.k, v.c.t, v.cs.params, xr, {}, j);
           const RowExact b = row_exact(*bwd, v.c.t, Params(), yr, gr, j);
           if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
-          s[j] = f.z;
+          s[j] = zl[j] = f.z;
           if (form == Form::log_softmax) mpfr_exp(oracle::raw(s[j]), oracle::raw(s[j]), MPFR_RNDN);
           bf[j] = f.bound, bb[j] = b.bound;
           const double dx = dx_at(at + static_cast<std::int64_t>(j));
@@ -83,22 +139,15 @@ class BackwardMatchesForward final : public Check {
             lhs += Mp(gr[j]) * s[j] * (Mp(dx) - sd);
             p = bf[j] * boost::multiprecision::abs(Mp(gr[j]) - yg) + s[j] * sum_bf_g;
           } else {
-            Mp grow = bf[j];
-            mpfr_expm1(oracle::raw(grow), oracle::raw(grow), MPFR_RNDU);
-            p = s[j] * grow * boost::multiprecision::abs(gsum);
+            // exp(z + B_f) - exp(z): s_i (e^B_f - 1) without 0 * inf where s_i underflows
+            Mp top = zl[j] + bf[j];
+            mpfr_exp(oracle::raw(top), oracle::raw(top), MPFR_RNDU);
+            p = (top - s[j]) * boost::multiprecision::abs(gsum);
           }
           bound += Mp(std::fabs(dx)) * (bb[j] + p);
         }
         if (form == Form::log_softmax) lhs = gdx - gsum * sd;
-        const Mp off = boost::multiprecision::abs(rhs - lhs);
-        ++compared;
-        if (off > bound) {
-          failed = true;
-          fail(fmt::format("row at output {}: <{}(y, g), dx> = {:.17g}, but <g, J dx> of the exact forward = {:.17g}: "
-                           "{:.6g} apart, beyond the bound {:.6g} (g_i = (5i + 2) mod 7 - 3, dx_i = (3i + 1) mod 5 - 2)",
-                           at, p_.related, rhs.convert_to<double>(), lhs.convert_to<double>(), off.convert_to<double>(),
-                           bound.convert_to<double>()));
-        }
+        compare(at, rhs, lhs, bound);
       });
       if (!failed && compared > 0) acc.record(v.c, tally, true);
     });
@@ -114,7 +163,9 @@ void register_backward_matches_forward(Registry& r) {
   r.push_back({.name = "backward_matches_forward",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
-                 if (!kForms.contains(k.name)) return "knows the Jacobians of softmax_last_dim and log_softmax_last_dim only";
+                 if (!kForms.contains(k.name))
+                   return "knows the Jacobians of softmax_last_dim, log_softmax_last_dim, layer_norm_last_dim and "
+                          "rms_norm_last_dim only";
                  const contract::KernelSpec* b = p.related.empty() ? nullptr : contract::find_kernel(p.related);
                  if (!b || !b->oracle.takes<oracle::Row>()) return "names no backward kernel with a Row oracle (`related`)";
                  return "";

@@ -14,8 +14,8 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
   oracle::PrecisionScope scope(oracle::working_bits(t));
   oracle::Exact ex;
   f(oracle::Row{oracle::Context{t, t, &p, false}, a, b, i}, ex);
-  RowExact r{ex.value, oracle::Mp(INFINITY)};
-  if (ex.magnitude) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
+  RowExact r{ex.value, oracle::Mp(INFINITY), ex.replayed};
+  if (ex.magnitude && !ex.replayed) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
   return r;
 }
 

@@ -20,6 +20,9 @@ namespace kc::checks {
 struct RowExact {
   oracle::Mp z;      // the exact value (NaN where the row's is)
   oracle::Mp bound;  // u_T S: |y - z| <= bound for a conforming y (inf where S is absent)
+  // The grade is the reference's replay (its steps overflow or the exact
+  // value is undefined): the relations about exact values do not apply.
+  bool replayed = false;
 };
 // Element i of the row(s) a (and b) under entry k's oracle, in dtype t.
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,

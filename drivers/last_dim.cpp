@@ -88,6 +88,14 @@ std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64
   return y;
 }
 
+// An empty last axis is valid input unless the entry forbids it (the
+// forward norms' last_dim.zero).
+bool allows_empty_rows(const contract::KernelSpec& k) {
+  for (const auto& p : k.preconditions)
+    if (p.rule == "last_dim.zero") return false;
+  return true;
+}
+
 const std::vector<std::string_view> kX{"x"}, kYG{"y", "g"}, kXG{"x", "g"};
 
 class LastDim final : public Driver {
@@ -114,7 +122,7 @@ class LastDim final : public Driver {
           for (std::uint32_t a = 0; a < r[0] % 3; ++a) d.push_back(r[1] % 29 == 0 ? 0 : 1 + (r[1] >> (4 * a)) % 4);
           const std::uint32_t pick = r[2] % 16;
           const std::int64_t n = pick == 0 ? 1 : pick < 11 ? 2 + r[3] % 7 : 9 + r[3] % 56;
-          d.push_back(r[4] % 41 == 0 ? 0 : n);
+          d.push_back(r[4] % 41 == 0 && allows_empty_rows(k) ? 0 : n);
           const auto total = static_cast<std::size_t>(checked_numel(d));
           const std::uint32_t form = r[5] % 7, w = r[5] / 7;
           const bool derived = first != FirstInput::data && (r[4] >> 8) % 2 == 0;
@@ -138,19 +146,37 @@ class LastDim final : public Driver {
   // row of two (and as the row of g, swapped): the sums, maxima and
   // differences of every special pair.
   // softmax's backward also takes rows of y = 1 with the pairs as g:
-  // dx = (-b, -a), every special value as a result (up to +-max).
+  // dx = (-b, -a), every special value as a result (up to +-max). The data
+  // drivers take rows of three: (-a, b, a) (its middle output is b's
+  // scale over a's: tiny and subnormal normalized values), and with a
+  // second input x = (-a, 0, a), g = (0, b, 0) (a gradient of any
+  // magnitude on a row of any spread: results from subnormal up to max).
   int sweep_count(const contract::KernelSpec&, DType t, int) const override {
-    return is_float(t) ? (first_ == FirstInput::softmax_output ? 2 : 1) : 0;
+    return is_float(t) ? (first_ == FirstInput::log_softmax_output ? 1 : 2) : 0;
   }
   gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const override {
     const Tensor pairs = all_pairs(t, sweep_values(k, t));
     std::vector<Tensor> in{pairs};
-    if (index == 1) {
+    if (index == 1 && first_ == FirstInput::softmax_output) {
       Tensor ones(t, pairs.dims());
       for (std::int64_t i = 0; i < ones.numel(); ++i) ones.set_bits(i, double_to_bits(t, 1.0));
       return gen::Case{{std::move(ones), pairs}, Params(), false};
     }
-    if (k.inputs.size() == 2) {
+    if (index == 1) {
+      const std::int64_t rows = pairs.dims()[0];
+      const bool two = k.inputs.size() == 2;
+      Tensor x(t, {rows, 3}), g(t, {rows, 3});
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const double a = pairs.value_at(2 * r), b = pairs.value_at(2 * r + 1);
+        const double row[3] = {-a, two ? 0.0 : b, a}, grad[3] = {0.0, b, 0.0};
+        for (int j = 0; j < 3; ++j) {
+          x.set_bits(3 * r + j, double_to_bits(t, round_to_format(row[j], t)));
+          g.set_bits(3 * r + j, double_to_bits(t, grad[j]));
+        }
+      }
+      in = {x};
+      if (two) in.push_back(g);
+    } else if (k.inputs.size() == 2) {
       Tensor swapped(t, pairs.dims());
       for (std::int64_t r = 0; r < pairs.dims()[0]; ++r)
         swapped.set_bits(2 * r, pairs.bits_at(2 * r + 1)), swapped.set_bits(2 * r + 1, pairs.bits_at(2 * r));
@@ -161,14 +187,21 @@ class LastDim final : public Driver {
     return gen::Case{std::move(in), p, false};
   }
 
-  // rank.min: scalar inputs; shape.mismatch: g one longer in its last dim,
-  // or of one more leading dim.
+  // rank.min: scalar inputs; last_dim.zero: an empty last axis;
+  // shape.mismatch: g one longer in its last dim, or of one more leading dim.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
                                    std::uint64_t index) const override {
     gen::Case c = valid;
     const DType t = valid.inputs[0].dtype();
     if (rule.rule == "rank.min") {
       for (Tensor& x : c.inputs) x = gen::zeros(t, {});
+      return c;
+    }
+    if (rule.rule == "last_dim.zero") {  // rows of no element
+      Dims empty = c.inputs[0].dims();
+      empty.back() = 0;
+      if (index % 2 == 1) empty.insert(empty.begin(), 2);
+      c.inputs[0] = gen::zeros(t, empty);
       return c;
     }
     if (rule.rule == "shape.mismatch" && c.inputs.size() == 2) {

@@ -117,6 +117,10 @@ double softmax(const ReplayIn&);               // e_i / s, s = +0 + exp(x_0 - m)
 double log_softmax(const ReplayIn&);           // (x_i - m) - ln s
 double softmax_backward(const ReplayIn&);      // y_i (g_i - (+0 + y_0 g_0 + ...))
 double log_softmax_backward(const ReplayIn&);  // g_i - exp(y_i) (+0 + g_0 + ...)
+double layer_norm(const ReplayIn&);           // params: eps; (x_i - mu) r, r = 1 / sqrt(v + T(eps))
+double layer_norm_backward(const ReplayIn&);  // params: eps; r ((g_i - mg) - yh_i mgy)
+double rms_norm(const ReplayIn&);             // params: eps; x_i / sqrt(mean x^2 + T(eps)), as 1/sqrt then a product
+double rms_norm_backward(const ReplayIn&);    // params: eps; r (g_i - x_i c), c = Sgx / (T(n) D)
 
 }  // namespace replay
 }  // namespace kc::oracle

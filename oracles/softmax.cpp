@@ -1,16 +1,10 @@
 // Oracles of the softmax family (oracles/softmax.h). The exact values are
 // MPFR at the working precision (re-evaluated higher near a rounding
-// boundary, as every oracle is); the bounds are computed in double from
-// the derivations below (long form: docs/accuracy-bounds.md, "Softmax"),
-// in extended precision, each rounded up by a relative 2^-30 for that
-// arithmetic's own roundings (a few n 2^-64).
-//
-// Notation: T's u = 2^-p; a libm result (exp, ln) within E ulps of the
-// exact value (E = 2L + 1/2 for glibc's L = 1 step, accuracy.md; the
-// halves call the f32 function and round: 1/2 + E 2^(p-24)), so relative
-// error <= eps = 2 u E for a normal result (ulp_T(z) <= 2u|z|) and absolute
-// <= E ulp_min for a subnormal one; every other operation one correct
-// rounding: relative u, or absolute ulp_min/2 where it underflows.
+// boundary, as every oracle is); the bounds are computed from the
+// derivations below (long form: docs/accuracy-bounds.md, "Softmax") in
+// extended precision (oracles/row_support.h, which defines u, eps, E and
+// ulp_min); every operation other than exp and ln is one correct rounding:
+// relative u, or absolute ulp_min/2 where it underflows.
 #include "oracles/softmax.h"
 
 #include <algorithm>
@@ -21,6 +15,7 @@
 
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
+#include "oracles/row_support.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
 
@@ -28,48 +23,10 @@ namespace kc::oracle {
 
 namespace {
 
-// The bounds' arithmetic: x87's extended format on x86-64 (quad on
-// aarch64), whose exponent range holds f64's sums of magnitudes past
-// max_f64 and its half-subnormal eta = 2^-1075, where a double would
-// overflow or drop them; its 64-bit significand rounds a relative 2^-64.
-using B = long double;
-
-constexpr B kRoundUp = 1 + 0x1p-30;
-
-struct Units {
-  B u;        // 2^-p
-  B eps;      // a libm result's relative error
-  B libm_abs; // its absolute error where subnormal
-  B ulp_min;  // T's subnormal spacing
-};
-Units units(DType t) {
-  const FloatFormat f = float_format(t);
-  const B e = is_half(t) ? 0.5 + 2.5 * std::ldexp(1.0, f.precision - 24) : 2.5;
-  const B u = unit_roundoff(t), ulp_min = min_subnormal(t);
-  return {u, 2 * u * e, e * ulp_min, ulp_min};
-}
-
-// gamma_m = (1 + u)^m - 1 (every m: m u may exceed 1 for halves).
-B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u)); }
-
-// A row's quantities are computed once, for its first element, and kept
-// for the next: the key is the dtype, the precision and the row's bits.
-struct RowKey {
-  DType t = DType::f32;
-  unsigned bits = 0;
-  std::vector<double> a, b;
-  bool same(const Row& r) const {
-    return t == r.ctx.dtype && bits == PrecisionScope::current() && a.size() == r.a.size() && b.size() == r.b.size() &&
-           std::memcmp(a.data(), r.a.data(), a.size() * sizeof(double)) == 0 &&
-           std::memcmp(b.data(), r.b.data(), b.size() * sizeof(double)) == 0;
-  }
-  void set(const Row& r) {
-    t = r.ctx.dtype;
-    bits = PrecisionScope::current();
-    a.assign(r.a.begin(), r.a.end());
-    b.assign(r.b.begin(), r.b.end());
-  }
-};
+using rows::B;
+using rows::gamma;
+using rows::set_bound;
+using rows::Units;
 
 // ---- softmax and log_softmax: what a row gives each element ----------------
 //
@@ -89,7 +46,7 @@ struct RowKey {
 // ulp_min); and s >= e_max >= 1 - eps (the maximum's exp(0), which a fold
 // of non-negative terms never decreases).
 struct SoftRow {
-  RowKey key;
+  rows::RowKey key;
   bool nan = false;
   double m = 0;
   std::vector<Mp> c;        // exp(x_j - m)
@@ -104,8 +61,7 @@ struct SoftRow {
 
 const SoftRow& soft_row(const Row& in) {
   static thread_local SoftRow r;
-  if (!r.key.a.empty() && r.key.same(in)) return r;
-  r.key.set(in);
+  if (r.key.same_or_set(in)) return r;
   const std::size_t n = in.a.size();
   r.nan = false;
   r.m = -std::numeric_limits<double>::infinity();
@@ -116,7 +72,7 @@ const SoftRow& soft_row(const Row& in) {
   }
   r.nan |= std::isinf(r.m);  // +inf, or every element -inf (or none: no element asks)
   if (r.nan) return r;
-  const Units un = units(in.ctx.dtype);
+  const Units un = rows::units(in.ctx.dtype);
   r.c.resize(n);
   r.cd.resize(n);
   r.de.resize(n);
@@ -149,8 +105,6 @@ const SoftRow& soft_row(const Row& in) {
   return r;
 }
 
-// S = B / u into out.magnitude.
-void set_bound(Exact& out, DType t, B b) { out.magnitude = Mp(b * kRoundUp) / Mp(unit_roundoff(t)); }
 
 }  // namespace
 
@@ -166,7 +120,7 @@ void softmax(const Row& in, Exact& out) {
     out.value = Mp(NAN);
     return;
   }
-  const Units un = units(in.ctx.dtype);
+  const Units un = rows::units(in.ctx.dtype);
   const std::size_t i = in.i;
   out.value = r.c[i] / (Mp(1) + r.z_minus_1);
   const B z = r.cd[i] / r.zd;
@@ -186,7 +140,7 @@ void log_softmax(const Row& in, Exact& out) {
     out.value = Mp(NAN);
     return;
   }
-  const Units un = units(in.ctx.dtype);
+  const Units un = rows::units(in.ctx.dtype);
   const B x = in.a[in.i];
   Mp ln_z = r.z_minus_1;
   mpfr_log1p(raw(ln_z), raw(ln_z), MPFR_RNDN);
@@ -198,28 +152,6 @@ void log_softmax(const Row& in, Exact& out) {
   set_bound(out, in.ctx.dtype, (dd + dl) * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>()));
 }
 
-namespace {
-
-// Where the reference's steps leave the finite range (a product or the
-// fold overflowing, inf - inf) although the exact value is another, the
-// reference's result is its replay: graded against it, with the exact
-// value and the other non-finite results as the latitude of another
-// correct order (as the dot products' overflowed folds are).
-void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, Exact& out) {
-  std::vector<double> args(in.a.begin(), in.a.end());
-  args.insert(args.end(), in.b.begin(), in.b.end());
-  const double y = replay_fn(ReplayIn{in.ctx.dtype, in.ctx.dtype, in.ctx.params, args, false, static_cast<int>(in.i)});
-  if (std::isfinite(y)) return;
-  const Mp& z = out.value;
-  if ((std::isnan(y) && is_nan(z)) || (std::isinf(y) && is_inf(z) && mpfr_cmp_d(raw(z), y) == 0)) return;
-  if (std::isfinite(bound) && is_number(z)) out.unreplayed = z;
-  out.value = Mp(y);
-  out.replayed = true;
-  for (double v : {INFINITY, -INFINITY, NAN})
-    if (!(v == y || (std::isnan(v) && std::isnan(y)))) out.alternatives.push_back(Mp(v));
-}
-
-}  // namespace
 
 // softmax_backward(y, g): z_i = y_i (g_i - d), d = sum y_j g_j, exactly
 // (g_i - d summed exactly, then one rounding at the working precision).
@@ -229,7 +161,7 @@ void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B boun
 //   |dx - z| <= |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min.
 void softmax_backward(const Row& in, Exact& out) {
   const DType t = in.ctx.dtype;
-  const Units un = units(t);
+  const Units un = rows::units(t);
   const std::size_t n = in.a.size(), i = in.i;
   static thread_local ExactSum sum;
   sum.clear();
@@ -251,7 +183,7 @@ void softmax_backward(const Row& in, Exact& out) {
   const B dt = dot * (1 + un.u) + un.u * gd;
   const B bound = std::fabs(in.a[i]) * (dt * (1 + un.u) + un.u * gd) + un.ulp_min;
   if (is_number(out.value)) set_bound(out, t, bound);
-  settle_overflow(in, replay::softmax_backward, bound, out);
+  rows::settle_overflow(in, replay::softmax_backward, bound, false, out);
 }
 
 // log_softmax_backward(y, g): z_i = g_i - exp(y_i) G, G = sum g_j.
@@ -262,7 +194,7 @@ void softmax_backward(const Row& in, Exact& out) {
 //   |dx - z| <= Dp (1 + u) + u |z|.
 void log_softmax_backward(const Row& in, Exact& out) {
   const DType t = in.ctx.dtype;
-  const Units un = units(t);
+  const Units un = rows::units(t);
   const std::size_t n = in.a.size(), i = in.i;
   static thread_local ExactSum sum;
   sum.clear();
@@ -279,7 +211,7 @@ void log_softmax_backward(const Row& in, Exact& out) {
   const B dp = de * gabs + ed * dg + un.u * (ed + de) * gabs + un.ulp_min;
   const B bound = dp * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>());
   if (is_number(out.value)) set_bound(out, t, bound);
-  settle_overflow(in, replay::log_softmax_backward, bound, out);
+  rows::settle_overflow(in, replay::log_softmax_backward, bound, false, out);
 }
 
 }  // namespace kc::oracle

@@ -8,27 +8,6 @@ namespace kc::mutants {
 
 namespace {
 
-// The reference's result with every f32 row of the last axis recomputed
-// by row(inputs' rows, output row, n); other dtypes and invalid calls as
-// the reference.
-template <class RowFn>
-Outputs f32_rows(std::string_view kernel, std::span<const Tensor> in, const Params& p, RowFn row) {
-  Outputs y = ref::execute(kernel, in, p);
-  if (in[0].dtype() != DType::f32 || in[0].rank() == 0) return y;
-  const std::int64_t n = in[0].dims().back();
-  if (n == 0) return y;
-  std::vector<float> a(static_cast<std::size_t>(n)), b(a.size()), out(a.size());
-  for (std::int64_t r = 0; r * n < in[0].numel(); ++r) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      a[static_cast<std::size_t>(j)] = static_cast<float>(in[0].value_at(r * n + j));
-      if (in.size() > 1) b[static_cast<std::size_t>(j)] = static_cast<float>(in[1].value_at(r * n + j));
-    }
-    row(a, b, out);
-    for (std::int64_t j = 0; j < n; ++j) y[0].set_bits(r * n + j, double_to_bits(DType::f32, out[static_cast<std::size_t>(j)]));
-  }
-  return y;
-}
-
 float row_max(const std::vector<float>& x) {
   float m = -INFINITY;
   for (float v : x)

@@ -1,0 +1,130 @@
+// Planted defects of the norms, and one correct variant. Each recomputes
+// the f32 rows (backends/mutants/support.h f32_rows) with eps as given,
+// read once the reference has accepted the call (bad input raises its
+// error first).
+#include <cmath>
+#include <vector>
+
+#include "backends/mutants/support.h"
+
+namespace kc::mutants {
+
+namespace {
+
+using Row = std::vector<float>;
+
+float eps_of(const Params& p) { return static_cast<float>(p.real("eps")); }
+
+float mean(const Row& x) {
+  float s = 0;
+  for (float v : x) s += v;
+  return s / static_cast<float>(x.size());
+}
+
+// y = (x - mu) r with the variance `var` computes from the row and its mean.
+template <class Var, class Rstd>
+Outputs layer_norm_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, Var var, Rstd rstd) {
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
+    const float mu = mean(x), r = rstd(var(x, mu), eps_of(p));
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = (x[j] - mu) * r;
+  });
+}
+float biased(const Row& x, float mu) {
+  float q = 0;
+  for (float v : x) q += (v - mu) * (v - mu);
+  return q / static_cast<float>(x.size());
+}
+float rstd_inside(float v, float eps) { return 1.0f / std::sqrt(v + eps); }
+
+Outputs layer_norm_unbiased(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // The variance over n - 1 (torch.var's default), not n.
+  return layer_norm_with(kernel, in, p, [](const Row& x, float mu) {
+    float q = 0;
+    for (float v : x) q += (v - mu) * (v - mu);
+    return x.size() > 1 ? q / static_cast<float>(x.size() - 1) : q;
+  }, rstd_inside);
+}
+
+Outputs layer_norm_eps_outside(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // 1 / (sqrt(v) + eps): eps outside the square root.
+  return layer_norm_with(kernel, in, p, biased, [](float v, float eps) { return 1.0f / (std::sqrt(v) + eps); });
+}
+
+Outputs layer_norm_one_pass(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // v = mean(x^2) - mu^2: the one-pass formula, which cancels for rows
+  // far from 0 (numerically unstable, not a different definition).
+  return layer_norm_with(kernel, in, p, [](const Row& x, float mu) {
+    float q = 0;
+    for (float v : x) q += v * v;
+    return q / static_cast<float>(x.size()) - mu * mu;
+  }, rstd_inside);
+}
+
+Outputs rms_norm_no_mean(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // sum x^2, not divided by n.
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
+    const float eps = eps_of(p);
+    float s = 0;
+    for (float v : x) s += v * v;
+    const float r = 1.0f / std::sqrt(s + eps);
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = x[j] * r;
+  });
+}
+
+Outputs rms_norm_divides(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // A correct variant: x / sqrt(q + eps), one rounding fewer than x (1/sqrt).
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
+    const float eps = eps_of(p);
+    float s = 0;
+    for (float v : x) s += v * v;
+    const float d = std::sqrt(s / static_cast<float>(x.size()) + eps);
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = x[j] / d;
+  });
+}
+
+Outputs layer_norm_backward_no_mean_g(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // dx = r (g - yh mean(g yh)): the mean of g left out.
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row& g, Row& dx) {
+    const float eps = eps_of(p);
+    const float mu = mean(x), r = rstd_inside(biased(x, mu), eps);
+    float sgy = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) sgy += g[j] * ((x[j] - mu) * r);
+    const float mgy = sgy / static_cast<float>(x.size());
+    for (std::size_t j = 0; j < x.size(); ++j) dx[j] = r * (g[j] - ((x[j] - mu) * r) * mgy);
+  });
+}
+
+Outputs rms_norm_backward_c_without_n(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // c = sum(g x) / D: the count left out of the divisor.
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row& g, Row& dx) {
+    const float eps = eps_of(p);
+    float s2 = 0, sgx = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) s2 += x[j] * x[j], sgx += g[j] * x[j];
+    const float d = s2 / static_cast<float>(x.size()) + eps, r = 1.0f / std::sqrt(d), c = sgx / d;
+    for (std::size_t j = 0; j < x.size(); ++j) dx[j] = r * (g[j] - x[j] * c);
+  });
+}
+
+}  // namespace
+
+void register_norm(std::vector<Mutant>& v) {
+  v.insert(v.end(), {
+      {"layer_norm_unbiased_variance", {"layer_norm_last_dim"}, {DType::f32}, "accuracy",
+       "f32 layer_norm divides the variance by n - 1", layer_norm_unbiased},
+      {"layer_norm_eps_outside_sqrt", {"layer_norm_last_dim"}, {DType::f32}, "accuracy",
+       "f32 layer_norm adds eps outside the square root", layer_norm_eps_outside},
+      {"layer_norm_one_pass_variance", {"layer_norm_last_dim"}, {DType::f32}, "accuracy",
+       "f32 layer_norm takes the variance as mean(x^2) - mu^2 (cancels for rows far from 0)", layer_norm_one_pass},
+      {"rms_norm_no_mean", {"rms_norm_last_dim"}, {DType::f32}, "accuracy",
+       "f32 rms_norm forgets to divide sum x^2 by n", rms_norm_no_mean},
+      {"rms_norm_divides", {"rms_norm_last_dim"}, {DType::f32}, "semantics",
+       "f32 rms_norm divides by sqrt(q + eps) instead of multiplying by its reciprocal: correct, not the reference's "
+       "bits", rms_norm_divides, "reference", true},
+      {"layer_norm_backward_no_mean_g", {"layer_norm_last_dim_backward"}, {DType::f32}, "accuracy",
+       "f32 layer_norm backward leaves mean(g) out", layer_norm_backward_no_mean_g},
+      {"rms_norm_backward_c_without_n", {"rms_norm_last_dim_backward"}, {DType::f32}, "accuracy",
+       "f32 rms_norm backward divides sum(g x) by D, not n D", rms_norm_backward_c_without_n},
+  });
+}
+
+}  // namespace kc::mutants

@@ -1,0 +1,173 @@
+// Oracles of the norms (oracles/norm.h). Exact values in MPFR at the
+// working precision (the sums of the row exact, oracles/exact_sum.h);
+// bounds from the reference's own steps on Stage values (each operation's
+// rigorous error rule, oracles/row_support.h), so the bound follows the
+// reference's evaluation order stage by stage:
+//   layer_norm:  mu = fold(x)/N; d_j = x_j - mu; v = fold(d_j d_j)/N;
+//                r = 1/sqrt(v + E); y_i = d_i r
+//   backward:    the same mu, v, r; yh_j = d_j r; sg = fold g, sgy = fold
+//                g_j yh_j; dx_i = r ((g_i - sg/N) - yh_i (sgy/N))
+//   rms_norm:    q = fold(x_j x_j)/N; r = 1/sqrt(q + E); y_i = x_i r
+//   backward:    S2 = fold x x, Sgx = fold g x; D = S2/N + E; r =
+//                1/sqrt(D); c = Sgx/(N D); dx_i = r (g_i - x_i c)
+// (N = T(n), E = T(eps)). Where the exact value is undefined (v + E = 0:
+// a constant row with eps = 0 gives 0/0) it is NaN, and the reference's
+// replay is the grade where it returns a number; where a stage may pass
+// max_T, the replay too (rows::settle_overflow).
+#include "oracles/norm.h"
+
+#include <cmath>
+#include <vector>
+
+#include "oracles/exact.h"
+#include "oracles/exact_sum.h"
+#include "oracles/replay.h"
+#include "oracles/rounding.h"
+#include "oracles/row_support.h"
+
+namespace kc::oracle {
+
+namespace {
+
+using rows::B;
+using rows::Stage;
+using rows::Stages;
+
+double eps_of(const Row& in) { return in.ctx.params && in.ctx.params->has("eps") ? in.ctx.params->real("eps") : 0.0; }
+
+// A sum of the doubles (or of their products with `times`), exact, rounded at the working precision.
+Mp exact_sum(std::span<const double> a, std::span<const double> times = {}) {
+  static thread_local ExactSum s;
+  s.clear();
+  for (std::size_t j = 0; j < a.size(); ++j) times.empty() ? s.add(a[j]) : s.add_product(a[j], times[j]);
+  Mp out;
+  s.round_into(raw(out), MPFR_RNDN);
+  return out;
+}
+
+Mp inv_sqrt(const Mp& x) {
+  Mp r = x;
+  mpfr_rec_sqrt(raw(r), raw(r), MPFR_RNDN);  // (MPFR: 1/sqrt(+0) = +inf)
+  return r;
+}
+
+// What layer_norm's forward and backward share of a row: the exact mu and
+// r, and the stages mu, d_j, r.
+struct LayerRow {
+  rows::RowKey key;
+  Mp mu, r;
+  Stage r_st;
+  std::vector<Stage> d;
+  bool overflow = false;
+  bool undefined = false;  // v + E = 0
+};
+const LayerRow& layer_row(const Row& in) {
+  static thread_local LayerRow L;
+  if (L.key.same_or_set(in)) return L;
+  const DType t = in.ctx.dtype;
+  const std::size_t n = in.a.size();
+  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  L.mu = exact_sum(in.a) / nn;
+  Mp v(0);
+  for (double x : in.a) {
+    const Mp d = Mp(x) - L.mu;
+    v += d * d;
+  }
+  v = v / nn + ee;
+  L.undefined = is_zero(v);
+  L.r = inv_sqrt(v);
+  Stages st(t);
+  std::vector<Stage> xs;
+  for (double x : in.a) xs.push_back(Stages::exact(x));
+  const Stage nst = Stages::exact(nn.convert_to<long double>());
+  const Stage mu = st.div(st.fold(xs), nst);
+  L.d.clear();
+  std::vector<Stage> q;
+  for (double x : in.a) {
+    L.d.push_back(st.sub(Stages::exact(x), mu));
+    q.push_back(st.mul(L.d.back(), L.d.back()));
+  }
+  const Stage w = st.add(st.div(st.fold(q), nst), Stages::exact(ee.convert_to<long double>()));
+  L.r_st = st.div(Stages::exact(1), st.sqrt(w));
+  L.overflow = st.overflow;
+  return L;
+}
+
+// The exact value is set; the bound and the replay rules follow.
+void finish(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, bool overflow, bool undefined, Exact& out) {
+  if (is_number(out.value) && std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound);
+  rows::settle_overflow(in, replay_fn, bound, overflow || undefined, out);
+}
+
+}  // namespace
+
+void layer_norm(const Row& in, Exact& out) {
+  const LayerRow& L = layer_row(in);
+  out.value = (Mp(in.a[in.i]) - L.mu) * L.r;
+  Stages st(in.ctx.dtype);
+  const Stage y = st.mul(L.d[in.i], L.r_st);
+  finish(in, replay::layer_norm, y.e, L.overflow || st.overflow, L.undefined, out);
+}
+
+void layer_norm_backward(const Row& in, Exact& out) {
+  const LayerRow& L = layer_row(in);
+  const DType t = in.ctx.dtype;
+  const std::size_t n = in.a.size();
+  const Mp nn(num_cast(t, static_cast<double>(n)));
+  // Exact: yh_j = (x_j - mu) r, mg = sum g / N, mgy = sum g_j yh_j / N.
+  Mp sgy(0);
+  for (std::size_t j = 0; j < n; ++j) sgy += Mp(in.b[j]) * ((Mp(in.a[j]) - L.mu) * L.r);
+  const Mp mg = exact_sum(in.b) / nn, mgy = sgy / nn;
+  const Mp yh_i = (Mp(in.a[in.i]) - L.mu) * L.r;
+  out.value = L.r * ((Mp(in.b[in.i]) - mg) - yh_i * mgy);
+  // The reference's stages.
+  Stages st(t);
+  std::vector<Stage> gs, gy, yh;
+  for (std::size_t j = 0; j < n; ++j) {
+    yh.push_back(st.mul(L.d[j], L.r_st));
+    gs.push_back(Stages::exact(in.b[j]));
+    gy.push_back(st.mul(gs.back(), yh.back()));
+  }
+  const Stage nst = Stages::exact(nn.convert_to<long double>());
+  const Stage m_g = st.div(st.fold(gs), nst), m_gy = st.div(st.fold(gy), nst);
+  const Stage dx = st.mul(L.r_st, st.sub(st.sub(gs[in.i], m_g), st.mul(yh[in.i], m_gy)));
+  finish(in, replay::layer_norm_backward, dx.e, L.overflow || st.overflow, L.undefined, out);
+}
+
+void rms_norm(const Row& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  const std::size_t n = in.a.size();
+  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  const Mp w = exact_sum(in.a, in.a) / nn + ee;
+  out.value = Mp(in.a[in.i]) * inv_sqrt(w);
+  Stages st(t);
+  std::vector<Stage> sq;
+  for (double x : in.a) sq.push_back(st.mul(Stages::exact(x), Stages::exact(x)));
+  const Stage q = st.div(st.fold(sq), Stages::exact(nn.convert_to<long double>()));
+  const Stage r = st.div(Stages::exact(1), st.sqrt(st.add(q, Stages::exact(ee.convert_to<long double>()))));
+  const Stage y = st.mul(Stages::exact(in.a[in.i]), r);
+  finish(in, replay::rms_norm, y.e, st.overflow, is_zero(w), out);
+}
+
+void rms_norm_backward(const Row& in, Exact& out) {
+  const DType t = in.ctx.dtype;
+  const std::size_t n = in.a.size();
+  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  const Mp d = exact_sum(in.a, in.a) / nn + ee;
+  const Mp r = inv_sqrt(d), c = exact_sum(in.b, in.a) / (nn * d);
+  out.value = r * (Mp(in.b[in.i]) - Mp(in.a[in.i]) * c);
+  Stages st(t);
+  std::vector<Stage> sxx, sgx;
+  for (std::size_t j = 0; j < n; ++j) {
+    sxx.push_back(st.mul(Stages::exact(in.a[j]), Stages::exact(in.a[j])));
+    sgx.push_back(st.mul(Stages::exact(in.b[j]), Stages::exact(in.a[j])));
+  }
+  const Stage nst = Stages::exact(nn.convert_to<long double>());
+  const Stage dd = st.add(st.div(st.fold(sxx), nst), Stages::exact(ee.convert_to<long double>()));
+  const Stage rr = st.div(Stages::exact(1), st.sqrt(dd));
+  const Stage cc = st.div(st.fold(sgx), st.mul(nst, dd));
+  const Stage dx = st.mul(rr, st.sub(Stages::exact(in.b[in.i]), st.mul(Stages::exact(in.a[in.i]), cc)));
+  finish(in, replay::rms_norm_backward, dx.e, st.overflow, is_zero(d), out);
+}
+
+}  // namespace kc::oracle

@@ -1,0 +1,102 @@
+// What the oracles of the row kernels of the last axis share (softmax,
+// log_softmax, the norms and their backwards; oracles/softmax.cpp,
+// oracles/norm.cpp): T's rounding units, the bound arithmetic, the
+// per-row cache key, the overflow rule, and Stage, a value carried with a
+// rigorous bound on its error through the reference's operations.
+// Internal to oracles/.
+#pragma once
+
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include "core/dtype.h"
+#include "oracles/exact.h"
+#include "oracles/oracle.h"
+
+namespace kc::oracle::rows {
+
+// The bounds' arithmetic: x87's extended format on x86-64 (quad on
+// aarch64), whose exponent range holds f64's sums of magnitudes past
+// max_f64 and its half-subnormal eta = 2^-1075, where a double would
+// overflow or drop them; its 64-bit significand rounds a relative 2^-64,
+// covered by rounding every bound up by a relative 2^-30.
+using B = long double;
+inline constexpr B kRoundUp = 1 + 0x1p-30L;
+
+// T's rounding: u = 2^-p; a libm result (exp, ln) within E ulps (E = 2L +
+// 1/2 for glibc's L = 1 step, accuracy.md; the halves call the f32
+// function and round again: 1/2 + E 2^(p-24)), so relative eps = 2uE where
+// normal (ulp_T(z) <= 2u|z|) and absolute E ulp_min where subnormal.
+struct Units {
+  B u, eps, libm_abs, ulp_min, max;
+};
+Units units(DType t);
+
+// gamma_m = (1 + u)^m - 1 (every m: m u may exceed 1 for halves).
+B gamma(B u, std::size_t m);
+
+// S = b / u into out.magnitude (b rounded up).
+void set_bound(Exact& out, DType t, B b);
+
+// A row's quantities are computed once, for its first element, and kept
+// for the next: the key is the dtype, the precision, the parameters' text
+// and the row's bits.
+class RowKey {
+ public:
+  // True when r is the row last set; else remembers r and returns false.
+  bool same_or_set(const Row& r);
+
+ private:
+  DType t_ = DType::f32;
+  unsigned bits_ = 0;
+  std::vector<double> a_, b_;
+  double param_ = 0;
+  bool set_ = false;
+};
+
+// Where the reference's steps leave the finite range (a product or a fold
+// overflowing, inf - inf) although the exact value is another, the
+// reference's result is its replay: graded against it (`replayed`), with
+// the exact value (where `bound` is finite) and the other non-finite
+// results as the latitude of another correct evaluation, as the dot
+// products' overflowed folds are. `may_overflow`: a stage of the bound's
+// replay (Stage below) could pass max_T, so even a finite replay (rms_norm's
+// 1/sqrt(inf) = 0) is the reference's answer.
+void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, bool may_overflow, Exact& out);
+
+// A value of the reference's evaluation carried with a bound on its error:
+// v the exact value of the stage (the function of the exact inputs, in B),
+// e a bound on |computed - v|. Each operation is one correct rounding in T
+// (the halves: an f32 operation and RNE, one rounding, Figueroa), so for
+// approximations a^, b^ of a, b within ea, eb:
+//   a + b: ea + eb + u (|a + b| + ea + eb)           (exact where it underflows)
+//   a b:   |a| eb + |b| ea + ea eb, plus u |a^ b^| + ulp_min/2
+//   a / b: (|b| ea + |a| eb) / (|b| (|b| - eb)), plus u |a^/b^| + ulp_min/2 (|b| > eb, else unbounded)
+//   sqrt a: ea / (sqrt a + sqrt(max(a - ea, 0))), plus u sqrt(a^)          (a > 0)
+//   fold of n terms from +0: sum e_k + gamma_(n-1) sum (|t_k| + e_k)  (Higham 4.4)
+// A stage whose |v| + e reaches max_T may overflow in the reference:
+// `overflow` records it.
+struct Stage {
+  B v = 0, e = 0;
+};
+class Stages {
+ public:
+  explicit Stages(DType t) : un_(rows::units(t)) {}
+  static Stage exact(B v) { return {v, 0}; }
+  Stage add(Stage a, Stage b) { return add_signed(a, b, 1); }
+  Stage sub(Stage a, Stage b) { return add_signed(a, b, -1); }
+  Stage mul(Stage a, Stage b);
+  Stage div(Stage a, Stage b);
+  Stage sqrt(Stage a);
+  Stage fold(std::span<const Stage> terms);
+  bool overflow = false;
+  const Units& units() const { return un_; }
+
+ private:
+  Stage add_signed(Stage a, Stage b, int sign);
+  Stage note(Stage s);
+  Units un_;
+};
+
+}  // namespace kc::oracle::rows
