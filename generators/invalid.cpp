@@ -54,29 +54,34 @@ std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract
     c.params.set(std::string(rule.operand), v);
     return c;
   }
+  // The tensor rules break the operand they name (the first input where
+  // the name is not an input's).
+  const int named = k.operand_index(rule.operand);
+  const std::size_t at = named > 0 && static_cast<std::size_t>(named) < valid.inputs.size() ? static_cast<std::size_t>(named) : 0;
+  const Tensor& xo = at < valid.inputs.size() ? valid.inputs[at] : x;
   if (r == "shape.negative_dim") {
-    Dims d = x.dims();
+    Dims d = xo.dims();
     if (d.empty()) d.push_back(1);
     d[index % d.size()] = -1 - static_cast<std::int64_t>(index % 3);
-    c.inputs.front() = with_bytes(x, x.dtype(), d, x.byte_size());
+    c.inputs.at(at) = with_bytes(xo, xo.dtype(), d, xo.byte_size());
     return c;
   }
   if (r == "buffer.size") {
-    const std::size_t w = dtype_size(x.dtype());
-    const std::size_t need = x.byte_size();
+    const std::size_t w = dtype_size(xo.dtype());
+    const std::size_t need = xo.byte_size();
     const std::size_t delta = 1 + index % (2 * w);
     // Alternate a short buffer (when there is anything to cut) and a long one.
     const std::size_t n = (index % 2 == 0 && need >= delta) ? need - delta : need + delta;
-    c.inputs.front() = with_bytes(x, x.dtype(), x.dims(), n);
+    c.inputs.at(at) = with_bytes(xo, xo.dtype(), xo.dims(), n);
     return c;
   }
   if (r == "dtype.unsupported") {
     std::vector<DType> rejected;
     for (DType t : kAllDTypes)
-      if (!k.inputs.front().dtypes.contains(t)) rejected.push_back(t);
+      if (!k.inputs.at(at).dtypes.contains(t)) rejected.push_back(t);
     if (rejected.empty()) return std::nullopt;
     const DType t = rejected[index % rejected.size()];
-    c.inputs.front() = with_bytes(x, t, x.dims(), static_cast<std::size_t>(x.numel()) * dtype_size(t));
+    c.inputs.at(at) = with_bytes(xo, t, xo.dims(), static_cast<std::size_t>(xo.numel()) * dtype_size(t));
     return c;
   }
   if (r == "dtype.mismatch") {  // the named operand gets another float dtype than the first

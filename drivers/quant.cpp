@@ -1,0 +1,436 @@
+// Drivers of the quantized weights (reference-semantics.md §18,
+// quant-formats.md): "dequantize" (dequantize_blocks: u32 words of ggml
+// blocks -> f32 [n, k], every value bit for bit against the spec side's
+// model, oracles/quant_model.h) and "qmatmul" (f32 a [M, K] times the
+// dequantized [N, K] weight transposed: each output a dot product of K
+// terms, graded by the dot oracle). Params: quant_type (ggml code 2, 8 or
+// 12), k, n. The weight bytes are generated block by block: scale halves
+// of moderate size mostly, any 16-bit pattern and the special halves
+// (zeros, subnormals, infinities, NaN) besides, quant bytes uniform.
+// The sweeps grade the dequantization exhaustively: every one of the 65536
+// halves as Q4_0's and Q8_0's d, as Q4_K's d and dmin (dmin a permutation
+// of d; a sixteenth of them by default, all with --sweeps 64), and every
+// (scale, min) pair of Q4_K's 6-bit fields.
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "drivers/driver.h"
+#include "drivers/folds.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+#include "generators/values.h"
+#include "oracles/exact.h"
+#include "oracles/quant_model.h"
+
+namespace kc::drivers {
+
+namespace {
+
+namespace qm = oracle::quant;
+
+constexpr std::int64_t kTypes[] = {2, 8, 12};
+
+struct QuantShape {
+  std::int64_t type, n, k;
+  qm::Format f;
+  std::int64_t per_row() const { return k / f.elements; }
+};
+QuantShape shape_of(const gen::Case& c) {
+  const std::int64_t type = c.params.integer("quant_type");
+  return {type, c.params.integer("n"), c.params.integer("k"), *qm::format_of(type)};
+}
+
+// The weight's byte stream: the u32 words' little-endian bytes, which on a
+// little-endian host are the words' memory itself (qm::bytes_of copies
+// them where a copy per case is cheap; an element reads a few bytes).
+static_assert(std::endian::native == std::endian::little, "the weight's bytes are read in place");
+const std::uint8_t* stream_of(const Tensor& w) { return reinterpret_cast<const std::uint8_t*>(w.bytes()); }
+
+// SplitMix64 (Steele, Lea, Flood): the sweeps' quant bytes from their seed.
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Params quant_params(std::int64_t type, std::int64_t n, std::int64_t k) {
+  return Params().set("quant_type", type).set("k", k).set("n", n);
+}
+
+// u32 words holding `bytes` (a multiple of 4), little-endian.
+Tensor words_of(const std::vector<std::uint8_t>& bytes) {
+  Tensor w(DType::u32, {static_cast<std::int64_t>(bytes.size() / 4)});
+  for (std::size_t i = 0; i + 3 < bytes.size(); i += 4)
+    w.set_bits(static_cast<std::int64_t>(i / 4), bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) |
+                                                     (static_cast<std::uint64_t>(bytes[i + 3]) << 24));
+  return w;
+}
+
+// A scale half: moderate (2^-8 .. 2^4, either sign), any pattern, or special.
+rc::Gen<std::uint16_t> scale_half() {
+  const std::vector<std::uint16_t> specials{0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x7BFF, 0xFBFF,
+                                            0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE01};
+  return rc::gen::weightedOneOf<std::uint16_t>({
+      {12, rc::gen::map(rc::gen::arbitrary<std::uint16_t>(),
+                        [](std::uint16_t r) {
+                          const auto exponent = static_cast<std::uint16_t>(7 + r % 13);  // biased 7..19: 2^-8 .. 2^4
+                          return static_cast<std::uint16_t>((r & 0x8000) | (exponent << 10) | ((r >> 3) & 0x3FF));
+                        })},
+      {4, rc::gen::arbitrary<std::uint16_t>()},
+      {3, rc::gen::elementOf(specials)},
+  });
+}
+
+// The bytes of n x k of a format: random bytes, each block's half fields
+// replaced by drawn scales.
+rc::Gen<std::vector<std::uint8_t>> weight_bytes(std::int64_t type, std::int64_t n, std::int64_t k) {
+  const qm::Format f = *qm::format_of(type);
+  const auto blocks = static_cast<std::size_t>(n * (k / f.elements));
+  const std::size_t halves = type == 12 ? 2 : 1;
+  return rc::gen::apply(
+      [blocks, halves, f](std::vector<std::uint8_t> bytes, const std::vector<std::uint16_t>& scales) {
+        for (std::size_t b = 0; b < blocks; ++b)
+          for (std::size_t h = 0; h < halves; ++h) {
+            const std::uint16_t s = scales[b * halves + h];
+            bytes[b * static_cast<std::size_t>(f.bytes) + 2 * h] = static_cast<std::uint8_t>(s);
+            bytes[b * static_cast<std::size_t>(f.bytes) + 2 * h + 1] = static_cast<std::uint8_t>(s >> 8);
+          }
+        return bytes;
+      },
+      rc::gen::container<std::vector<std::uint8_t>>(blocks * static_cast<std::size_t>(f.bytes),
+                                                    rc::gen::arbitrary<std::uint8_t>()),
+      rc::gen::container<std::vector<std::uint16_t>>(blocks * halves, scale_half()));
+}
+
+// A random weight shape: Q4_0 and Q8_0 rows of 1-4 blocks (N K / 32 even:
+// their 18- and 34-byte blocks fill whole u32 words only in pairs), Q4_K
+// rows of 1-2 super-blocks; N 1-4.
+struct Drawn {
+  std::int64_t type, n, k;
+};
+Drawn draw_shape(const std::vector<std::uint32_t>& r) {
+  const std::int64_t type = kTypes[r[0] % 3];
+  const qm::Format f = *qm::format_of(type);
+  std::int64_t n = 1 + r[1] % 4;
+  const std::int64_t per_row = 1 + r[2] % (type == 12 ? 2 : 4);
+  if (type != 12 && (n * per_row) % 2 != 0) ++n;
+  return {type, n, per_row * f.elements};
+}
+
+// The rules of the weight and its params (both drivers): an unknown quant
+// type, k not a block multiple, a word too few or too many.
+std::optional<gen::Case> violate_weight(const contract::Precondition& rule, const gen::Case& valid, std::uint64_t index) {
+  gen::Case c = valid;
+  const QuantShape s = shape_of(valid);
+  Tensor& w = c.inputs.back();
+  if (rule.rule == "quant_type.unsupported") {
+    const std::int64_t others[] = {0, 1, 3, 10, 13, 14, -1};  // F32, F16, Q4_1, Q2_K, Q5_K, Q6_K, ...
+    c.params.set("quant_type", others[index % 7]);
+    return c;
+  }
+  if (rule.rule == "k.block_multiple") {
+    c.params.set("k", s.k + 1 + static_cast<std::int64_t>(index % 7));
+    return c;
+  }
+  if (rule.rule == "bytes.mismatch") {
+    const std::int64_t words = std::max<std::int64_t>(0, w.numel() + (index % 2 == 0 ? -1 : 1));
+    Tensor bad(DType::u32, {words});
+    for (std::int64_t i = 0; i < words && i < w.numel(); ++i) bad.set_bits(i, w.bits_at(i));
+    w = bad;
+    return c;
+  }
+  return std::nullopt;
+}
+
+std::string quant_entry_check(const contract::KernelSpec& k) {
+  for (std::string_view p : {"quant_type", "k", "n"})
+    if (auto e = expects_param(k, p, contract::ParamKind::integer); !e.empty()) return e;
+  return "";
+}
+
+// ---- dequantize_blocks ----------------------------------------------------
+
+class Dequantize final : public Driver {
+ public:
+  std::string_view name() const override { return "dequantize"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "f32 [n, k]: row r is the values of blocks r k/epb .. (r + 1) k/epb - 1";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 1); !e.empty()) return e;
+    if (auto e = quant_entry_check(k); !e.empty()) return e;
+    return expects_oracle<oracle::Scalar>(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec&, DType) const override {
+    return rc::gen::mapcat(rc::gen::container<std::vector<std::uint32_t>>(3, rc::gen::arbitrary<std::uint32_t>()),
+                           [](const std::vector<std::uint32_t>& r) {
+                             const Drawn d = draw_shape(r);
+                             return rc::gen::map(weight_bytes(d.type, d.n, d.k), [d](const std::vector<std::uint8_t>& b) {
+                               return gen::Case{{words_of(b)}, quant_params(d.type, d.n, d.k), false};
+                             });
+                           });
+  }
+
+  // 0: Q4_0, 1: Q8_0, every half as d (block r's d = r); 2: Q4_K, every
+  // (scale, min) pair of the 6-bit fields (8 sub-blocks a super-block, 512
+  // super-blocks), d = 1 and dmin = 1/2 so that each value shows its pair;
+  // 3..: Q4_K, the halves h = 16 r + i of slice i (r < 4096) as d and as
+  // dmin (dmin = 40503 h mod 2^16, a permutation). A Q4_K block is 256
+  // values, so all 16 slices are 16.7 million graded values (18 s here):
+  // the run takes min(16, max(1, --sweeps / 4)) slices, 1 by default
+  // (every exponent and sign, mantissas of 16 steps) and all 16 with
+  // `--sweeps 64` (the nightly test dequant.exhaustive).
+  static constexpr int kQ4kSlices = 16;
+  int sweep_count(const contract::KernelSpec&, DType, int param_sweeps) const override {
+    return 3 + std::min(kQ4kSlices, std::max(1, param_sweeps / 4));
+  }
+  gen::Case sweep_case(const contract::KernelSpec&, DType, std::uint64_t seed, int index) const override {
+    const std::int64_t type = index == 0 ? 2 : index == 1 ? 8 : 12;
+    const qm::Format f = *qm::format_of(type);
+    const std::int64_t n = index == 2 ? 512 : index < 2 ? 65536 : 65536 / kQ4kSlices;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n * f.bytes));
+    std::uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1));
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(splitmix(s) >> 56);
+    for (std::int64_t r = 0; r < n; ++r) {
+      std::uint8_t* blk = bytes.data() + r * f.bytes;
+      const auto put = [&](int at, std::uint16_t h) { blk[at] = static_cast<std::uint8_t>(h), blk[at + 1] = static_cast<std::uint8_t>(h >> 8); };
+      if (index != 2) {
+        const std::int64_t h = index < 2 ? r : kQ4kSlices * r + (index - 3);
+        put(0, static_cast<std::uint16_t>(h));
+        if (type == 12) put(2, static_cast<std::uint16_t>((h * 40503) & 0xFFFF));
+        continue;
+      }
+      put(0, 0x3C00), put(2, 0x3800);
+      std::uint8_t* scales = blk + 4;
+      int sc[8], mn[8];
+      for (int j = 0; j < 8; ++j) {
+        const int pair = static_cast<int>(r) * 8 + j;  // 0 .. 4095
+        sc[j] = pair % 64, mn[j] = pair / 64;
+      }
+      // get_scale_min_k4's packing, inverted.
+      for (int j = 0; j < 4; ++j) {
+        scales[j] = static_cast<std::uint8_t>(sc[j] | ((sc[j + 4] >> 4) << 6));
+        scales[j + 4] = static_cast<std::uint8_t>(mn[j] | ((mn[j + 4] >> 4) << 6));
+        scales[j + 8] = static_cast<std::uint8_t>((sc[j + 4] & 0xF) | ((mn[j + 4] & 0xF) << 4));
+      }
+    }
+    return gen::Case{{words_of(bytes)}, quant_params(type, n, f.elements), false};
+  }
+
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+                                   std::uint64_t index) const override {
+    return violate_weight(rule, valid, index);
+  }
+
+  // Halves of the rows (the words of whole rows; Q4_0 and Q8_0 keep an
+  // even block count).
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    const QuantShape s = shape_of(c);
+    std::vector<gen::Case> out;
+    const std::int64_t row_bytes = s.per_row() * s.f.bytes;
+    for (std::int64_t keep = 1; keep < s.n; ++keep) {
+      if ((keep * row_bytes) % 4 != 0) continue;
+      for (const bool tail : {false, true}) {
+        const std::vector<std::uint8_t> all = qm::bytes_of(c.inputs[0]);
+        const auto from = static_cast<std::ptrdiff_t>(tail ? (s.n - keep) * row_bytes : 0);
+        const std::vector<std::uint8_t> part(all.begin() + from, all.begin() + from + keep * row_bytes);
+        out.push_back(gen::Case{{words_of(part)}, quant_params(s.type, keep, s.k), false});
+      }
+      break;  // the smallest whole-word cut
+    }
+    return out;
+  }
+
+  Expectation expected_output(const contract::KernelSpec&, const gen::Case& c) const override {
+    const QuantShape s = shape_of(c);
+    return {{s.n, s.k}, DType::f32};
+  }
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    const QuantShape s = shape_of(c);
+    each_element_at(k, c, s.n * s.k, f);
+  }
+  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const std::uint8_t* bytes = stream_of(c.inputs[0]);
+    const QuantShape s = shape_of(c);
+    const std::int64_t r = o / s.k, col = o % s.k, block = r * s.per_row() + col / s.f.elements;
+    const int j = static_cast<int>(col % s.f.elements);
+    const std::uint8_t* blk = bytes + block * s.f.bytes;
+    const qm::Parts p = qm::parts_of(s.type, blk, j);
+    e.out = o;
+    e.args.assign(1, static_cast<double>(qm::value_of(s.type, blk, j)));
+    static const std::vector<std::string_view> k_names{"d", "q"}, k4_names{"d", "dmin", "scale", "min", "q"};
+    // (assign: an element is refilled in place, its vectors' storage reused)
+    const auto code = static_cast<std::uint64_t>(p.code);
+    if (s.type == 12) {
+      e.names.assign(k4_names.begin(), k4_names.end());
+      e.shown.assign({p.d, p.dmin, static_cast<std::uint64_t>(p.scale), static_cast<std::uint64_t>(p.min), code});
+      e.shown_values.assign({f16_to_f32(f16{p.d}), f16_to_f32(f16{p.dmin}), 1.0 * p.scale, 1.0 * p.min, 1.0 * p.code});
+    } else {
+      e.names.assign(k_names.begin(), k_names.end());
+      e.shown.assign({p.d, code});
+      e.shown_values.assign({f16_to_f32(f16{p.d}), 1.0 * p.code});
+    }
+    e.replayable = false;
+    e.where_pattern = "row {}, block {}, value {}";
+    e.where_at = {r, col / s.f.elements, j};
+    return true;
+  }
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    k.oracle.as<oracle::Scalar>()(oracle::Scalar{ctx, oracle::Mp(e.args[0])}, out);
+  }
+};
+
+// ---- qmatmul ----------------------------------------------------------------
+
+class Qmatmul final : public Driver {
+ public:
+  std::string_view name() const override { return "qmatmul"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "f32 [M, n]: out[m, j] = +0 + a[m, 0] w[j, 0] + ... in f32, w the dequantized [n, k]";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (auto e = expects_inputs(k, 2); !e.empty()) return e;
+    if (auto e = quant_entry_check(k); !e.empty()) return e;
+    return expects_oracle<oracle::Dot>(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(rc::gen::container<std::vector<std::uint32_t>>(4, rc::gen::arbitrary<std::uint32_t>()),
+                           [&k, t](const std::vector<std::uint32_t>& r) {
+                             const Drawn d = draw_shape(r);
+                             const std::int64_t m = 1 + r[3] % 4;
+                             // Three cases in four: a's values all of the ordinary range (the
+                             // profile's draws mapped into it), so that no huge or special
+                             // term hides a wrong weight under its share of the bound.
+                             const bool ordinary = (r[3] >> 8) % 4 != 0;
+                             const double lo = k.values.lo, hi = k.values.hi;
+                             return rc::gen::apply(
+                                 [d, m, t, ordinary, lo, hi](std::vector<std::uint64_t> a, const std::vector<std::uint8_t>& b) {
+                                   if (ordinary)
+                                     for (auto& v : a)
+                                       v = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(v % 1048576) / 1048576.0, t));
+                                   return gen::Case{{gen::tensor_of(t, {m, d.k}, a), words_of(b)},
+                                                    quant_params(d.type, d.n, d.k), false};
+                                 },
+                                 gen::values_for(t, k.values, static_cast<std::size_t>(m * d.k)),
+                                 weight_bytes(d.type, d.n, d.k));
+                           });
+  }
+
+  // Rows of a of one value each, f32's special values and powers of two
+  // from 2^-149 to 2^127, against a Q8_0 weight of two rows: quant bytes 1
+  // under d = 2^-24 (the smallest subnormal half) and under d = 1, so that
+  // the sums v 32 2^-24 and v 32 reach subnormal, near-underflow, normal,
+  // near-overflow and infinite results.
+  int sweep_count(const contract::KernelSpec&, DType t, int) const override { return t == DType::f32 ? 1 : 0; }
+  gen::Case sweep_case(const contract::KernelSpec&, DType t, std::uint64_t, int) const override {
+    std::vector<std::uint64_t> row_values = gen::special_bits(t);
+    for (int e = -149; e <= 127; ++e) row_values.push_back(double_to_bits(t, std::ldexp(1.0, e)));
+    const auto rows = static_cast<std::int64_t>(row_values.size());
+    std::vector<std::uint64_t> a;
+    for (std::uint64_t v : row_values) a.insert(a.end(), 32, v);
+    const qm::Format f = *qm::format_of(8);
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(2 * f.bytes), 1);
+    bytes[0] = 0x01, bytes[1] = 0x00;                  // d = 2^-24
+    bytes[f.bytes] = 0x00, bytes[f.bytes + 1] = 0x3C;  // d = 1
+    return gen::Case{{gen::tensor_of(t, {rows, 32}, a), words_of(bytes)}, quant_params(8, 2, 32), false};
+  }
+
+  // a [48, 128] of the statistics values (uniform on [-1, 1]) and a Q8_0
+  // weight [16, 128] of random bytes and scales in [2^-8, 2^-7): 768 dot
+  // products of 128 terms, values of both signs and similar sizes.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    const qm::Format f = *qm::format_of(8);
+    const std::int64_t n = 16, k = 128;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n * (k / f.elements) * f.bytes));
+    std::uint64_t s = seed;
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(splitmix(s) >> 56);
+    for (std::size_t b = 0; b < bytes.size(); b += static_cast<std::size_t>(f.bytes)) {
+      const auto h = static_cast<std::uint16_t>((7 << 10) | (splitmix(s) >> 54));  // 2^-8 (1 + m/1024)
+      bytes[b] = static_cast<std::uint8_t>(h), bytes[b + 1] = static_cast<std::uint8_t>(h >> 8);
+    }
+    const std::vector<std::uint64_t> a = statistics_values(t, seed);  // 128 x 48 = 48 x 128
+    return gen::Case{{gen::tensor_of(t, {48, k}, a), words_of(bytes)}, quant_params(8, n, k), false};
+  }
+
+  // Weight rules as dequantize's; rank.exact: a of rank 3; shape.inner:
+  // a's last dim one or more past k (the weight still matching k).
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+                                   std::uint64_t index) const override {
+    if (auto c = violate_weight(rule, valid, index)) return c;
+    gen::Case c = valid;
+    const Dims& a = valid.inputs[0].dims();
+    if (rule.rule == "rank.exact") {
+      c.inputs[0] = gen::zeros(DType::f32, {1 + static_cast<std::int64_t>(index % 2), a[0], a[1]});
+      return c;
+    }
+    if (rule.rule == "shape.inner") {
+      c.inputs[0] = gen::zeros(DType::f32, {a[0], a[1] + 1 + static_cast<std::int64_t>(index % 5)});
+      return c;
+    }
+    return std::nullopt;
+  }
+
+  // Fewer rows of a.
+  std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
+    std::vector<gen::Case> out;
+    const Dims& a = c.inputs[0].dims();
+    for (std::int64_t row = 0; a[0] > 1 && row < a[0]; ++row) {
+      gen::Case s = c;
+      Tensor one(DType::f32, {1, a[1]});
+      for (std::int64_t kk = 0; kk < a[1]; ++kk) one.set_bits(kk, c.inputs[0].bits_at(row * a[1] + kk));
+      s.inputs[0] = one;
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  Expectation expected_output(const contract::KernelSpec&, const gen::Case& c) const override {
+    return {{c.inputs[0].dims()[0], shape_of(c).n}, DType::f32};
+  }
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    each_element_at(k, c, c.inputs[0].dims()[0] * shape_of(c).n, f);
+  }
+  // Args: a[m, 0], w[j, 0], a[m, 1], w[j, 1], ... (the model's values).
+  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const QuantShape s = shape_of(c);
+    const std::uint8_t* bytes = stream_of(c.inputs[1]);
+    const std::int64_t m = o / s.n, j = o % s.n;
+    e.out = o;
+    e.args.clear();
+    e.shown.clear();
+    e.signaling_nan = false;
+    for (std::int64_t kk = 0; kk < s.k; ++kk) {
+      const std::uint8_t* blk = bytes + (j * s.per_row() + kk / s.f.elements) * s.f.bytes;
+      const float w = qm::value_of(s.type, blk, static_cast<int>(kk % s.f.elements));
+      e.args.push_back(c.inputs[0].value_exact_at(m * s.k + kk));
+      e.args.push_back(w);
+      e.signaling_nan |= is_signaling_nan(DType::f32, c.inputs[0].bits_at(m * s.k + kk));
+      if (kk < 2) e.shown.push_back(c.inputs[0].bits_at(m * s.k + kk)), e.shown.push_back(double_to_bits(DType::f32, w));
+    }
+    e.names = {};
+    e.replayable = false;
+    e.where_pattern = "a row {} . dequantized w row {} ({} terms)";
+    e.where_at = {m, j, s.k};
+    return true;
+  }
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, e.args}, out);
+  }
+};
+
+}  // namespace
+
+void register_quant(Registry& r) {
+  r.push_back(std::make_unique<Dequantize>());
+  r.push_back(std::make_unique<Qmatmul>());
+}
+
+}  // namespace kc::drivers
