@@ -121,6 +121,9 @@ double layer_norm(const ReplayIn&);           // params: eps; (x_i - mu) r, r = 
 double layer_norm_backward(const ReplayIn&);  // params: eps; r ((g_i - mg) - yh_i mgy)
 double rms_norm(const ReplayIn&);             // params: eps; x_i / sqrt(mean x^2 + T(eps)), as 1/sqrt then a product
 double rms_norm_backward(const ReplayIn&);    // params: eps; r (g_i - x_i c), c = Sgx / (T(n) D)
+// Attention (§12): args and params as oracles/attention_layout.h; form the column d.
+double attention_naive(const ReplayIn&);
+double attention_flash(const ReplayIn&);
 
 }  // namespace replay
 }  // namespace kc::oracle

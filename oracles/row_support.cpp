@@ -11,9 +11,10 @@ namespace kc::oracle::rows {
 
 Units units(DType t) {
   const FloatFormat f = float_format(t);
-  const B e = is_half(t) ? 0.5L + 2.5L * std::ldexp(1.0L, f.precision - 24) : 2.5L;
+  const auto ulps = [&](B steps) { return is_half(t) ? 0.5L + (2 * steps + 0.5L) * std::ldexp(1.0L, f.precision - 24) : 2 * steps + 0.5L; };
+  const B e = ulps(1), et = ulps(2);
   const B u = unit_roundoff(t), ulp_min = min_subnormal(t);
-  return {u, 2 * u * e, e * ulp_min, ulp_min, static_cast<B>(max_finite(t))};
+  return {u, 2 * u * e, e * ulp_min, ulp_min, static_cast<B>(max_finite(t)), 2 * u * et, et * ulp_min};
 }
 
 B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u)); }
@@ -66,8 +67,13 @@ Stage Stages::add_signed(Stage a, Stage b, int sign) {
   return note({v, e + un_.u * (std::fabs(v) + e)});
 }
 
+namespace {
+// x y with 0 * inf = 0 (an exact zero times an unbounded error bounds nothing).
+B times(B x, B y) { return x == 0 || y == 0 ? 0 : x * y; }
+}  // namespace
+
 Stage Stages::mul(Stage a, Stage b) {
-  const B v = a.v * b.v, e = std::fabs(a.v) * b.e + std::fabs(b.v) * a.e + a.e * b.e;
+  const B v = a.v * b.v, e = times(std::fabs(a.v), b.e) + times(std::fabs(b.v), a.e) + times(a.e, b.e);
   return note({v, e + un_.u * (std::fabs(v) + e) + un_.ulp_min});
 }
 
@@ -85,6 +91,22 @@ Stage Stages::sqrt(Stage a) {
   return note({v, e + un_.u * (v + e)});
 }
 
+Stage Stages::exp(Stage a) {
+  const B v = std::exp(a.v);
+  // (where e^a underflows even in B, the computed value lies below e^(a + ea))
+  if (v == 0) return note({v, std::exp(a.v + a.e) * (1 + un_.eps) + un_.libm_abs});
+  return note({v, times(v, (1 + un_.eps) * std::exp(a.e) - 1) + un_.libm_abs});
+}
+
+Stage Stages::tanh(Stage a) {
+  // tanh is increasing: the argument's error moves it by at most the
+  // larger of tanh(a + ea) - tanh(a) and tanh(a) - tanh(a - ea) (at most
+  // 2, and far less where it saturates), rounded up; then libm's own.
+  const B v = std::tanh(a.v);
+  const B moved = std::min(B(2), std::max(std::tanh(a.v + a.e) - v, v - std::tanh(a.v - a.e)) * (1 + 0x1p-50L) + 0x1p-60L);
+  return note({v, moved + un_.eps_tanh * (std::fabs(v) + moved) + un_.tanh_abs});
+}
+
 Stage Stages::fold(std::span<const Stage> terms) {
   B v = 0, e = 0, mag = 0;
   for (const Stage& t : terms) v += t.v, e += t.e, mag += std::fabs(t.v) + t.e;
@@ -93,3 +115,4 @@ Stage Stages::fold(std::span<const Stage> terms) {
 }
 
 }  // namespace kc::oracle::rows
+

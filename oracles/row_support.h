@@ -30,6 +30,7 @@ inline constexpr B kRoundUp = 1 + 0x1p-30L;
 // normal (ulp_T(z) <= 2u|z|) and absolute E ulp_min where subnormal.
 struct Units {
   B u, eps, libm_abs, ulp_min, max;
+  B eps_tanh, tanh_abs;  // tanh: glibc's L = 2 steps
 };
 Units units(DType t);
 
@@ -75,6 +76,8 @@ void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B boun
 //   a / b: (|b| ea + |a| eb) / (|b| (|b| - eb)), plus u |a^/b^| + ulp_min/2 (|b| > eb, else unbounded)
 //   sqrt a: ea / (sqrt a + sqrt(max(a - ea, 0))), plus u sqrt(a^)          (a > 0)
 //   fold of n terms from +0: sum e_k + gamma_(n-1) sum (|t_k| + e_k)  (Higham 4.4)
+//   exp a: e^a ((1 + eps) e^(ea) - 1) + E ulp_min (libm within E ulps)
+//   tanh a: ea (tanh is 1-Lipschitz) + eps_tanh (|tanh a| + ea) + E_tanh ulp_min
 // A stage whose |v| + e reaches max_T may overflow in the reference:
 // `overflow` records it.
 struct Stage {
@@ -89,6 +92,8 @@ class Stages {
   Stage mul(Stage a, Stage b);
   Stage div(Stage a, Stage b);
   Stage sqrt(Stage a);
+  Stage exp(Stage a);
+  Stage tanh(Stage a);
   Stage fold(std::span<const Stage> terms);
   bool overflow = false;
   const Units& units() const { return un_; }

@@ -1,0 +1,115 @@
+// Planted defects of attention (f32): each recomputes the output with the
+// reference's steps but for its defect.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backends/mutants/support.h"
+
+namespace kc::mutants {
+
+namespace {
+
+struct Defect {
+  std::int64_t causal_slack = 0;  // causal masks kj > qi + slack
+  bool alibi_reversed = false;    // slope (qi - kj)
+  bool gqa_modulo = false;        // kv head hq mod Hk
+  bool softcap_after_alibi = false;
+  bool no_rescale = false;        // flash: O not multiplied by alpha
+};
+
+Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, Defect df) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].dtype() != DType::f32) return y;
+  const Dims &qd = in[0].dims(), &kd = in[1].dims();
+  const std::int64_t B = qd[0], hq_n = qd[1], sq = qd[2], d = qd[3], hk_n = kd[1], sk = kd[2];
+  const float scale = static_cast<float>(p.real("softmax_scale")), cap = static_cast<float>(p.real("softcap"));
+  const bool causal = p.integer("causal") != 0;
+  const std::int64_t left = p.integer("window_left"), right = p.integer("window_right");
+  const bool flash = kernel == "attention_flash";
+  auto f = [](const Tensor& t, std::int64_t i) { return static_cast<float>(t.value_at(i)); };
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t hq = 0; hq < hq_n; ++hq) {
+      const std::int64_t kvh = df.gqa_modulo ? hq % hk_n : hq / (hq_n / hk_n), kv = (b * hk_n + kvh) * sk * d;
+      for (std::int64_t qi = 0; qi < sq; ++qi) {
+        const std::int64_t at = ((b * hq_n + hq) * sq + qi) * d;
+        std::vector<float> s(static_cast<std::size_t>(sk), -std::numeric_limits<float>::infinity());
+        for (std::int64_t kj = 0; kj < sk; ++kj) {
+          if ((causal && kj > qi + df.causal_slack) || (left >= 0 && kj + left < qi) || (right >= 0 && kj > qi + right)) continue;
+          float dot = 0;
+          for (std::int64_t x = 0; x < d; ++x) dot += f(in[0], at + x) * f(in[1], kv + kj * d + x);
+          float v = dot * scale;
+          const float dist = df.alibi_reversed ? static_cast<float>(qi) - static_cast<float>(kj) : static_cast<float>(kj) - static_cast<float>(qi);
+          if (cap != 0 && !df.softcap_after_alibi) v = std::tanh(v * (1.0f / cap)) * cap;
+          if (in.size() > 3) v += f(in[3], hq) * dist;
+          if (cap != 0 && df.softcap_after_alibi) v = std::tanh(v * (1.0f / cap)) * cap;
+          s[static_cast<std::size_t>(kj)] = v;
+        }
+        std::vector<float> out(static_cast<std::size_t>(d), 0.0f);
+        if (!flash) {
+          float m = -std::numeric_limits<float>::infinity();
+          for (float x : s) if (x > m) m = x;
+          if (std::isfinite(m)) {
+            std::vector<float> e(s.size());
+            float sum = 0;
+            for (std::size_t j = 0; j < s.size(); ++j) sum += (e[j] = std::isfinite(s[j]) ? std::exp(s[j] - m) : 0.0f);
+            const float inv = 1.0f / sum;
+            for (std::size_t j = 0; j < s.size(); ++j) {
+              const float pj = e[j] * inv;
+              if (pj == 0) continue;
+              for (std::int64_t x = 0; x < d; ++x) out[static_cast<std::size_t>(x)] += pj * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
+            }
+          }
+        } else {
+          float m = -std::numeric_limits<float>::infinity(), l = 0;
+          for (std::size_t t0 = 0; t0 < s.size(); t0 += 16) {
+            const std::size_t t1 = std::min(s.size(), t0 + 16);
+            float tm = -std::numeric_limits<float>::infinity();
+            for (std::size_t j = t0; j < t1; ++j) if (s[j] > tm) tm = s[j];
+            const float mn = tm > m ? tm : m;
+            if (!std::isfinite(mn)) continue;
+            const float alpha = std::isfinite(m) ? std::exp(m - mn) : 0.0f;
+            float r = 0;
+            std::vector<float> pj(t1 - t0);
+            for (std::size_t j = t0; j < t1; ++j) r += (pj[j - t0] = std::isfinite(s[j]) ? std::exp(s[j] - mn) : 0.0f);
+            l = alpha * l + r;
+            if (!df.no_rescale) for (auto& o : out) o *= alpha;
+            for (std::size_t j = t0; j < t1; ++j)
+              if (pj[j - t0] != 0)
+                for (std::int64_t x = 0; x < d; ++x) out[static_cast<std::size_t>(x)] += pj[j - t0] * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
+            m = mn;
+          }
+          if (l != 0) for (auto& o : out) o *= 1.0f / l;
+          else for (auto& o : out) o = 0;
+        }
+        for (std::int64_t x = 0; x < d; ++x) y[0].set_bits(at + x, double_to_bits(DType::f32, out[static_cast<std::size_t>(x)]));
+      }
+    }
+  return y;
+}
+
+template <Defect D>
+Outputs with_defect(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  return attention_with(kernel, in, p, D);
+}
+
+}  // namespace
+
+void register_attention(std::vector<Mutant>& v) {
+  v.insert(v.end(), {
+      {"attention_causal_off_by_one", {"attention_naive"}, {DType::f32}, "accuracy",
+       "f32 attention's causal mask lets key qi + 1 through", with_defect<Defect{.causal_slack = 1}>},
+      {"attention_alibi_wrong_sign", {"attention_naive"}, {DType::f32}, "accuracy",
+       "f32 attention adds slope (qi - kj) instead of slope (kj - qi)", with_defect<Defect{.alibi_reversed = true}>},
+      {"attention_gqa_modulo", {"attention_naive"}, {DType::f32}, "accuracy",
+       "f32 attention maps query head hq to KV head hq mod Hk instead of hq / (Hq / Hk)",
+       with_defect<Defect{.gqa_modulo = true}>},
+      {"attention_softcap_after_alibi", {"attention_naive"}, {DType::f32}, "accuracy",
+       "f32 attention applies the softcap after ALiBi", with_defect<Defect{.softcap_after_alibi = true}>},
+      {"attention_flash_no_rescale", {"attention_flash"}, {DType::f32}, "accuracy",
+       "f32 flash attention does not rescale O by e^(m - m_new) when the maximum moves",
+       with_defect<Defect{.no_rescale = true}>},
+  });
+}
+
+}  // namespace kc::mutants

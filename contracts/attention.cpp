@@ -1,0 +1,103 @@
+// Contracts of attention_naive (exec FLASH_ATTN) and attention_flash
+// (inventory "Attention"; reference-semantics.md §12). The oracles compute
+// each output's exact value and the bound of the kernel's own steps
+// (oracles/attention.cpp; docs/accuracy-bounds.md "Attention").
+#include "contracts/accuracy_models.h"
+#include "contracts/contract.h"
+#include "contracts/preconditions.h"
+#include "contracts/thresholds.h"
+#include "oracles/attention.h"
+#include "oracles/replay.h"
+
+namespace kc::contract {
+
+namespace {
+
+constexpr DTypeSet kF32F64{DType::f32, DType::f64};
+
+constexpr std::string_view kStagedText =
+    "the kernel's steps replayed on (exact value, error bound) pairs (oracles/row_support.h): the scores' dot folds, "
+    "the scale, softcap's rounded reciprocal and tanh, ALiBi; e^(s - m) with m the kernel's own shift; naive: the "
+    "fold of e, 1/sum, p = e inv, the fold of p v; flash: per tile alpha = e^(m - m_new), l = alpha l + r, O alpha + "
+    "p v, then O (1/l)";
+
+std::vector<Param> attention_params() {
+  return {{.name = "softmax_scale", .kind = ParamKind::real, .domain = "an f32 (T::from(f32)); 1/sqrt(D) usually"},
+          {.name = "causal", .kind = ParamKind::integer, .domain = "0 or 1 (top-left aligned: kj > qi masked)", .min = 0,
+           .max = 1},
+          {.name = "window_left", .kind = ParamKind::integer, .domain = "-1 (none) or w >= 0: kj + w < qi masked", .min = -1,
+           .max = INT32_MAX},
+          {.name = "window_right", .kind = ParamKind::integer, .domain = "-1 (none) or w >= 0: kj > qi + w masked",
+           .min = -1, .max = INT32_MAX},
+          {.name = "softcap", .kind = ParamKind::real, .domain = "an f32; 0: none, else s = tanh(s c^-1) c before ALiBi"}};
+}
+
+std::vector<Precondition> attention_rules() {
+  std::vector<Precondition> r = tensor_rules(
+      "three or four input tensors q, k, v (and the optional ALiBi slopes)", "q", "q is f32 or f64 (exec FLASH_ATTN)",
+      {{"dtype.mismatch", "k", "k has q's dtype"},
+       {"dtype.mismatch", "v", "v has q's dtype"},
+       {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D] (`q: expected rank 4 [B, H, S, D]`)"},
+       {"rank.exact", "k", "k is rank 4 [B, Hk, Sk, D]"},
+       {"rank.exact", "v", "v is rank 4 [B, Hk, Sk, D]"},
+       {"batch.mismatch", "k", "k's B is q's (`B mismatch q vs k`)"},
+       {"batch.mismatch", "v", "v's B is k's (`B mismatch k vs v`)"},
+       {"heads.mismatch", "v", "v's H is k's (`Hk mismatch k vs v`)"},
+       {"seq.mismatch", "v", "v's S is k's (`Sk mismatch k vs v`)"},
+       {"head_dim.mismatch", "k", "k's D is q's (`head_dim mismatch q vs k`)"},
+       {"head_dim.mismatch", "v", "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)"},
+       {"gqa.group", "q", "Hq is a multiple of Hk >= 1 (`Hq=.. must be a multiple of Hk=.. (GQA group size)`)"},
+       {"alibi.shape", "alibi", "the slopes are [Hq] (`alibi_slopes must be shape [Hq=..]`)"}});
+  for (const char* p : {"softmax_scale", "softcap"}) r = with(r, param_rules(p, "a real (f64)"));
+  for (const char* p : {"causal", "window_left", "window_right"}) r = with(r, param_rules(p, "an integer"));
+  r.push_back({"param.domain", "causal", "causal is 0 or 1"});
+  r.push_back({"param.domain", "window_left", "window_left >= -1"});
+  r.push_back({"param.domain", "window_right", "window_right >= -1"});
+  return r;
+}
+
+KernelSpec attention_entry(std::string_view name) {
+  return {.name = name,
+          .family = "attention",
+          .driver = "attention",
+          .inputs = {{.name = "q", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                     {.name = "k", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                     {.name = "v", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                     {.name = "alibi", .dtypes = kF32F64, .min_rank = 1, .max_rank = 1, .optional = true}},
+          .params = attention_params(),
+          .preconditions = attention_rules(),
+          .accuracy = {{DType::f32, models::stage_bound(DType::f32, kStagedText)},
+                       {DType::f64, models::stage_bound(DType::f64, kStagedText)}},
+          .values = {.lo = -2, .hi = 2, .points = thresholds::exp}};
+}
+
+}  // namespace
+
+void register_attention(std::vector<KernelSpec>& out) {
+  KernelSpec naive = attention_entry("attention_naive");
+  naive.summary = "softmax(q k^T scale [softcap] [+ ALiBi], masked) v, materialized; p_j = e_j (1/sum)";
+  naive.source = "attention.rs:99 (exec FLASH_ATTN)";
+  naive.oracle = oracle::attention_naive;
+  naive.replay = oracle::replay::attention_naive;
+  naive.oracle_text = "sum_j e^(s_j - M) v_j / sum_j e^(s_j - M) over the admissible keys, in MPFR; S = the naive steps' "
+                      "bound / u";
+  naive.notes = "A row with no admissible key, only NaN or -inf scores, or any +inf score is all +0; a zero weight "
+                "skips its V row (an inf or NaN there does not propagate). Causal is top-left aligned (no Sq/Sk "
+                "offset); windows saturate. GQA: kv head = hq / (Hq / Hk); the ALiBi slope is the query head's, the "
+                "distance f32(kj) - f32(qi). Rows with a non-finite input or score are graded against the replay "
+                "(flash's answer also accepted).";
+  out.push_back(std::move(naive));
+  KernelSpec flash = attention_entry("attention_flash");
+  flash.summary = "FlashAttention-2 forward: tiles of 16 keys, online softmax (m, l, O rescaled by e^(m - m_new)), "
+                  "O (1/l) at the end";
+  flash.source = "attention.rs:229 (not exec-wired)";
+  flash.oracle = oracle::attention_flash;
+  flash.replay = oracle::replay::attention_flash;
+  flash.oracle_text = "as attention_naive's exact value; S = the tiled steps' bound / u";
+  flash.notes = "Normalises once at the end; a +inf score drops only its tile (naive zeroes the row); l = 0 gives +0.";
+  flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
+                       .related = "attention_naive"}};
+  out.push_back(std::move(flash));
+}
+
+}  // namespace kc::contract

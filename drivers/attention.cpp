@@ -1,0 +1,176 @@
+// Driver "attention" (reference-semantics.md §12): q [B, Hq, Sq, D], k and
+// v [B, Hk, Sk, D], optional ALiBi slopes [Hq]; params softmax_scale,
+// causal, window_left, window_right (-1: none), softcap (0: none). Output
+// element (b, hq, qi, d) depends on q's row, the K and V of KV head hq /
+// (Hq / Hk), the slope and the params: packed for the entry's Row oracle
+// as oracles/attention_layout.h says. The parameter space is constructed,
+// not filtered: GQA groups of 1-3, Sq != Sk (fewer keys than queries
+// leaves causal rows with no key, windows that mask everything), Sk past
+// one tile of 16, softcaps near 0 and large, ALiBi slopes of both signs.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "drivers/driver.h"
+#include "generators/invalid.h"
+#include "generators/tensors.h"
+#include "oracles/attention_layout.h"
+#include "oracles/exact.h"
+
+namespace kc::drivers {
+
+namespace {
+
+struct Shape {
+  std::int64_t b, hq, hk, sq, sk, d;
+};
+Shape shape_of(const gen::Case& c) {
+  const Dims &q = c.inputs[0].dims(), &k = c.inputs[1].dims();
+  return {q[0], q[1], k[1], q[2], k[2], q[3]};
+}
+
+class Attention final : public Driver {
+ public:
+  std::string_view name() const override { return "attention"; }
+  std::string output_rule(const contract::KernelSpec&) const override {
+    return "q's shape and dtype [B, Hq, Sq, D]: out[b, hq, qi] = the softmax-weighted sum of v's rows";
+  }
+  std::string check_entry(const contract::KernelSpec& k) const override {
+    if (k.inputs.size() != 4) return "expects q, k, v and the optional alibi";
+    return expects_oracle<oracle::Row>(k, name());
+  }
+
+  rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
+    return rc::gen::mapcat(
+        rc::gen::container<std::vector<std::uint32_t>>(8, rc::gen::arbitrary<std::uint32_t>()),
+        [&k, t](const std::vector<std::uint32_t>& r) {
+          const std::int64_t b = 1 + r[0] % 2, hk = 1 + (r[0] >> 4) % 2, groups = 1 + (r[0] >> 8) % 3;
+          const std::int64_t sq = 1 + r[1] % 6, d = 1 + (r[1] >> 8) % 8;
+          const std::int64_t sk = (r[1] >> 16) % 5 == 0 ? 17 + (r[1] >> 20) % 24 : 1 + (r[1] >> 20) % 8;
+          const Shape s{b, hk * groups, hk, sq, sk, d};
+          Params p;
+          const double scales[] = {1.0 / std::sqrt(static_cast<double>(d)), 1.0, 0.125, 4.0};
+          p.set("softmax_scale", scales[r[2] % 4]);
+          p.set("causal", static_cast<std::int64_t>((r[2] >> 4) % 2));
+          p.set("window_left", (r[2] >> 8) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 12) % 4) : std::int64_t{-1});
+          p.set("window_right", (r[2] >> 16) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 20) % 4) : std::int64_t{-1});
+          const double caps[] = {0, 0, 0, 1.0, 5.0, 30.0, 0.01};
+          p.set("softcap", caps[r[3] % 7]);
+          const bool alibi = (r[3] >> 4) % 2 == 0;
+          // Three cases in four: values of the ordinary range only.
+          const bool ordinary = (r[3] >> 8) % 4 != 0;
+          const double lo = k.values.lo, hi = k.values.hi;
+          const auto nq = static_cast<std::size_t>(b * s.hq * sq * d), nk = static_cast<std::size_t>(b * hk * sk * d);
+          return rc::gen::apply(
+              [t, s, p, alibi, ordinary, lo, hi, seed = r[4]](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kv,
+                                                               std::vector<std::uint64_t> v) {
+                if (ordinary)
+                  for (auto* vec : {&q, &kv, &v})
+                    for (auto& x : *vec)
+                      x = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(x % 1048576) / 1048576.0, t));
+                std::vector<Tensor> in{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, q), gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, kv),
+                                       gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, v)};
+                if (alibi) {
+                  // ALiBi's slopes 2^(-8 (i + 1) / Hq), the sign flipped on odd seeds.
+                  Tensor sl(t, {s.hq});
+                  for (std::int64_t h = 0; h < s.hq; ++h)
+                    sl.set_bits(h, double_to_bits(t, round_to_format((seed % 2 ? -1.0 : 1.0) *
+                                                                         std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
+                  in.push_back(std::move(sl));
+                }
+                return gen::Case{std::move(in), p, false};
+              },
+              gen::values_for(t, k.values, nq), gen::values_for(t, k.values, nk), gen::values_for(t, k.values, nk));
+        });
+  }
+
+  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+                                   std::uint64_t index) const override {
+    gen::Case c = valid;
+    const DType t = valid.inputs[0].dtype();
+    const Shape s = shape_of(valid);
+    const std::string r(rule.rule), operand(rule.operand);
+    const int at = operand == "q" ? 0 : operand == "k" ? 1 : operand == "v" ? 2 : 3;
+    auto with_dims = [&](int i, Dims d) { c.inputs.at(static_cast<std::size_t>(i)) = gen::zeros(t, std::move(d)); };
+    if (r == "arity") {  // q and k only, or a fifth input
+      if (index % 2 == 0) c.inputs.resize(2);
+      else {
+        if (c.inputs.size() < 4) c.inputs.push_back(gen::zeros(t, {s.hq}));
+        c.inputs.push_back(gen::zeros(t, {s.hq}));
+      }
+    } else if (r == "dtype.mismatch") {  // the other of f32 and f64 (the arm's dtypes)
+      const DType other = t == DType::f32 ? DType::f64 : DType::f32;
+      c.inputs.at(static_cast<std::size_t>(at)) = gen::zeros(other, valid.inputs[static_cast<std::size_t>(at)].dims());
+    } else if (r == "rank.exact") {
+      Dims d = valid.inputs[static_cast<std::size_t>(at)].dims();
+      if (index % 2 == 0) d.pop_back();
+      else d.push_back(1);
+      with_dims(at, d);
+    } else if (r == "batch.mismatch") {
+      with_dims(at, {s.b + 1, s.hk, s.sk, s.d});
+    } else if (r == "heads.mismatch") {
+      with_dims(2, {s.b, s.hk + 1, s.sk, s.d});
+    } else if (r == "seq.mismatch") {
+      with_dims(2, {s.b, s.hk, s.sk + 1, s.d});
+    } else if (r == "head_dim.mismatch") {
+      with_dims(at, {s.b, s.hk, s.sk, s.d + 1});
+      if (at == 1) with_dims(2, {s.b, s.hk, s.sk, s.d + 1});  // (q vs k: k and v agree)
+    } else if (r == "gqa.group") {
+      with_dims(1, {s.b, 2, s.sk, s.d});
+      with_dims(2, {s.b, 2, s.sk, s.d});
+      with_dims(0, {s.b, 3 + 2 * static_cast<std::int64_t>(index % 3), s.sq, s.d});
+      if (c.inputs.size() > 3) c.inputs.pop_back();
+    } else if (r == "alibi.shape") {
+      const Dims bad = index % 2 == 0 ? Dims{s.hq + 1} : Dims{1, s.hq};
+      if (c.inputs.size() > 3) c.inputs[3] = gen::zeros(t, bad);
+      else c.inputs.push_back(gen::zeros(t, bad));
+    } else {
+      return std::nullopt;
+    }
+    return c;
+  }
+
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return like_first_input(k, c);
+  }
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    each_element_at(k, c, c.inputs.at(0).numel(), f);
+  }
+  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+    const Shape s = shape_of(c);
+    const std::int64_t col = o % s.d, qi = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
+    const std::int64_t kvh = hq / (s.hq / s.hk), kv_at = (b * s.hk + kvh) * s.sk * s.d, q_at = o - col;
+    const bool slope = c.inputs.size() > 3;
+    e.out = o;
+    e.form = static_cast<int>(col);
+    e.args.assign({static_cast<double>(s.d), static_cast<double>(s.sk), static_cast<double>(qi), slope ? 1.0 : 0.0,
+                   slope ? c.inputs[3].value_at(hq) : 0.0});
+    e.signaling_nan = false;
+    const auto take = [&](const Tensor& x, std::int64_t from, std::int64_t n) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        e.args.push_back(x.value_exact_at(from + i));
+        e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
+      }
+    };
+    take(c.inputs[0], q_at, s.d);
+    take(c.inputs[1], kv_at, s.sk * s.d);
+    take(c.inputs[2], kv_at, s.sk * s.d);
+    e.shown.assign({c.inputs[0].bits_at(q_at), c.inputs[1].bits_at(kv_at), c.inputs[2].bits_at(kv_at + col)});
+    e.names.clear();
+    e.replayable = false;
+    e.where_pattern = "batch {}, query head {}, query {}, column {}";
+    e.where_at = {b, hq, qi, col};
+    return true;
+  }
+  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
+                oracle::Exact& out) const override {
+    k.oracle.as<oracle::Row>()(oracle::Row{ctx, e.args, {}, static_cast<std::size_t>(e.form)}, out);
+  }
+};
+
+}  // namespace
+
+void register_attention(Registry& r) { r.push_back(std::make_unique<Attention>()); }
+
+}  // namespace kc::drivers

@@ -1,0 +1,205 @@
+// Attention of the reference (attention.rs; reference-semantics.md §12):
+// attention_naive (the exec FLASH_ATTN arm) and attention_flash (tiles of
+// 16 keys, online softmax). q [B, Hq, Sq, D], k and v [B, Hk, Sk, D],
+// optional ALiBi slopes [Hq]; params softmax_scale (f32), causal (0/1),
+// window_left and window_right (-1: none), softcap (0: none). Per
+// admissible (qi, kj), in T: dot = fold of q k; s = dot T(scale); softcap:
+// s = tanh(s c^-1) c with c^-1 = 1/c rounded once; ALiBi: s += slope[hq]
+// T(f32(kj) - f32(qi)). GQA: kv head = hq / (Hq / Hk).
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "kernels/arms.h"
+#include "kernels/scalar.h"
+
+namespace kc::kern {
+
+namespace {
+
+struct AttnParams {
+  double scale;  // T(f32(softmax_scale)) widened
+  bool causal;
+  std::int64_t left, right;  // -1: no window
+  double softcap;            // 0: none
+};
+
+// position_admissible (attention.rs:76), in its order, raw 0-based indices
+// (causal top-left aligned); the window sums saturate instead of wrapping.
+bool admissible(const AttnParams& p, std::int64_t qi, std::int64_t kj) {
+  if (p.causal && kj > qi) return false;
+  if (p.left >= 0 && kj + p.left < qi) return false;
+  if (p.right >= 0 && kj > qi + p.right) return false;
+  return true;
+}
+
+template <class T>
+T mul(T a, T b) {
+  return in_order(a, b, [](T u, T v) { return u * v; });
+}
+template <class T>
+T add(T a, T b) {
+  return in_order(a, b, [](T u, T v) { return u + v; });
+}
+template <class T>
+T sub(T a, T b) {
+  return in_order(a, b, [](T u, T v) { return u - v; });
+}
+
+struct Dims4 {
+  std::int64_t b, h, s, d;
+};
+Dims4 dims4(const Tensor& x) { return {x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3]}; }
+
+// The scores of one query row: -inf where not admissible.
+template <class T>
+void scores(const T* q, const T* k, std::int64_t sk, std::int64_t d, std::int64_t qi, const AttnParams& p,
+            const T* slope, std::vector<T>& s) {
+  const T scale = static_cast<T>(p.scale), c = static_cast<T>(p.softcap);
+  const T cinv = T(1) / c;
+  s.assign(static_cast<std::size_t>(sk), -std::numeric_limits<T>::infinity());
+  for (std::int64_t kj = 0; kj < sk; ++kj) {
+    if (!admissible(p, qi, kj)) continue;
+    T dot = T(0);
+    for (std::int64_t x = 0; x < d; ++x) dot = acc_add(dot, mul(q[x], k[kj * d + x]));
+    T v = mul(dot, scale);
+    if (p.softcap != 0) v = mul(m_tanh(mul(v, cinv)), c);
+    if (slope) v = add(v, mul(*slope, static_cast<T>(static_cast<float>(kj) - static_cast<float>(qi))));
+    s[static_cast<std::size_t>(kj)] = v;
+  }
+}
+
+template <class T>
+void naive_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (T x : s)
+    if (x > m) m = x;
+  for (std::int64_t x = 0; x < d; ++x) out[x] = T(0);
+  if (!std::isfinite(m)) return;  // fully masked, all NaN or -inf, or a +inf score: +0
+  std::vector<T> e(s.size());
+  T sum = T(0);
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    e[j] = std::isfinite(s[j]) ? m_exp(sub(s[j], m)) : T(0);
+    sum = acc_add(sum, e[j]);
+  }
+  const T inv = T(1) / sum;
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    const T pj = mul(e[j], inv);
+    if (pj == T(0)) continue;  // an inf or NaN in V under zero weight does not propagate
+    for (std::int64_t x = 0; x < d; ++x) out[x] = acc_add(out[x], mul(pj, v[static_cast<std::int64_t>(j) * d + x]));
+  }
+}
+
+template <class T>
+void flash_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
+  constexpr std::size_t kTile = 16;  // BC
+  T m = -std::numeric_limits<T>::infinity(), l = T(0);
+  std::vector<T> o(static_cast<std::size_t>(d), T(0));
+  for (std::size_t t0 = 0; t0 < s.size(); t0 += kTile) {
+    const std::size_t t1 = std::min(s.size(), t0 + kTile);
+    T tile_max = -std::numeric_limits<T>::infinity();
+    for (std::size_t j = t0; j < t1; ++j)
+      if (s[j] > tile_max) tile_max = s[j];
+    const T m_new = tile_max > m ? tile_max : m;
+    if (!std::isfinite(m_new)) continue;  // the tile is skipped
+    const T alpha = std::isfinite(m) ? m_exp(sub(m, m_new)) : T(0);
+    std::vector<T> pj(t1 - t0);
+    T r = T(0);
+    for (std::size_t j = t0; j < t1; ++j) {
+      pj[j - t0] = std::isfinite(s[j]) ? m_exp(sub(s[j], m_new)) : T(0);
+      r = acc_add(r, pj[j - t0]);
+    }
+    l = add(mul(alpha, l), r);
+    for (auto& x : o) x = mul(x, alpha);
+    for (std::size_t j = t0; j < t1; ++j) {
+      if (pj[j - t0] == T(0)) continue;
+      for (std::int64_t x = 0; x < d; ++x)
+        o[static_cast<std::size_t>(x)] = acc_add(o[static_cast<std::size_t>(x)], mul(pj[j - t0], v[static_cast<std::int64_t>(j) * d + x]));
+    }
+    m = m_new;
+  }
+  if (l == T(0)) {
+    for (std::int64_t x = 0; x < d; ++x) out[x] = T(0);
+    return;
+  }
+  const T inv = T(1) / l;
+  for (std::int64_t x = 0; x < d; ++x) out[x] = mul(o[static_cast<std::size_t>(x)], inv);
+}
+
+void check_inputs(std::string_view op, std::span<const Tensor> in) {
+  const char* names[] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i)
+    if (in[static_cast<std::size_t>(i)].rank() != 4)
+      throw KernelError(std::string(op), names[i], "rank.exact",
+                        fmt::format("{} {}: expected rank 4 [B, H, S, D], got {}", op, names[i],
+                                    dims_to_string(in[static_cast<std::size_t>(i)].dims())));
+  const Dims4 q = dims4(in[0]), k = dims4(in[1]), v = dims4(in[2]);
+  auto fail = [&](const char* operand, const char* rule, std::string msg) {
+    throw KernelError(std::string(op), operand, rule, std::move(msg));
+  };
+  if (q.b != k.b) fail("k", "batch.mismatch", fmt::format("B mismatch q vs k ({} vs {})", q.b, k.b));
+  if (k.b != v.b) fail("v", "batch.mismatch", fmt::format("B mismatch k vs v ({} vs {})", k.b, v.b));
+  if (k.h != v.h) fail("v", "heads.mismatch", fmt::format("Hk mismatch k vs v ({} vs {})", k.h, v.h));
+  if (k.s != v.s) fail("v", "seq.mismatch", fmt::format("Sk mismatch k vs v ({} vs {})", k.s, v.s));
+  if (q.d != k.d) fail("k", "head_dim.mismatch", fmt::format("head_dim mismatch q vs k ({} vs {})", q.d, k.d));
+  if (k.d != v.d) fail("v", "head_dim.mismatch", fmt::format("head_dim mismatch k vs v ({} vs {})", k.d, v.d));
+  if (k.h == 0 || q.h % k.h != 0)
+    fail("q", "gqa.group", fmt::format("Hq={} must be a multiple of Hk={} (GQA group size)", q.h, k.h));
+  if (in.size() > 3 && in[3].dims() != Dims{q.h})
+    fail("alibi", "alibi.shape", fmt::format("alibi_slopes must be shape [Hq={}], got {}", q.h, dims_to_string(in[3].dims())));
+}
+
+Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, const Params& p) {
+  check_inputs(op, in);
+  // softmax_scale and softcap are f32 parameters: T::from(f32) (§0.3).
+  const AttnParams ap{static_cast<float>(p.real("softmax_scale")), p.integer("causal") != 0, p.integer("window_left"),
+                      p.integer("window_right"), static_cast<float>(p.real("softcap"))};
+  const Dims4 q = dims4(in[0]), k = dims4(in[1]);
+  Tensor out(in[0].dtype(), in[0].dims());
+  // (f32 and f64 only: the arm's dtypes)
+  const auto each = [&]<class T>() {
+    const T *qs = in[0].as<T>().data(), *ks = in[1].as<T>().data(), *vs = in[2].as<T>().data();
+    const T* slopes = in.size() > 3 ? in[3].as<T>().data() : nullptr;
+    T* os = out.as_mutable<T>().data();
+    const std::int64_t groups = q.h / k.h;
+    std::vector<T> s;
+    for (std::int64_t b = 0; b < q.b; ++b)
+      for (std::int64_t hq = 0; hq < q.h; ++hq) {
+        const std::int64_t kvh = hq / groups, kv_at = (b * k.h + kvh) * k.s * k.d;
+        for (std::int64_t qi = 0; qi < q.s; ++qi) {
+          const std::int64_t at = ((b * q.h + hq) * q.s + qi) * q.d;
+          scores(qs + at, ks + kv_at, k.s, q.d, qi, ap, slopes ? slopes + hq : nullptr, s);
+          if (flash) flash_row(s, vs + kv_at, q.d, os + at);
+          else naive_row(s, vs + kv_at, q.d, os + at);
+        }
+      }
+  };
+  if (in[0].dtype() == DType::f64) each.template operator()<double>();
+  else each.template operator()<float>();
+  return out;
+}
+
+}  // namespace
+
+void register_attention(Arms& table) {
+  // Exec FLASH_ATTN (exec.rs:1355): f32/f64, the ALiBi slopes an optional
+  // fourth input of the same dtype. attention_flash is not exec-wired:
+  // kconform calls it with the same operands.
+  const std::vector<ParamDecl> params{{"softmax_scale", ParamKind::real},
+                                      {"causal", ParamKind::integer, 0, 1},
+                                      {"window_left", ParamKind::integer, -1, INT32_MAX},
+                                      {"window_right", ParamKind::integer, -1, INT32_MAX},
+                                      {"softcap", ParamKind::real}};
+  for (const auto& [name, flash] : {std::pair{"attention_naive", false}, std::pair{"attention_flash", true}})
+    table.push_back(Arm{.op = name, .dtypes = {DType::f32, DType::f64}, .arity = 4, .params = params,
+                        .eval = [name = name, flash = flash](std::span<const Tensor> in, const Params& p) {
+                          return std::vector<Tensor>{attention(name, flash, in, p)};
+                        },
+                        .operands = {"q", "k", "v", "alibi"},
+                        .min_arity = 3});
+}
+
+}  // namespace kc::kern

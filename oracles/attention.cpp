@@ -1,0 +1,251 @@
+// Oracles of attention_naive and attention_flash (oracles/attention.h).
+// Rows with a non-finite input, a non-finite score or no admissible key
+// are the reference's special cases (an all-+0 row, a dropped tile, the
+// zero-weight skip): graded against the kernel's replay, with the other
+// algorithm's answer accepted as well. Otherwise the exact value is
+//   z = sum_j e^(s_j - M) v[j, d] / sum_j e^(s_j - M)
+// over the admissible keys, s_j = (q . k_j) S, then tanh(s / c) c with a
+// softcap, then + slope (kj - qi) with ALiBi (S and c the f32 parameters;
+// M any shift: the replay's maximum), and the bound is the last stage's
+// error of the kernel's steps replayed on Stage values, the shift and the
+// tile maxima being the replay's own (exact constants of T: softmax does
+// not depend on them).
+#include "oracles/attention.h"
+
+#include <cmath>
+#include <vector>
+
+#include "oracles/attention_layout.h"
+#include "oracles/exact.h"
+#include "oracles/exact_sum.h"
+#include "oracles/replay.h"
+#include "oracles/rounding.h"
+#include "oracles/row_support.h"
+
+namespace kc::oracle {
+
+namespace {
+
+using attention::Layout;
+using attention::Mask;
+using rows::B;
+using rows::Stage;
+using rows::Stages;
+using D1 = double (*)(double);
+
+struct Scores {
+  std::vector<double> t;  // the replay's scores in T (-inf where masked)
+  std::vector<Stage> st;  // their stages
+  std::vector<bool> admissible;
+  bool special = false;   // a non-finite input or score, or no admissible key
+};
+
+Scores scores(const Layout& l, const Mask& mk, DType t, Stages& st) {
+  Scores s;
+  const replay::InT a{t};
+  const auto n = static_cast<std::size_t>(l.sk), d = static_cast<std::size_t>(l.d);
+  s.t.assign(n, -INFINITY);
+  s.st.assign(n, Stage{});
+  s.admissible.assign(n, false);
+  bool any = false;
+  for (double x : l.q) s.special |= !std::isfinite(x);
+  s.special |= l.has_slope && !std::isfinite(l.slope);
+  const double cinv_t = a.div(1.0, mk.softcap);
+  const Stage cinv = st.div(Stages::exact(1), Stages::exact(mk.softcap));
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!mk.admissible(l.qi, static_cast<std::int64_t>(j))) continue;
+    s.admissible[j] = any = true;
+    for (std::size_t x = 0; x < d; ++x) s.special |= !std::isfinite(l.k[j * d + x]);
+    double dot = 0.0;
+    std::vector<Stage> terms;
+    for (std::size_t x = 0; x < d; ++x) {
+      dot = a.add(dot, a.mul(l.q[x], l.k[j * d + x]));
+      terms.push_back(st.mul(Stages::exact(l.q[x]), Stages::exact(l.k[j * d + x])));
+    }
+    double v = a.mul(dot, mk.scale);
+    Stage sv = st.mul(st.fold(terms), Stages::exact(mk.scale));
+    if (mk.softcap != 0) {
+      v = a.mul(a.call(::tanhf, static_cast<D1>(::tanh), a.mul(v, cinv_t)), mk.softcap);
+      sv = st.mul(st.tanh(st.mul(sv, cinv)), Stages::exact(mk.softcap));
+    }
+    if (l.has_slope) {
+      const double delta = static_cast<double>(static_cast<float>(j) - static_cast<float>(l.qi));
+      v = a.add(v, a.mul(l.slope, delta));
+      sv = st.add(sv, st.mul(Stages::exact(l.slope), Stages::exact(delta)));
+    }
+    s.t[j] = v, s.st[j] = sv;
+    s.special |= !std::isfinite(v);
+  }
+  s.special |= !any;
+  return s;
+}
+
+// e^(x - m) in T and as a stage (m an exact constant of T).
+double exp_t(const replay::InT& a, double x, double m) { return a.call(::expf, static_cast<D1>(::exp), a.sub(x, m)); }
+
+// Where the kernel's own weight for key j is 0 (naive: e_j (1/sum);
+// flash: e^(s_j - m_new) of j's tile): it skips V's row there.
+std::vector<bool> zero_weights(const Scores& s, DType t, bool flash) {
+  const replay::InT a{t};
+  std::vector<bool> zero(s.t.size(), true);
+  if (!flash) {
+    double m = -INFINITY, sum = 0.0;
+    for (double x : s.t)
+      if (x > m) m = x;
+    std::vector<double> e(s.t.size(), 0.0);
+    for (std::size_t j = 0; j < s.t.size(); ++j)
+      if (s.admissible[j]) sum = a.add(sum, e[j] = exp_t(a, s.t[j], m));
+    const double inv = a.div(1.0, sum);
+    for (std::size_t j = 0; j < s.t.size(); ++j) zero[j] = !s.admissible[j] || a.mul(e[j], inv) == 0;
+    return zero;
+  }
+  double m = -INFINITY;
+  for (std::size_t t0 = 0; t0 < s.t.size(); t0 += 16) {
+    const std::size_t t1 = std::min(s.t.size(), t0 + 16);
+    double tile_max = -INFINITY;
+    for (std::size_t j = t0; j < t1; ++j)
+      if (s.t[j] > tile_max) tile_max = s.t[j];
+    const double m_new = tile_max > m ? tile_max : m;
+    if (!std::isfinite(m_new)) continue;
+    for (std::size_t j = t0; j < t1; ++j) zero[j] = !s.admissible[j] || exp_t(a, s.t[j], m_new) == 0;
+    m = m_new;
+  }
+  return zero;
+}
+
+// A term p v of the output's fold: skipped where the replay's p is 0
+// (the computed value is then 0, within |p v| + ep |v| of the exact one).
+Stage term(Stages& st, double p_t, const Stage& p, double v) {
+  if (p_t == 0) return std::isfinite(v) ? Stage{p.v * v, std::fabs(p.v * v) + p.e * std::fabs(v)} : Stage{0, 0};
+  return st.mul(p, Stages::exact(v));
+}
+
+// The naive kernel's steps: one shift m, e_j, their fold, 1/sum, p_j = e_j inv, the fold of p v.
+Stage naive_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::size_t col) {
+  const replay::InT a{t};
+  double m = -INFINITY;
+  for (double x : s.t)
+    if (x > m) m = x;
+  std::vector<double> e_t(s.t.size(), 0.0);
+  std::vector<Stage> e(s.t.size());
+  double sum_t = 0.0;
+  for (std::size_t j = 0; j < s.t.size(); ++j)
+    if (s.admissible[j]) sum_t = a.add(sum_t, e_t[j] = exp_t(a, s.t[j], m)), e[j] = st.exp(st.sub(s.st[j], Stages::exact(m)));
+  std::vector<Stage> adm;
+  for (std::size_t j = 0; j < e.size(); ++j)
+    if (s.admissible[j]) adm.push_back(e[j]);
+  const double inv_t = a.div(1.0, sum_t);
+  const Stage inv = st.div(Stages::exact(1), st.fold(adm));
+  std::vector<Stage> terms;
+  for (std::size_t j = 0; j < e.size(); ++j)
+    if (s.admissible[j]) terms.push_back(term(st, a.mul(e_t[j], inv_t), st.mul(e[j], inv), l.v[j * static_cast<std::size_t>(l.d) + col]));
+  return st.fold(terms);
+}
+
+// The flash kernel's steps: per tile of 16, the new maximum, alpha, the
+// tile's p and their fold r, l = alpha l + r, O = O alpha + the tile's p v;
+// finally O (1/l).
+Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::size_t col) {
+  const replay::InT a{t};
+  double m = -INFINITY, l_t = 0.0;
+  Stage lsum = Stages::exact(0), o = Stages::exact(0);
+  for (std::size_t t0 = 0; t0 < s.t.size(); t0 += 16) {
+    const std::size_t t1 = std::min(s.t.size(), t0 + 16);
+    double tile_max = -INFINITY;
+    for (std::size_t j = t0; j < t1; ++j)
+      if (s.t[j] > tile_max) tile_max = s.t[j];
+    const double m_new = tile_max > m ? tile_max : m;
+    if (!std::isfinite(m_new)) continue;
+    const double alpha_t = std::isfinite(m) ? exp_t(a, m, m_new) : 0.0;
+    const Stage alpha = std::isfinite(m) ? st.exp(st.sub(Stages::exact(m), Stages::exact(m_new))) : Stages::exact(0);
+    std::vector<Stage> p;
+    std::vector<double> p_t;
+    double r_t = 0.0;
+    for (std::size_t j = t0; j < t1; ++j) {
+      if (!s.admissible[j]) continue;
+      p_t.push_back(exp_t(a, s.t[j], m_new));
+      p.push_back(st.exp(st.sub(s.st[j], Stages::exact(m_new))));
+      r_t = a.add(r_t, p_t.back());
+    }
+    l_t = a.add(a.mul(alpha_t, l_t), r_t);
+    lsum = st.add(st.mul(alpha, lsum), st.fold(p));
+    o = st.mul(o, alpha);
+    std::size_t at = 0;
+    for (std::size_t j = t0; j < t1; ++j) {
+      if (!s.admissible[j]) continue;
+      const Stage tm = term(st, p_t[at], p[at], l.v[j * static_cast<std::size_t>(l.d) + col]);
+      o = p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e} : st.add(o, tm);
+      ++at;
+    }
+    m = m_new;
+  }
+  return st.mul(o, st.div(Stages::exact(1), lsum));
+}
+
+void attend(const Row& in, Exact& out, bool flash) {
+  const DType t = in.ctx.dtype;
+  const Layout l = Layout::of(in.a);
+  const Mask mk = Mask::of(*in.ctx.params);
+  const auto col = static_cast<std::size_t>(in.i);
+  Stages st(t);
+  Scores s = scores(l, mk, t, st);
+  const auto replay_fn = flash ? replay::attention_flash : replay::attention_naive;
+  // A non-finite V value in this column under a non-zero weight makes the
+  // element special too; under a zero weight the kernel skips it, and so
+  // does the exact value here (the reference's definition: PyTorch's 0 inf
+  // would be NaN, accepted below as another answer).
+  const std::vector<bool> zero = s.special ? std::vector<bool>() : zero_weights(s, t, flash);
+  bool skipped_special = false;
+  for (std::size_t j = 0; !s.special && j < s.t.size(); ++j)
+    if (s.admissible[j] && !std::isfinite(l.v[j * static_cast<std::size_t>(l.d) + col])) {
+      s.special |= !zero[j];
+      skipped_special = true;
+    }
+  if (s.special) {
+    // The reference's special rows: its own answer, and the other
+    // algorithm's (a +inf score zeroes naive's row, drops flash's tile).
+    const ReplayIn r{t, t, in.ctx.params, in.a, false, in.i};
+    const double own = replay_fn(r), other = (flash ? replay::attention_naive : replay::attention_flash)(r);
+    out.value = Mp(own);
+    out.replayed = true;
+    if (!(other == own || (std::isnan(other) && std::isnan(own)))) out.alternatives.push_back(Mp(other));
+    return;
+  }
+  // Exact: the scores in MPFR, shifted by the replay's maximum.
+  double m = -INFINITY;
+  for (double x : s.t)
+    if (x > m) m = x;
+  const auto d = static_cast<std::size_t>(l.d);
+  Mp num(0), den(0);
+  static thread_local ExactSum dot;
+  for (std::size_t j = 0; j < s.t.size(); ++j) {
+    if (!s.admissible[j]) continue;
+    dot.clear();
+    for (std::size_t x = 0; x < d; ++x) dot.add_product(l.q[x], l.k[j * d + x]);
+    Mp z;
+    dot.round_into(raw(z), MPFR_RNDN);
+    z *= Mp(mk.scale);
+    if (mk.softcap != 0) {
+      z /= Mp(mk.softcap);
+      mpfr_tanh(raw(z), raw(z), MPFR_RNDN);
+      z *= Mp(mk.softcap);
+    }
+    if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
+    z -= Mp(m);
+    mpfr_exp(raw(z), raw(z), MPFR_RNDN);
+    den += z;
+    if (std::isfinite(l.v[j * d + col])) num += z * Mp(l.v[j * d + col]);
+  }
+  out.value = num / den;
+  if (skipped_special) out.alternatives.push_back(Mp(NAN));
+  const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
+  if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e);
+  rows::settle_overflow(in, replay_fn, y.e, st.overflow, out);
+}
+
+}  // namespace
+
+void attention_naive(const Row& in, Exact& out) { attend(in, out, false); }
+void attention_flash(const Row& in, Exact& out) { attend(in, out, true); }
+
+}  // namespace kc::oracle

@@ -1,0 +1,51 @@
+// How an attention output element's inputs travel (drivers/attention.cpp
+// packs them, the oracle and the replay unpack them): the element's args
+// are [D, Sk, qi, has_slope, slope, q row (D), K (Sk x D), V (Sk x D)] of
+// its (batch, query head), K and V those of the query head's KV head; the
+// element's form is its column d. The params: softmax_scale, causal,
+// window_left, window_right (-1: none), softcap (0: none).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+
+#include "core/params.h"
+
+namespace kc::oracle::attention {
+
+struct Layout {
+  std::int64_t d = 0, sk = 0, qi = 0;
+  bool has_slope = false;
+  double slope = 0;
+  std::span<const double> q, k, v;
+  static Layout of(std::span<const double> args) {
+    Layout l;
+    l.d = static_cast<std::int64_t>(args[0]), l.sk = static_cast<std::int64_t>(args[1]), l.qi = static_cast<std::int64_t>(args[2]);
+    l.has_slope = args[3] != 0, l.slope = args[4];
+    const auto d = static_cast<std::size_t>(l.d), sk = static_cast<std::size_t>(l.sk);
+    l.q = args.subspan(5, d), l.k = args.subspan(5 + d, sk * d), l.v = args.subspan(5 + d + sk * d, sk * d);
+    return l;
+  }
+};
+inline constexpr std::size_t kHeader = 5;
+
+struct Mask {
+  bool causal = false;
+  std::int64_t left = -1, right = -1;
+  double scale = 0, softcap = 0;  // scale as f32 (widened); softcap as f32, 0: none
+  static Mask of(const Params& p) {
+    return {p.integer("causal") != 0, p.integer("window_left"), p.integer("window_right"),
+            static_cast<double>(static_cast<float>(p.real("softmax_scale"))),
+            static_cast<double>(static_cast<float>(p.real("softcap")))};
+  }
+  // position_admissible, in its order (top-left causal, no Sq/Sk offset).
+  bool admissible(std::int64_t qi, std::int64_t kj) const {
+    if (causal && kj > qi) return false;
+    if (left >= 0 && kj + left < qi) return false;
+    if (right >= 0 && kj > qi + right) return false;
+    return true;
+  }
+};
+
+}  // namespace kc::oracle::attention

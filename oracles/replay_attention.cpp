@@ -1,0 +1,84 @@
+// Replays of attention_naive and attention_flash (reference-semantics.md
+// §12): the element's query row redone in T, scores then the naive or the
+// tiled online softmax, and the output column d (oracles/attention_layout.h).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "oracles/attention_layout.h"
+#include "oracles/replay.h"
+
+namespace kc::oracle::replay {
+
+namespace {
+
+using D1 = double (*)(double);
+using attention::Layout;
+using attention::Mask;
+
+double exp_t(const InT& a, double x) { return a.call(::expf, static_cast<D1>(::exp), x); }
+
+std::vector<double> scores_t(const InT& a, const Layout& l, const Mask& mk) {
+  std::vector<double> s(static_cast<std::size_t>(l.sk), -INFINITY);
+  const double cinv = a.div(1.0, mk.softcap);
+  for (std::int64_t kj = 0; kj < l.sk; ++kj) {
+    if (!mk.admissible(l.qi, kj)) continue;
+    double dot = 0.0;
+    for (std::int64_t x = 0; x < l.d; ++x) dot = a.add(dot, a.mul(l.q[static_cast<std::size_t>(x)], l.k[static_cast<std::size_t>(kj * l.d + x)]));
+    double v = a.mul(dot, mk.scale);
+    if (mk.softcap != 0) v = a.mul(a.call(::tanhf, static_cast<D1>(::tanh), a.mul(v, cinv)), mk.softcap);
+    if (l.has_slope) v = a.add(v, a.mul(l.slope, static_cast<double>(static_cast<float>(kj) - static_cast<float>(l.qi))));
+    s[static_cast<std::size_t>(kj)] = v;
+  }
+  return s;
+}
+
+}  // namespace
+
+double attention_naive(const ReplayIn& in) {
+  const InT a{in.t};
+  const Layout l = Layout::of(in.args);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params));
+  double m = -INFINITY;
+  for (double x : s)
+    if (x > m) m = x;
+  if (!std::isfinite(m)) return 0.0;
+  std::vector<double> e(s.size());
+  double sum = 0.0;
+  for (std::size_t j = 0; j < s.size(); ++j) sum = a.add(sum, e[j] = std::isfinite(s[j]) ? exp_t(a, a.sub(s[j], m)) : 0.0);
+  const double inv = a.div(1.0, sum);
+  double out = 0.0;
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    const double p = a.mul(e[j], inv);
+    if (p != 0) out = a.add(out, a.mul(p, l.v[j * static_cast<std::size_t>(l.d) + static_cast<std::size_t>(in.form)]));
+  }
+  return out;
+}
+
+double attention_flash(const ReplayIn& in) {
+  const InT a{in.t};
+  const Layout l = Layout::of(in.args);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params));
+  double m = -INFINITY, sum = 0.0, o = 0.0;
+  for (std::size_t t0 = 0; t0 < s.size(); t0 += 16) {
+    const std::size_t t1 = std::min(s.size(), t0 + 16);
+    double tile_max = -INFINITY;
+    for (std::size_t j = t0; j < t1; ++j)
+      if (s[j] > tile_max) tile_max = s[j];
+    const double m_new = tile_max > m ? tile_max : m;
+    if (!std::isfinite(m_new)) continue;
+    const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
+    double r = 0.0;
+    std::vector<double> p(t1 - t0);
+    for (std::size_t j = t0; j < t1; ++j) r = a.add(r, p[j - t0] = std::isfinite(s[j]) ? exp_t(a, a.sub(s[j], m_new)) : 0.0);
+    sum = a.add(a.mul(alpha, sum), r);
+    o = a.mul(o, alpha);
+    for (std::size_t j = t0; j < t1; ++j)
+      if (p[j - t0] != 0) o = a.add(o, a.mul(p[j - t0], l.v[j * static_cast<std::size_t>(l.d) + static_cast<std::size_t>(in.form)]));
+    m = m_new;
+  }
+  return sum == 0 ? 0.0 : a.mul(o, a.div(1.0, sum));
+}
+
+}  // namespace kc::oracle::replay
