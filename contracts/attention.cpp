@@ -98,6 +98,68 @@ void register_attention(std::vector<KernelSpec>& out) {
   flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
                        .related = "attention_naive"}};
   out.push_back(std::move(flash));
+
+  // attention_paged_naive: the cache read through the block table.
+  std::vector<Precondition> paged_rules = tensor_rules(
+      "five or six input tensors q, k_cache, v_cache, block_table, context_lens (and the optional ALiBi slopes)", "q",
+      "q is f32 or f64 (exec PAGED_ATTN)",
+      {{"dtype.mismatch", "k_cache", "k_cache has q's dtype"},
+       {"dtype.mismatch", "v_cache", "v_cache has q's dtype"},
+       {"dtype.unsupported", "block_table", "block_table is u32 (`paged_attn: block_table must be U32`)"},
+       {"dtype.unsupported", "context_lens", "context_lens is u32"},
+       {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D]"},
+       {"rank.exact", "k_cache", "k_cache is rank 4 [num_blocks, block_size, Hkv, D]"},
+       {"rank.exact", "v_cache", "v_cache is rank 4"},
+       {"rank.exact", "block_table", "block_table is rank 2 [B, max_blocks]"},
+       {"rank.exact", "context_lens", "context_lens is rank 1 [B]"},
+       {"block_size.mismatch", "k_cache", "k_cache's dim 1 is block_size (`k_cache block dim .. != block_size ..`)"},
+       {"block_size.mismatch", "v_cache", "v_cache's dim 1 is block_size"},
+       {"heads.mismatch", "v_cache", "v_cache's blocks and Hkv are k_cache's"},
+       {"head_dim.mismatch", "k_cache", "k_cache's D is q's"},
+       {"head_dim.mismatch", "v_cache", "v_cache's D is q's"},
+       {"batch.mismatch", "block_table", "block_table has B rows"},
+       {"batch.mismatch", "context_lens", "context_lens has B entries"},
+       {"gqa.group", "q", "Hq is a multiple of Hkv >= 1"},
+       {"alibi.shape", "alibi", "the slopes are [Hq]"},
+       {"block_table.range", "block_table",
+        "every block a context uses is < num_blocks (`block_table[b,i]=.. out of range (num_blocks=..)`)"},
+       {"context_len.capacity", "context_lens",
+        "context_lens[b] <= max_blocks x block_size (the reference reads past its row, or out of bounds: a typed error "
+        "here)"}});
+  for (const char* p : {"softmax_scale", "softcap"}) paged_rules = with(paged_rules, param_rules(p, "a real (f64)"));
+  paged_rules = with(paged_rules, param_rules("block_size", "an integer"));
+  paged_rules.push_back({"param.domain", "block_size", "block_size >= 1 (0 divides by zero in the reference)"});
+  out.push_back(
+      {.name = "attention_paged_naive",
+       .family = "attention",
+       .driver = "paged_attention",
+       .summary = "attention over a paged KV cache: batch b's L = context_lens[b] keys through block_table[b], query "
+                  "slot qp at position max(L - Sq, 0) + qp, keys past it masked",
+       .source = "attention.rs:420 (exec PAGED_ATTN)",
+       .inputs = {{.name = "q", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                  {.name = "k_cache", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                  {.name = "v_cache", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
+                  {.name = "block_table", .dtypes = {DType::u32}, .min_rank = 2, .max_rank = 2},
+                  {.name = "context_lens", .dtypes = {DType::u32}, .min_rank = 1, .max_rank = 1},
+                  {.name = "alibi", .dtypes = kF32F64, .min_rank = 1, .max_rank = 1, .optional = true}},
+       .params = {{.name = "softmax_scale", .kind = ParamKind::real, .domain = "an f32"},
+                  {.name = "block_size", .kind = ParamKind::integer, .domain = ">= 1, the caches' dim 1", .min = 1,
+                   .max = INT32_MAX},
+                  {.name = "softcap", .kind = ParamKind::real, .domain = "an f32; 0: none"}},
+       .preconditions = paged_rules,
+       .accuracy = {{DType::f32, models::stage_bound(DType::f32, kStagedText)},
+                    {DType::f64, models::stage_bound(DType::f64, kStagedText)}},
+       .properties = {{.name = "equals attention_naive on the same logical K/V (contiguous, the mask as a window)",
+                       .check = "paged_matches_naive",
+                       .related = "attention_naive"}},
+       .values = {.lo = -2, .hi = 2, .points = thresholds::exp},
+       .oracle = oracle::attention_paged,
+       .replay = oracle::replay::attention_paged,
+       .oracle_text = "attention_naive's exact value and bound on the gathered context, qi = the absolute position a",
+       .notes = "No causal flag and no window: the mask is implicit, tied to context_lens[b] - Sq + qp (saturating). "
+                "ALiBi's distance is in absolute positions. L = 0 or no admissible key gives a zero row. The "
+                "reference does not check that a context fits its table row (it reads the next sequence's entries or "
+                "out of bounds); the port raises context_len.capacity."});
 }
 
 }  // namespace kc::contract

@@ -156,7 +156,8 @@ class Attention final : public Driver {
     take(c.inputs[0], q_at, s.d);
     take(c.inputs[1], kv_at, s.sk * s.d);
     take(c.inputs[2], kv_at, s.sk * s.d);
-    e.shown.assign({c.inputs[0].bits_at(q_at), c.inputs[1].bits_at(kv_at), c.inputs[2].bits_at(kv_at + col)});
+    e.shown.assign({c.inputs[0].bits_at(q_at)});
+    if (s.sk > 0) e.shown.insert(e.shown.end(), {c.inputs[1].bits_at(kv_at), c.inputs[2].bits_at(kv_at + col)});
     e.names.clear();
     e.replayable = false;
     e.where_pattern = "batch {}, query head {}, query {}, column {}";

@@ -182,6 +182,91 @@ Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, co
   return out;
 }
 
+// attention_paged_naive (attention.rs:420): the keys of batch b are its
+// context's L = context_lens[b] positions, row k in cache block
+// block_table[b, k / block_size] at slot k mod block_size; query slot qp
+// sits at a = saturating(L - Sq) + qp and keys past a are masked (the
+// implicit causal mask); ALiBi's distance is f32(k) - f32(a).
+Tensor paged(std::span<const Tensor> in, const Params& p) {
+  const char* op = "attention_paged_naive";
+  const char* names[] = {"q", "k_cache", "v_cache", "block_table", "context_lens"};
+  const int ranks[] = {4, 4, 4, 2, 1};
+  for (int i = 0; i < 5; ++i)
+    if (in[static_cast<std::size_t>(i)].rank() != ranks[i])
+      throw KernelError(op, names[i], "rank.exact",
+                        fmt::format("paged_attn: {} must be rank {}, got {}", names[i], ranks[i],
+                                    dims_to_string(in[static_cast<std::size_t>(i)].dims())));
+  for (int i = 0; i < 3; ++i)
+    if (!(in[static_cast<std::size_t>(i)].dtype() == DType::f32 || in[static_cast<std::size_t>(i)].dtype() == DType::f64))
+      throw KernelError(op, names[i], "dtype.unsupported",
+                        fmt::format("paged_attn: {} must be F32 or F64, got {}", names[i], dtype_name(in[static_cast<std::size_t>(i)].dtype())));
+  for (int i = 1; i < 3; ++i)
+    if (in[static_cast<std::size_t>(i)].dtype() != in[0].dtype())
+      throw KernelError(op, names[i], "dtype.mismatch", fmt::format("paged_attn: {} dtype differs from q's", names[i]));
+  for (int i = 3; i < 5; ++i)
+    if (in[static_cast<std::size_t>(i)].dtype() != DType::u32)
+      throw KernelError(op, names[i], "dtype.unsupported",
+                        fmt::format("paged_attn: {} must be U32, got {}", names[i], dtype_name(in[static_cast<std::size_t>(i)].dtype())));
+  const std::int64_t bs = p.integer("block_size");
+  const Dims &q = in[0].dims(), &kc = in[1].dims(), &vc = in[2].dims(), &bt = in[3].dims(), &cl = in[4].dims();
+  auto fail = [&](const char* operand, const char* rule, std::string msg) { throw KernelError(op, operand, rule, std::move(msg)); };
+  if (kc[1] != bs) fail("k_cache", "block_size.mismatch", fmt::format("k_cache block dim {} != block_size {}", kc[1], bs));
+  if (vc[1] != bs) fail("v_cache", "block_size.mismatch", fmt::format("v_cache block dim {} != block_size {}", vc[1], bs));
+  if (vc[0] != kc[0] || vc[2] != kc[2]) fail("v_cache", "heads.mismatch", "v_cache's blocks and Hkv must be k_cache's");
+  if (kc[3] != q[3]) fail("k_cache", "head_dim.mismatch", fmt::format("k_cache head_dim {} != q's {}", kc[3], q[3]));
+  if (vc[3] != q[3]) fail("v_cache", "head_dim.mismatch", fmt::format("v_cache head_dim {} != q's {}", vc[3], q[3]));
+  if (bt[0] != q[0]) fail("block_table", "batch.mismatch", fmt::format("block_table has {} rows for B = {}", bt[0], q[0]));
+  if (cl[0] != q[0]) fail("context_lens", "batch.mismatch", fmt::format("context_lens has {} entries for B = {}", cl[0], q[0]));
+  if (kc[2] == 0 || q[1] % kc[2] != 0) fail("q", "gqa.group", fmt::format("Hq={} must be a multiple of Hkv={}", q[1], kc[2]));
+  if (in.size() > 5 && in[5].dims() != Dims{q[1]})
+    fail("alibi", "alibi.shape", fmt::format("alibi_slopes must be shape [Hq={}], got {}", q[1], dims_to_string(in[5].dims())));
+  const std::int64_t nb = kc[0], mb = bt[1], hkv = kc[2], d = q[3];
+  for (std::int64_t b = 0; b < q[0]; ++b) {
+    const auto len = static_cast<std::int64_t>(in[4].bits_at(b));
+    // (the reference reads past its table row here, or out of bounds: a typed error instead)
+    if (len > mb * bs)
+      fail("context_lens", "context_len.capacity",
+           fmt::format("context_lens[{}] = {} exceeds the table's {} blocks x block_size {}", b, len, mb, bs));
+    for (std::int64_t blk = 0; blk * bs < len; ++blk)
+      if (static_cast<std::int64_t>(in[3].bits_at(b * mb + blk)) >= nb)
+        fail("block_table", "block_table.range",
+             fmt::format("block_table[{},{}]={} out of range (num_blocks={})", b, blk, in[3].bits_at(b * mb + blk), nb));
+  }
+  const AttnParams ap{static_cast<float>(p.real("softmax_scale")), false, -1, -1, static_cast<float>(p.real("softcap"))};
+  Tensor out(in[0].dtype(), in[0].dims());
+  const auto each = [&]<class T>() {
+    const T *qs = in[0].as<T>().data(), *ks = in[1].as<T>().data(), *vs = in[2].as<T>().data();
+    const T* slopes = in.size() > 5 ? in[5].as<T>().data() : nullptr;
+    T* os = out.as_mutable<T>().data();
+    std::vector<T> kk, vv, s;
+    for (std::int64_t b = 0; b < q[0]; ++b) {
+      const auto len = static_cast<std::int64_t>(in[4].bits_at(b));
+      for (std::int64_t hq = 0; hq < q[1]; ++hq) {
+        const std::int64_t kvh = hq / (q[1] / hkv);
+        // The context's rows, gathered through the table (the same reads).
+        kk.assign(static_cast<std::size_t>(len * d), T(0));
+        vv.assign(static_cast<std::size_t>(len * d), T(0));
+        for (std::int64_t k = 0; k < len; ++k) {
+          const std::int64_t blk = static_cast<std::int64_t>(in[3].bits_at(b * mb + k / bs));
+          const std::int64_t at = blk * bs * hkv * d + (k % bs) * hkv * d + kvh * d;
+          for (std::int64_t x = 0; x < d; ++x) kk[static_cast<std::size_t>(k * d + x)] = ks[at + x], vv[static_cast<std::size_t>(k * d + x)] = vs[at + x];
+        }
+        for (std::int64_t qp = 0; qp < q[2]; ++qp) {
+          const std::int64_t a = std::max<std::int64_t>(len - q[2], 0) + qp;
+          AttnParams causal_at = ap;
+          causal_at.causal = true;  // k > a masked: the top-left rule at position a
+          const std::int64_t at = ((b * q[1] + hq) * q[2] + qp) * d;
+          scores(qs + at, kk.data(), len, d, a, causal_at, slopes ? slopes + hq : nullptr, s);
+          naive_row(s, vv.data(), d, os + at);
+        }
+      }
+    }
+  };
+  if (in[0].dtype() == DType::f64) each.template operator()<double>();
+  else each.template operator()<float>();
+  return out;
+}
+
 }  // namespace
 
 void register_attention(Arms& table) {
@@ -200,6 +285,15 @@ void register_attention(Arms& table) {
                         },
                         .operands = {"q", "k", "v", "alibi"},
                         .min_arity = 3});
+  // Exec PAGED_ATTN (exec.rs:1431): f32/f64 tensors, the block table and
+  // context lengths U32 (`paged_attn: block_table must be U32`).
+  table.push_back(Arm{.op = "attention_paged_naive", .dtypes = {DType::f32, DType::f64, DType::u32}, .arity = 6,
+                      .params = {{"softmax_scale", ParamKind::real}, {"block_size", ParamKind::integer, 1, INT32_MAX},
+                                 {"softcap", ParamKind::real}},
+                      .eval = [](std::span<const Tensor> in, const Params& p) { return std::vector<Tensor>{paged(in, p)}; },
+                      .operands = {"q", "k_cache", "v_cache", "block_table", "context_lens", "alibi"},
+                      .same_dtype = false,
+                      .min_arity = 5});
 }
 
 }  // namespace kc::kern

@@ -247,5 +247,11 @@ void attend(const Row& in, Exact& out, bool flash) {
 
 void attention_naive(const Row& in, Exact& out) { attend(in, out, false); }
 void attention_flash(const Row& in, Exact& out) { attend(in, out, true); }
+void attention_paged(const Row& in, Exact& out) {
+  const Params naive = replay::paged_as_naive(*in.ctx.params);
+  Row as_naive = in;
+  as_naive.ctx.params = &naive;
+  attend(as_naive, out, false);
+}
 
 }  // namespace kc::oracle

@@ -12,4 +12,7 @@ struct Row;
 struct Exact;
 void attention_naive(const Row&, Exact&);
 void attention_flash(const Row&, Exact&);
+// attention_paged_naive: attention_naive's exact value and bound on the
+// context gathered through the block table, qi its absolute position a.
+void attention_paged(const Row&, Exact&);
 }  // namespace kc::oracle

@@ -124,6 +124,9 @@ double rms_norm_backward(const ReplayIn&);    // params: eps; r (g_i - x_i c), c
 // Attention (§12): args and params as oracles/attention_layout.h; form the column d.
 double attention_naive(const ReplayIn&);
 double attention_flash(const ReplayIn&);
+double attention_paged(const ReplayIn&);  // params softmax_scale, softcap; the context gathered, qi = a
+// The naive params equivalent to a paged case's (causal at a, no window).
+Params paged_as_naive(const Params& p);
 
 }  // namespace replay
 }  // namespace kc::oracle

@@ -82,3 +82,26 @@ double attention_flash(const ReplayIn& in) {
 }
 
 }  // namespace kc::oracle::replay
+
+namespace kc::oracle::replay {
+
+// attention_paged_naive (§12): the element's args hold its context's rows
+// gathered through the block table and its absolute position a as qi; the
+// mask k > a is naive's top-left causal rule at a, with no window.
+Params paged_as_naive(const Params& p) {
+  return Params()
+      .set("softmax_scale", p.real("softmax_scale"))
+      .set("softcap", p.real("softcap"))
+      .set("causal", std::int64_t{1})
+      .set("window_left", std::int64_t{-1})
+      .set("window_right", std::int64_t{-1});
+}
+
+double attention_paged(const ReplayIn& in) {
+  const Params naive = paged_as_naive(*in.params);
+  ReplayIn as_naive = in;
+  as_naive.params = &naive;
+  return attention_naive(as_naive);
+}
+
+}  // namespace kc::oracle::replay

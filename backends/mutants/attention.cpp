@@ -88,6 +88,39 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
   return y;
 }
 
+// Paged attention whose query position ignores the context's offset
+// (a = qp, not max(L - Sq, 0) + qp): every query of a long context sees
+// only its first keys. Recomputed through attention_naive per batch.
+Outputs paged_no_offset(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].dtype() != DType::f32) return y;
+  const Dims &q = in[0].dims(), &kc = in[1].dims();
+  const std::int64_t B = q[0], hq = q[1], sq = q[2], d = q[3], bs = kc[1], hkv = kc[2], mb = in[3].dims()[1];
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto len = static_cast<std::int64_t>(in[4].bits_at(b));
+    Tensor qb(DType::f32, {1, hq, sq, d}), kb(DType::f32, {1, hkv, len, d}), vb(DType::f32, {1, hkv, len, d});
+    for (std::int64_t i = 0; i < qb.numel(); ++i) qb.set_bits(i, in[0].bits_at(b * qb.numel() + i));
+    for (std::int64_t h = 0; h < hkv; ++h)
+      for (std::int64_t k = 0; k < len; ++k)
+        for (std::int64_t x = 0; x < d; ++x) {
+          const auto blk = static_cast<std::int64_t>(in[3].bits_at(b * mb + k / bs));
+          const std::int64_t from = ((blk * bs + k % bs) * hkv + h) * d + x, to = (h * len + k) * d + x;
+          kb.set_bits(to, in[1].bits_at(from)), vb.set_bits(to, in[2].bits_at(from));
+        }
+    std::vector<Tensor> args{qb, kb, vb};
+    if (in.size() > 5) args.push_back(in[5]);
+    const Params np = Params()
+                          .set("softmax_scale", p.real("softmax_scale"))
+                          .set("softcap", p.real("softcap"))
+                          .set("causal", std::int64_t{1})
+                          .set("window_left", std::int64_t{-1})
+                          .set("window_right", std::int64_t{-1});
+    const Tensor yb = ref::execute("attention_naive", args, np).at(0);
+    for (std::int64_t i = 0; i < yb.numel(); ++i) y[0].set_bits(b * yb.numel() + i, yb.bits_at(i));
+  }
+  return y;
+}
+
 template <Defect D>
 Outputs with_defect(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   return attention_with(kernel, in, p, D);
@@ -106,6 +139,9 @@ void register_attention(std::vector<Mutant>& v) {
        with_defect<Defect{.gqa_modulo = true}>},
       {"attention_softcap_after_alibi", {"attention_naive"}, {DType::f32}, "accuracy",
        "f32 attention applies the softcap after ALiBi", with_defect<Defect{.softcap_after_alibi = true}>},
+      {"attention_paged_no_offset", {"attention_paged_naive"}, {DType::f32}, "accuracy",
+       "f32 paged attention places query slot qp at position qp, not max(L - Sq, 0) + qp (the causal offset dropped)",
+       paged_no_offset},
       {"attention_flash_no_rescale", {"attention_flash"}, {DType::f32}, "accuracy",
        "f32 flash attention does not rescale O by e^(m - m_new) when the maximum moves",
        with_defect<Defect{.no_rescale = true}>},
