@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "drivers/driver.h"
+#include "drivers/attention_rows.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "oracles/attention_layout.h"
@@ -29,7 +29,7 @@ Shape shape_of(const gen::Case& c) {
   return {q[0], q[1], k[1], q[2], k[2], q[3]};
 }
 
-class Attention final : public Driver {
+class Attention final : public AttentionRows {
  public:
   std::string_view name() const override { return "attention"; }
   std::string output_rule(const contract::KernelSpec&) const override {
@@ -65,9 +65,7 @@ class Attention final : public Driver {
               [t, s, p, alibi, ordinary, lo, hi, seed = r[4]](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kv,
                                                                std::vector<std::uint64_t> v) {
                 if (ordinary)
-                  for (auto* vec : {&q, &kv, &v})
-                    for (auto& x : *vec)
-                      x = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(x % 1048576) / 1048576.0, t));
+                  for (auto* vec : {&q, &kv, &v}) gen::into_range(t, *vec, lo, hi);
                 std::vector<Tensor> in{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, q), gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, kv),
                                        gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, v)};
                 if (alibi) {
@@ -130,13 +128,6 @@ class Attention final : public Driver {
     return c;
   }
 
-  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return like_first_input(k, c);
-  }
-  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
-                        const std::function<void(const Element&)>& f) const override {
-    each_element_at(k, c, c.inputs.at(0).numel(), f);
-  }
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Shape s = shape_of(c);
     const std::int64_t col = o % s.d, qi = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
@@ -163,10 +154,6 @@ class Attention final : public Driver {
     e.where_pattern = "batch {}, query head {}, query {}, column {}";
     e.where_at = {b, hq, qi, col};
     return true;
-  }
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Row>()(oracle::Row{ctx, e.args, {}, static_cast<std::size_t>(e.form)}, out);
   }
 };
 

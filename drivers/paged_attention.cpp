@@ -13,7 +13,7 @@
 #include <map>
 #include <numeric>
 
-#include "drivers/driver.h"
+#include "drivers/attention_rows.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "oracles/exact.h"
@@ -30,7 +30,7 @@ Paged paged_of(const gen::Case& c) {
   return {q[0], q[1], q[2], q[3], kc[0], kc[1], kc[2], bt[1]};
 }
 
-class PagedAttention final : public Driver {
+class PagedAttention final : public AttentionRows {
  public:
   std::string_view name() const override { return "paged_attention"; }
   std::string output_rule(const contract::KernelSpec&) const override {
@@ -85,9 +85,7 @@ class PagedAttention final : public Driver {
           return rc::gen::apply(
               [=](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kc, std::vector<std::uint64_t> vc) {
                 if (ordinary)
-                  for (auto* vec : {&q, &kc, &vc})
-                    for (auto& x : *vec)
-                      x = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(x % 1048576) / 1048576.0, t));
+                  for (auto* vec : {&q, &kc, &vc}) gen::into_range(t, *vec, lo, hi);
                 std::vector<Tensor> in{gen::tensor_of(t, {b, hq, sq, d}, q), gen::tensor_of(t, {nb, bs, hkv, d}, kc),
                                        gen::tensor_of(t, {nb, bs, hkv, d}, vc), table, ctx};
                 if (alibi) {
@@ -161,13 +159,6 @@ class PagedAttention final : public Driver {
     return c;
   }
 
-  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return like_first_input(k, c);
-  }
-  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
-                        const std::function<void(const Element&)>& f) const override {
-    each_element_at(k, c, c.inputs.at(0).numel(), f);
-  }
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Paged s = paged_of(c);
     const std::int64_t col = o % s.d, qp = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
@@ -198,10 +189,6 @@ class PagedAttention final : public Driver {
     e.where_pattern = "batch {}, query head {}, query slot {}, column {}";
     e.where_at = {b, hq, qp, col};
     return true;
-  }
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Row>()(oracle::Row{ctx, e.args, {}, static_cast<std::size_t>(e.form)}, out);
   }
 };
 

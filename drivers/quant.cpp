@@ -311,9 +311,7 @@ class Qmatmul final : public Driver {
                              const double lo = k.values.lo, hi = k.values.hi;
                              return rc::gen::apply(
                                  [d, m, t, ordinary, lo, hi](std::vector<std::uint64_t> a, const std::vector<std::uint8_t>& b) {
-                                   if (ordinary)
-                                     for (auto& v : a)
-                                       v = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(v % 1048576) / 1048576.0, t));
+                                   if (ordinary) gen::into_range(t, a, lo, hi);
                                    return gen::Case{{gen::tensor_of(t, {m, d.k}, a), words_of(b)},
                                                     quant_params(d.type, d.n, d.k), false};
                                  },

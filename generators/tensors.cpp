@@ -40,6 +40,10 @@ rc::Gen<std::vector<std::uint64_t>> reduction_values(DType t, const contract::Va
   });
 }
 
+void into_range(DType t, std::vector<std::uint64_t>& bits, double lo, double hi) {
+  for (auto& x : bits) x = double_to_bits(t, round_to_format(lo + (hi - lo) * static_cast<double>(x % 1048576) / 1048576.0, t));
+}
+
 rc::Gen<Dims> compatible_sub_shape(const Dims& big) {
   return rc::gen::apply(
       [big](int drop, const std::vector<bool>& ones) {

@@ -22,6 +22,12 @@ rc::Gen<std::vector<std::uint64_t>> values_for(DType t, const contract::ValuePro
 // argmax/argmin and the fair-share split).
 rc::Gen<std::vector<std::uint64_t>> reduction_values(DType t, const contract::ValueProfile& p, std::size_t n);
 
+// Drawn bit patterns mapped into the ordinary range [lo, hi) of T (their
+// low 20 bits as the fraction): rows of moderate values only, where a huge
+// or special term would hide other terms' errors under its share of a
+// bound (the attention and quantized-matmul drivers).
+void into_range(DType t, std::vector<std::uint64_t>& bits, double lo, double hi);
+
 // Shapes whose dims, right-aligned into `big`, are each equal or 1 (and
 // possibly fewer leading dims): broadcast sources / reduce targets.
 rc::Gen<Dims> compatible_sub_shape(const Dims& big);

@@ -36,18 +36,6 @@ bool admissible(const AttnParams& p, std::int64_t qi, std::int64_t kj) {
   return true;
 }
 
-template <class T>
-T mul(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u * v; });
-}
-template <class T>
-T add(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u + v; });
-}
-template <class T>
-T sub(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u - v; });
-}
 
 struct Dims4 {
   std::int64_t b, h, s, d;
@@ -64,10 +52,10 @@ void scores(const T* q, const T* k, std::int64_t sk, std::int64_t d, std::int64_
   for (std::int64_t kj = 0; kj < sk; ++kj) {
     if (!admissible(p, qi, kj)) continue;
     T dot = T(0);
-    for (std::int64_t x = 0; x < d; ++x) dot = acc_add(dot, mul(q[x], k[kj * d + x]));
-    T v = mul(dot, scale);
-    if (p.softcap != 0) v = mul(m_tanh(mul(v, cinv)), c);
-    if (slope) v = add(v, mul(*slope, static_cast<T>(static_cast<float>(kj) - static_cast<float>(qi))));
+    for (std::int64_t x = 0; x < d; ++x) dot = acc_add(dot, mul_in_order(q[x], k[kj * d + x]));
+    T v = mul_in_order(dot, scale);
+    if (p.softcap != 0) v = mul_in_order(m_tanh(mul_in_order(v, cinv)), c);
+    if (slope) v = acc_add(v, mul_in_order(*slope, static_cast<T>(static_cast<float>(kj) - static_cast<float>(qi))));
     s[static_cast<std::size_t>(kj)] = v;
   }
 }
@@ -82,14 +70,14 @@ void naive_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
   std::vector<T> e(s.size());
   T sum = T(0);
   for (std::size_t j = 0; j < s.size(); ++j) {
-    e[j] = std::isfinite(s[j]) ? m_exp(sub(s[j], m)) : T(0);
+    e[j] = std::isfinite(s[j]) ? m_exp(sub_in_order(s[j], m)) : T(0);
     sum = acc_add(sum, e[j]);
   }
   const T inv = T(1) / sum;
   for (std::size_t j = 0; j < s.size(); ++j) {
-    const T pj = mul(e[j], inv);
+    const T pj = mul_in_order(e[j], inv);
     if (pj == T(0)) continue;  // an inf or NaN in V under zero weight does not propagate
-    for (std::int64_t x = 0; x < d; ++x) out[x] = acc_add(out[x], mul(pj, v[static_cast<std::int64_t>(j) * d + x]));
+    for (std::int64_t x = 0; x < d; ++x) out[x] = acc_add(out[x], mul_in_order(pj, v[static_cast<std::int64_t>(j) * d + x]));
   }
 }
 
@@ -105,19 +93,19 @@ void flash_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
       if (s[j] > tile_max) tile_max = s[j];
     const T m_new = tile_max > m ? tile_max : m;
     if (!std::isfinite(m_new)) continue;  // the tile is skipped
-    const T alpha = std::isfinite(m) ? m_exp(sub(m, m_new)) : T(0);
+    const T alpha = std::isfinite(m) ? m_exp(sub_in_order(m, m_new)) : T(0);
     std::vector<T> pj(t1 - t0);
     T r = T(0);
     for (std::size_t j = t0; j < t1; ++j) {
-      pj[j - t0] = std::isfinite(s[j]) ? m_exp(sub(s[j], m_new)) : T(0);
+      pj[j - t0] = std::isfinite(s[j]) ? m_exp(sub_in_order(s[j], m_new)) : T(0);
       r = acc_add(r, pj[j - t0]);
     }
-    l = add(mul(alpha, l), r);
-    for (auto& x : o) x = mul(x, alpha);
+    l = acc_add(mul_in_order(alpha, l), r);
+    for (auto& x : o) x = mul_in_order(x, alpha);
     for (std::size_t j = t0; j < t1; ++j) {
       if (pj[j - t0] == T(0)) continue;
       for (std::int64_t x = 0; x < d; ++x)
-        o[static_cast<std::size_t>(x)] = acc_add(o[static_cast<std::size_t>(x)], mul(pj[j - t0], v[static_cast<std::int64_t>(j) * d + x]));
+        o[static_cast<std::size_t>(x)] = acc_add(o[static_cast<std::size_t>(x)], mul_in_order(pj[j - t0], v[static_cast<std::int64_t>(j) * d + x]));
     }
     m = m_new;
   }
@@ -126,7 +114,7 @@ void flash_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
     return;
   }
   const T inv = T(1) / l;
-  for (std::int64_t x = 0; x < d; ++x) out[x] = mul(o[static_cast<std::size_t>(x)], inv);
+  for (std::int64_t x = 0; x < d; ++x) out[x] = mul_in_order(o[static_cast<std::size_t>(x)], inv);
 }
 
 void check_inputs(std::string_view op, std::span<const Tensor> in) {

@@ -18,41 +18,25 @@ namespace kc::kern {
 
 namespace {
 
-template <class T>
-T add(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u + v; });
-}
-template <class T>
-T sub(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u - v; });
-}
-template <class T>
-T mul(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u * v; });
-}
-template <class T>
-T div(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u / v; });
-}
 
 // mu = fold(x)/N; v = fold((x - mu)^2)/N; r = 1/sqrt(v + E).
 template <class T>
 std::pair<T, T> mean_and_rstd(const T* x, std::int64_t n, T count, T eps) {
   T s = cst<T>(0.0);
   for (std::int64_t j = 0; j < n; ++j) s = acc_add(s, x[j]);
-  const T mu = div(s, count);
+  const T mu = div_in_order(s, count);
   T q = cst<T>(0.0);
   for (std::int64_t j = 0; j < n; ++j) {
-    const T d = sub(x[j], mu);
-    q = acc_add(q, mul(d, d));
+    const T d = sub_in_order(x[j], mu);
+    q = acc_add(q, mul_in_order(d, d));
   }
-  return {mu, div(cst<T>(1.0), m_sqrt(add(div(q, count), eps)))};
+  return {mu, div_in_order(cst<T>(1.0), m_sqrt(acc_add(div_in_order(q, count), eps)))};
 }
 
 template <class T>
 void layer_norm_row(const T* x, T* y, std::int64_t n, T count, T eps) {
   const auto [mu, r] = mean_and_rstd(x, n, count, eps);
-  for (std::int64_t j = 0; j < n; ++j) y[j] = mul(sub(x[j], mu), r);
+  for (std::int64_t j = 0; j < n; ++j) y[j] = mul_in_order(sub_in_order(x[j], mu), r);
 }
 
 template <class T>
@@ -61,31 +45,31 @@ void layer_norm_backward_row(const T* x, const T* g, T* dx, std::int64_t n, T co
   T sg = cst<T>(0.0), sgy = cst<T>(0.0);
   for (std::int64_t j = 0; j < n; ++j) {  // one loop, two folds
     sg = acc_add(sg, g[j]);
-    sgy = acc_add(sgy, mul(g[j], mul(sub(x[j], mu), r)));
+    sgy = acc_add(sgy, mul_in_order(g[j], mul_in_order(sub_in_order(x[j], mu), r)));
   }
-  const T mg = div(sg, count), mgy = div(sgy, count);
-  for (std::int64_t j = 0; j < n; ++j) dx[j] = mul(r, sub(sub(g[j], mg), mul(mul(sub(x[j], mu), r), mgy)));
+  const T mg = div_in_order(sg, count), mgy = div_in_order(sgy, count);
+  for (std::int64_t j = 0; j < n; ++j) dx[j] = mul_in_order(r, sub_in_order(sub_in_order(g[j], mg), mul_in_order(mul_in_order(sub_in_order(x[j], mu), r), mgy)));
 }
 
 template <class T>
 void rms_norm_row(const T* x, T* y, std::int64_t n, T count, T eps) {
   T s = cst<T>(0.0);
-  for (std::int64_t j = 0; j < n; ++j) s = acc_add(s, mul(x[j], x[j]));
-  const T r = div(cst<T>(1.0), m_sqrt(add(div(s, count), eps)));
-  for (std::int64_t j = 0; j < n; ++j) y[j] = mul(x[j], r);
+  for (std::int64_t j = 0; j < n; ++j) s = acc_add(s, mul_in_order(x[j], x[j]));
+  const T r = div_in_order(cst<T>(1.0), m_sqrt(acc_add(div_in_order(s, count), eps)));
+  for (std::int64_t j = 0; j < n; ++j) y[j] = mul_in_order(x[j], r);
 }
 
 template <class T>
 void rms_norm_backward_row(const T* x, const T* g, T* dx, std::int64_t n, T count, T eps) {
   T s2 = cst<T>(0.0), sgx = cst<T>(0.0);
   for (std::int64_t j = 0; j < n; ++j) {  // one loop, two folds
-    s2 = acc_add(s2, mul(x[j], x[j]));
-    sgx = acc_add(sgx, mul(g[j], x[j]));
+    s2 = acc_add(s2, mul_in_order(x[j], x[j]));
+    sgx = acc_add(sgx, mul_in_order(g[j], x[j]));
   }
-  const T d = add(div(s2, count), eps);
-  const T r = div(cst<T>(1.0), m_sqrt(d));
-  const T c = div(sgx, mul(count, d));  // the product first
-  for (std::int64_t j = 0; j < n; ++j) dx[j] = mul(r, sub(g[j], mul(x[j], c)));
+  const T d = acc_add(div_in_order(s2, count), eps);
+  const T r = div_in_order(cst<T>(1.0), m_sqrt(d));
+  const T c = div_in_order(sgx, mul_in_order(count, d));  // the product first
+  for (std::int64_t j = 0; j < n; ++j) dx[j] = mul_in_order(r, sub_in_order(g[j], mul_in_order(x[j], c)));
 }
 
 enum class Norm { layer, rms };

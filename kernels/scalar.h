@@ -84,6 +84,20 @@ template <class T>
 inline T acc_add(T acc, T v) {
   return in_order(acc, v, [](T x, T y) { return x + y; });
 }
+// a - b, a * b, a / b in T with the first operand's NaN (the composite
+// kernels' steps: softmax, the norms, attention).
+template <class T>
+inline T sub_in_order(T a, T b) {
+  return in_order(a, b, [](T x, T y) { return x - y; });
+}
+template <class T>
+inline T mul_in_order(T a, T b) {
+  return in_order(a, b, [](T x, T y) { return x * y; });
+}
+template <class T>
+inline T div_in_order(T a, T b) {
+  return in_order(a, b, [](T x, T y) { return x / y; });
+}
 
 // ---- dtype dispatch ------------------------------------------------------------
 // f.template operator()<T>() for the element type of a float dtype (nothing for u32).

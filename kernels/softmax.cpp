@@ -22,19 +22,6 @@ namespace kc::kern {
 
 namespace {
 
-template <class T>
-T sub(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u - v; });
-}
-template <class T>
-T mul(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u * v; });
-}
-template <class T>
-T div(T a, T b) {
-  return in_order(a, b, [](T u, T v) { return u / v; });
-}
-
 // The running maximum from -inf with a strict > (a NaN never replaces it).
 template <class T>
 T row_max(const T* x, std::int64_t n) {
@@ -49,23 +36,23 @@ void softmax_row(const T* x, T* y, std::int64_t n, bool log_form) {
   const T m = row_max(x, n);
   T s = cst<T>(0.0);
   for (std::int64_t j = 0; j < n; ++j) {
-    const T e = m_exp(sub(x[j], m));
+    const T e = m_exp(sub_in_order(x[j], m));
     if (!log_form) y[j] = e;  // stored for the division
     s = acc_add(s, e);
   }
   if (log_form) {
     const T l = m_log(s);
-    for (std::int64_t j = 0; j < n; ++j) y[j] = sub(sub(x[j], m), l);
+    for (std::int64_t j = 0; j < n; ++j) y[j] = sub_in_order(sub_in_order(x[j], m), l);
   } else {
-    for (std::int64_t j = 0; j < n; ++j) y[j] = div(y[j], s);
+    for (std::int64_t j = 0; j < n; ++j) y[j] = div_in_order(y[j], s);
   }
 }
 
 template <class T>
 void softmax_backward_row(const T* y, const T* g, T* dx, std::int64_t n, bool log_form) {
   T d = cst<T>(0.0);
-  for (std::int64_t j = 0; j < n; ++j) d = acc_add(d, log_form ? g[j] : mul(y[j], g[j]));
-  for (std::int64_t j = 0; j < n; ++j) dx[j] = log_form ? sub(g[j], mul(m_exp(y[j]), d)) : mul(y[j], sub(g[j], d));
+  for (std::int64_t j = 0; j < n; ++j) d = acc_add(d, log_form ? g[j] : mul_in_order(y[j], g[j]));
+  for (std::int64_t j = 0; j < n; ++j) dx[j] = log_form ? sub_in_order(g[j], mul_in_order(m_exp(y[j]), d)) : mul_in_order(y[j], sub_in_order(g[j], d));
 }
 
 enum class Form { softmax, log_softmax };

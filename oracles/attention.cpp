@@ -99,17 +99,9 @@ std::vector<bool> zero_weights(const Scores& s, DType t, bool flash) {
     for (std::size_t j = 0; j < s.t.size(); ++j) zero[j] = !s.admissible[j] || a.mul(e[j], inv) == 0;
     return zero;
   }
-  double m = -INFINITY;
-  for (std::size_t t0 = 0; t0 < s.t.size(); t0 += 16) {
-    const std::size_t t1 = std::min(s.t.size(), t0 + 16);
-    double tile_max = -INFINITY;
-    for (std::size_t j = t0; j < t1; ++j)
-      if (s.t[j] > tile_max) tile_max = s.t[j];
-    const double m_new = tile_max > m ? tile_max : m;
-    if (!std::isfinite(m_new)) continue;
+  attention::each_tile(s.t, [&](std::size_t t0, std::size_t t1, double, double m_new) {
     for (std::size_t j = t0; j < t1; ++j) zero[j] = !s.admissible[j] || exp_t(a, s.t[j], m_new) == 0;
-    m = m_new;
-  }
+  });
   return zero;
 }
 
@@ -147,15 +139,9 @@ Stage naive_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
 // finally O (1/l).
 Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::size_t col) {
   const replay::InT a{t};
-  double m = -INFINITY, l_t = 0.0;
+  double l_t = 0.0;
   Stage lsum = Stages::exact(0), o = Stages::exact(0);
-  for (std::size_t t0 = 0; t0 < s.t.size(); t0 += 16) {
-    const std::size_t t1 = std::min(s.t.size(), t0 + 16);
-    double tile_max = -INFINITY;
-    for (std::size_t j = t0; j < t1; ++j)
-      if (s.t[j] > tile_max) tile_max = s.t[j];
-    const double m_new = tile_max > m ? tile_max : m;
-    if (!std::isfinite(m_new)) continue;
+  attention::each_tile(s.t, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
     const double alpha_t = std::isfinite(m) ? exp_t(a, m, m_new) : 0.0;
     const Stage alpha = std::isfinite(m) ? st.exp(st.sub(Stages::exact(m), Stages::exact(m_new))) : Stages::exact(0);
     std::vector<Stage> p;
@@ -177,8 +163,7 @@ Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
       o = p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e} : st.add(o, tm);
       ++at;
     }
-    m = m_new;
-  }
+  });
   return st.mul(o, st.div(Stages::exact(1), lsum));
 }
 

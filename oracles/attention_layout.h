@@ -6,9 +6,11 @@
 // window_left, window_right (-1: none), softcap (0: none).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/params.h"
 
@@ -47,5 +49,24 @@ struct Mask {
     return true;
   }
 };
+
+// The tiles of 16 keys attention_flash walks (BC = 16), each with the
+// running maximum before it and the new one (the strict-> maximum of the
+// tile's scores, if larger); a tile whose new maximum is not finite is
+// skipped, as the kernel skips it: f(first, end, m, m_new).
+template <class F>
+void each_tile(const std::vector<double>& scores, F f) {
+  double m = -INFINITY;
+  for (std::size_t t0 = 0; t0 < scores.size(); t0 += 16) {
+    const std::size_t t1 = std::min(scores.size(), t0 + 16);
+    double tile_max = -INFINITY;
+    for (std::size_t j = t0; j < t1; ++j)
+      if (scores[j] > tile_max) tile_max = scores[j];
+    const double m_new = tile_max > m ? tile_max : m;
+    if (!std::isfinite(m_new)) continue;
+    f(t0, t1, m, m_new);
+    m = m_new;
+  }
+}
 
 }  // namespace kc::oracle::attention

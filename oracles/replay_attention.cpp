@@ -60,14 +60,8 @@ double attention_flash(const ReplayIn& in) {
   const InT a{in.t};
   const Layout l = Layout::of(in.args);
   const std::vector<double> s = scores_t(a, l, Mask::of(*in.params));
-  double m = -INFINITY, sum = 0.0, o = 0.0;
-  for (std::size_t t0 = 0; t0 < s.size(); t0 += 16) {
-    const std::size_t t1 = std::min(s.size(), t0 + 16);
-    double tile_max = -INFINITY;
-    for (std::size_t j = t0; j < t1; ++j)
-      if (s[j] > tile_max) tile_max = s[j];
-    const double m_new = tile_max > m ? tile_max : m;
-    if (!std::isfinite(m_new)) continue;
+  double sum = 0.0, o = 0.0;
+  attention::each_tile(s, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
     const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
     double r = 0.0;
     std::vector<double> p(t1 - t0);
@@ -76,8 +70,7 @@ double attention_flash(const ReplayIn& in) {
     o = a.mul(o, alpha);
     for (std::size_t j = t0; j < t1; ++j)
       if (p[j - t0] != 0) o = a.add(o, a.mul(p[j - t0], l.v[j * static_cast<std::size_t>(l.d) + static_cast<std::size_t>(in.form)]));
-    m = m_new;
-  }
+  });
   return sum == 0 ? 0.0 : a.mul(o, a.div(1.0, sum));
 }
 
