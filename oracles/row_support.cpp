@@ -21,12 +21,19 @@ B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u
 
 void set_bound(Exact& out, DType t, B b) { out.magnitude = Mp(b * kRoundUp) / Mp(unit_roundoff(t)); }
 
+namespace {
+// The same bits (memcmp, which NaN payloads and -0 need); empty spans
+// compare equal without a call (their data() may be null: memcmp's UB).
+bool same_bits(std::span<const double> a, std::span<const double> b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+}  // namespace
+
 bool RowKey::same_or_set(const Row& r) {
   const double param = r.ctx.params && r.ctx.params->has("eps") ? r.ctx.params->real("eps") : 0.0;
   const bool same = set_ && t_ == r.ctx.dtype && bits_ == PrecisionScope::current() && a_.size() == r.a.size() &&
                     b_.size() == r.b.size() && std::memcmp(&param_, &param, sizeof param) == 0 &&
-                    std::memcmp(a_.data(), r.a.data(), a_.size() * sizeof(double)) == 0 &&
-                    std::memcmp(b_.data(), r.b.data(), b_.size() * sizeof(double)) == 0;
+                    same_bits(a_, r.a) && same_bits(b_, r.b);
   if (same) return true;
   set_ = true;
   t_ = r.ctx.dtype;
