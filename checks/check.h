@@ -108,6 +108,17 @@ void relational(const contract::Property& p, const CaseView& v, engine::Tallies&
 // Same bits at a[i] and b[j], any NaN matching any NaN.
 bool same_bits_or_nan(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j);
 
+// A kernel whose every output is a dot product, against the same function
+// composed of other kernels (`composed`, e.g. "dequantize_blocks then
+// matmul", whose output is g), element by element: equal bits (any NaN
+// matching any NaN) in the reference profile; in the conformance profile
+// within twice the dot products' bound of the element's pairs (both lie
+// within it of one exact value), elements whose pairs or results are not
+// finite skipped. pairs_of(o, pairs) fills output o's (a_0, b_0, a_1, ...).
+// "" when they agree, else the first disagreement.
+std::string agrees_as_dot(const CaseView& v, const Tensor& g, std::string_view composed,
+                          const std::function<void(std::int64_t, std::vector<double>&)>& pairs_of);
+
 // Start-up: every property names a registered property check that accepts it.
 std::vector<std::string> validate_properties(const contract::KernelSpec& k);
 

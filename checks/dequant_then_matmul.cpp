@@ -6,12 +6,10 @@
 // (both within it of the same exact value), elements whose terms or
 // results are not finite skipped: another library may fuse the
 // dequantization into its inner loop and fold in another order.
-#include <cmath>
 
 #include <fmt/format.h>
 
 #include "checks/check.h"
-#include "oracles/linalg.h"
 
 namespace kc::checks {
 
@@ -36,31 +34,12 @@ class DequantThenMatmul final : public Check {
       if (mm.dims() != v.y.dims())
         return fail(fmt::format("{} gave {}, dequantize_blocks then transpose_2d and matmul gave {}", v.c.k.name,
                                 dims_to_string(v.y.dims()), dims_to_string(mm.dims())));
-      const bool bits = v.c.opts.profile == engine::Profile::reference;
       const std::int64_t k = a.dims()[1], n = mm.dims()[1];
-      std::vector<double> pairs;
-      for (std::int64_t o = 0; o < v.y.numel(); ++o) {
-        const double f = v.y.value_at(o), g = mm.value_at(o);
-        if (bits) {
-          if (!same_bits_or_nan(v.y, o, mm, o))
-            return fail(fmt::format("output {}: {} gives {}, dequantize_blocks then matmul {}: not the same bits", o,
-                                    v.c.k.name, engine::fmt_value(f), engine::fmt_value(g)));
-          continue;
-        }
-        pairs.clear();
-        bool finite = std::isfinite(f) && std::isfinite(g);
-        for (std::int64_t kk = 0; kk < k; ++kk) {
-          pairs.push_back(a.value_at((o / n) * k + kk));
-          pairs.push_back(w.value_at((o % n) * k + kk));
-          finite &= std::isfinite(pairs[pairs.size() - 2]) && std::isfinite(pairs.back());
-        }
-        if (!finite) continue;
-        const double bound = 2 * oracle::dot_bound_upper(DType::f32, pairs);
-        if (!(std::fabs(f - g) <= bound))
-          return fail(fmt::format("output {}: {} gives {}, dequantize_blocks then matmul {}, {} apart (bound {})", o,
-                                  v.c.k.name, engine::fmt_value(f), engine::fmt_value(g),
-                                  engine::fmt_value(std::fabs(f - g)), engine::fmt_value(bound)));
-      }
+      const std::string why = agrees_as_dot(v, mm, "dequantize_blocks then transpose_2d and matmul",
+                                            [&](std::int64_t o, std::vector<double>& pairs) {
+        for (std::int64_t kk = 0; kk < k; ++kk) pairs.insert(pairs.end(), {a.value_at((o / n) * k + kk), w.value_at((o % n) * k + kk)});
+      });
+      if (!why.empty()) return fail(why);
       acc.record(v.c, tally, true);
     });
   }

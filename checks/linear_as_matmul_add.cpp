@@ -12,7 +12,6 @@
 
 #include "checks/check.h"
 #include "drivers/index_maps.h"
-#include "oracles/linalg.h"
 
 namespace kc::checks {
 
@@ -33,35 +32,19 @@ class LinearAsMatmulAdd final : public Check {
       if (sum.dims() != v.y.dims())
         return fail(fmt::format("{} gave {} and {} then broadcast_add gave {}", v.c.k.name, dims_to_string(v.y.dims()),
                                 p_.related, dims_to_string(sum.dims())));
-      const bool bits = v.c.opts.profile == engine::Profile::reference;
       const std::size_t r = a.dims().size();
       const std::int64_t m = a.dims()[r - 2], k = a.dims()[r - 1], n = b.dims()[r - 1];
       const Dims& out = v.y.dims();
-      std::vector<double> pairs;
-      for (std::int64_t o = 0; o < v.y.numel(); ++o) {
-        const double f = v.y.value_at(o), g = sum.value_at(o);
-        if (bits) {
-          if (!same_bits_or_nan(v.y, o, sum, o))
-            return fail(fmt::format("output {}: {} gives {} and {} then broadcast_add {}: not the same bits", o,
-                                    v.c.k.name, engine::fmt_value(f), p_.related, engine::fmt_value(g)));
-          continue;
-        }
+      const std::string why = agrees_as_dot(v, sum, fmt::format("{} then broadcast_add", p_.related),
+                                            [&](std::int64_t o, std::vector<double>& pairs) {
         const std::int64_t j = o % n, i = (o / n) % m, p = o / (n * m);
-        pairs.clear();
-        bool finite = true;
         for (std::int64_t kk = 0; kk < k; ++kk) {
           pairs.push_back(a.value_at((p * m + i) * k + kk));
           pairs.push_back(b.value_at((p * k + kk) * n + j));
         }
         pairs.insert(pairs.end(), {bias.value_at(drivers::source_of(bias.dims(), out, o)), 1.0});  // (right-aligned)
-        for (double x : pairs) finite &= std::isfinite(x);
-        if (!finite || !std::isfinite(f) || !std::isfinite(g)) continue;
-        const double bound = 2 * oracle::dot_bound_upper(v.c.t, pairs);
-        if (!(std::fabs(f - g) <= bound))  // (the difference of two T values is exact in double, or far beyond any bound)
-          return fail(fmt::format("output {}: {} gives {} and {} then broadcast_add {}, {} apart (bound {})", o,
-                                  v.c.k.name, engine::fmt_value(f), p_.related, engine::fmt_value(g),
-                                  engine::fmt_value(std::fabs(f - g)), engine::fmt_value(bound)));
-      }
+      });
+      if (!why.empty()) return fail(why);
       acc.record(v.c, tally, true);
     });
   }
