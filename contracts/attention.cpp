@@ -21,6 +21,11 @@ constexpr std::string_view kStagedText =
     "fold of e, 1/sum, p = e inv, the fold of p v; flash: per tile alpha = e^(m - m_new), l = alpha l + r, O alpha + "
     "p v, then O (1/l)";
 
+constexpr std::string_view kBackwardText =
+    "the kernel's recompute replayed on (exact value, error bound) pairs (oracles/row_support.h): the scores as the "
+    "forward's, e^(s - m), 1/sum, p = e inv; dP = the fold of dO v, rd = the fold of p dP; dS = (dP - rd) p, times "
+    "1 - t t with a softcap; g = dS S; the folds of p dO (dV), g k (dQ) and g q (dK)";
+
 std::vector<Param> attention_params() {
   return {{.name = "softmax_scale", .kind = ParamKind::real, .domain = "an f32 (T::from(f32)); 1/sqrt(D) usually"},
           {.name = "causal", .kind = ParamKind::integer, .domain = "0 or 1 (top-left aligned: kj > qi masked)", .min = 0,
@@ -32,9 +37,18 @@ std::vector<Param> attention_params() {
           {.name = "softcap", .kind = ParamKind::real, .domain = "an f32; 0: none, else s = tanh(s c^-1) c before ALiBi"}};
 }
 
-std::vector<Precondition> attention_rules() {
+// q, k, v's rules (and the backward's do_grad's, where `backward`).
+std::vector<Precondition> attention_rules(bool backward = false) {
+  std::vector<Precondition> dout;
+  if (backward)
+    dout = {{"dtype.mismatch", "do_grad", "do_grad has q's dtype"},
+            {"rank.exact", "do_grad", "do_grad is rank 4 (the reference asserts only the ranks)"},
+            {"shape.mismatch", "do_grad",
+             "do_grad has the output's shape, q's [B, Hq, Sq, D] (the reference's indexing assumes it, unchecked)"}};
   std::vector<Precondition> r = tensor_rules(
-      "three or four input tensors q, k, v (and the optional ALiBi slopes)", "q", "q is f32 or f64 (exec FLASH_ATTN)",
+      backward ? "four or five input tensors q, k, v, do_grad (and the optional ALiBi slopes)"
+               : "three or four input tensors q, k, v (and the optional ALiBi slopes)",
+      "q", backward ? "q is a float dtype" : "q is f32 or f64 (exec FLASH_ATTN)",
       {{"dtype.mismatch", "k", "k has q's dtype"},
        {"dtype.mismatch", "v", "v has q's dtype"},
        {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D] (`q: expected rank 4 [B, H, S, D]`)"},
@@ -48,6 +62,7 @@ std::vector<Precondition> attention_rules() {
        {"head_dim.mismatch", "v", "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)"},
        {"gqa.group", "q", "Hq is a multiple of Hk >= 1 (`Hq=.. must be a multiple of Hk=.. (GQA group size)`)"},
        {"alibi.shape", "alibi", "the slopes are [Hq] (`alibi_slopes must be shape [Hq=..]`)"}});
+  r = with(r, dout);
   for (const char* p : {"softmax_scale", "softcap"}) r = with(r, param_rules(p, "a real (f64)"));
   for (const char* p : {"causal", "window_left", "window_right"}) r = with(r, param_rules(p, "an integer"));
   r.push_back({"param.domain", "causal", "causal is 0 or 1"});
@@ -98,6 +113,44 @@ void register_attention(std::vector<KernelSpec>& out) {
   flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
                        .related = "attention_naive"}};
   out.push_back(std::move(flash));
+
+  // attention_flash_backward: three outputs, every float dtype (FKC).
+  out.push_back(
+      {.name = "attention_flash_backward",
+       .family = "attention",
+       .driver = "attention_backward",
+       .summary = "attention backward by recompute: (dQ, dK, dV) from q, k, v and dO; dK and dV summed over the query "
+                  "heads of each KV head",
+       .source = "attention.rs:567 (not exec-wired: three outputs)",
+       .inputs = {{.name = "q", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4},
+                  {.name = "k", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4},
+                  {.name = "v", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4},
+                  {.name = "do_grad", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4},
+                  {.name = "alibi", .dtypes = kFloatSet, .min_rank = 1, .max_rank = 1, .optional = true}},
+       .params = attention_params(),
+       .preconditions = attention_rules(true),
+       .accuracy = {{DType::f32, models::stage_bound(DType::f32, kBackwardText)},
+                    {DType::f64, models::stage_bound(DType::f64, kBackwardText)},
+                    {DType::bf16, models::stage_bound(DType::bf16, kBackwardText)},
+                    {DType::f16, models::stage_bound(DType::f16, kBackwardText)}},
+       .properties = {{.name = "<dV, dv> = <dO, attention_naive(q, k, dv)> within the bounds (V's direction)",
+                       .check = "attention_backward_matches_forward",
+                       .dtypes = kF32F64,
+                       .related = "attention_naive"},
+                      {.name = "<dQ, q> = <dK, k> within the bounds (the scores' invariant direction)",
+                       .check = "attention_backward_matches_forward"}},
+       .values = {.lo = -2, .hi = 2, .points = thresholds::exp},
+       .oracle = oracle::attention_flash_backward,
+       .replay = oracle::replay::attention_flash_backward,
+       .oracle_text = "the exact vector-Jacobian product of the attention function at dO, in MPFR: dV_j = sum_i P_ij "
+                      "dO_i, dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') (1 - tanh^2(s_pre / c)), dQ_i = S sum_j dS_ij "
+                      "k_j, dK_j = S sum_i dS_ij q_i (i over every query head of the KV head); S = the recompute "
+                      "steps' bound / u",
+       .notes = "A row whose maximum is not finite (no admissible key) is skipped; dP and rd run over all keys (a "
+                "masked key's p is 0); a zero p skips its dV term and a zero dS S its dQ and dK terms. GQA heads "
+                "accumulate into their KV head in increasing hq. ALiBi adds no gradient term. Cells with a non-finite "
+                "input or score are graded against the replay. The reference asserts only the ranks; the port also "
+                "checks Hq mod Hk, Dv = Dq and dO's shape (typed errors)."});
 
   // attention_paged_naive: the cache read through the block table.
   std::vector<Precondition> paged_rules = tensor_rules(

@@ -29,6 +29,119 @@ Shape shape_of(const gen::Case& c) {
   return {q[0], q[1], k[1], q[2], k[2], q[3]};
 }
 
+}  // namespace
+
+rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool with_grad) {
+  return rc::gen::mapcat(
+      rc::gen::container<std::vector<std::uint32_t>>(8, rc::gen::arbitrary<std::uint32_t>()),
+      [&k, t, with_grad](const std::vector<std::uint32_t>& r) {
+        const std::int64_t b = 1 + r[0] % 2, hk = 1 + (r[0] >> 4) % 2, groups = 1 + (r[0] >> 8) % 3;
+        const std::int64_t sq = 1 + r[1] % 6, d = 1 + (r[1] >> 8) % 8;
+        const std::int64_t sk = (r[1] >> 16) % 5 == 0 ? 17 + (r[1] >> 20) % 24 : 1 + (r[1] >> 20) % 8;
+        const Shape s{b, hk * groups, hk, sq, sk, d};
+        Params p;
+        const double scales[] = {1.0 / std::sqrt(static_cast<double>(d)), 1.0, 0.125, 4.0};
+        p.set("softmax_scale", scales[r[2] % 4]);
+        p.set("causal", static_cast<std::int64_t>((r[2] >> 4) % 2));
+        p.set("window_left", (r[2] >> 8) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 12) % 4) : std::int64_t{-1});
+        p.set("window_right", (r[2] >> 16) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 20) % 4) : std::int64_t{-1});
+        const double caps[] = {0, 0, 0, 1.0, 5.0, 30.0, 0.01};
+        p.set("softcap", caps[r[3] % 7]);
+        const bool alibi = (r[3] >> 4) % 2 == 0;
+        // Three cases in four: values of the ordinary range only.
+        const bool ordinary = (r[3] >> 8) % 4 != 0;
+        const double lo = k.values.lo, hi = k.values.hi;
+        const auto nq = static_cast<std::size_t>(b * s.hq * sq * d), nk = static_cast<std::size_t>(b * hk * sk * d);
+        // The backward's upstream gradient dO (q's shape) is input 3,
+        // before the slopes; drawn as the values are.
+        const bool tiny_grad = r[5] % 6 == 0;
+        auto build = [t, s, p, alibi, ordinary, tiny_grad, lo, hi, seed = r[4]](std::vector<std::vector<std::uint64_t>> bits) {
+          if (ordinary)
+            for (auto& vec : bits) gen::into_range(t, vec, lo, hi);
+          std::vector<Tensor> in{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, bits[0]), gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, bits[1]),
+                                 gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, bits[2])};
+          if (bits.size() > 3) {
+            Tensor dout = gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, bits[3]);
+            // One backward case in six: an upstream gradient at the bottom
+            // of T's range (ordinary values times 4 min_normal), whose
+            // gradients underflow to subnormals and zeros on the way.
+            if (ordinary && tiny_grad)
+              for (std::int64_t i = 0; i < dout.numel(); ++i)
+                dout.set_bits(i, double_to_bits(t, round_to_format(dout.value_at(i) * 4 * min_normal(t), t)));
+            in.push_back(std::move(dout));
+          }
+          if (alibi) {
+            // ALiBi's slopes 2^(-8 (i + 1) / Hq), the sign flipped on odd seeds.
+            Tensor sl(t, {s.hq});
+            for (std::int64_t h = 0; h < s.hq; ++h)
+              sl.set_bits(h, double_to_bits(t, round_to_format((seed % 2 ? -1.0 : 1.0) *
+                                                                   std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
+            in.push_back(std::move(sl));
+          }
+          return gen::Case{std::move(in), p, false};
+        };
+        if (with_grad)
+          return rc::gen::apply(
+              [build](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kv, std::vector<std::uint64_t> v,
+                      std::vector<std::uint64_t> dout) { return build({std::move(q), std::move(kv), std::move(v), std::move(dout)}); },
+              gen::values_for(t, k.values, nq), gen::values_for(t, k.values, nk), gen::values_for(t, k.values, nk),
+              gen::values_for(t, k.values, nq));
+        return rc::gen::apply(
+            [build](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kv, std::vector<std::uint64_t> v) {
+              return build({std::move(q), std::move(kv), std::move(v)});
+            },
+            gen::values_for(t, k.values, nq), gen::values_for(t, k.values, nk), gen::values_for(t, k.values, nk));
+      });
+}
+
+std::optional<gen::Case> attention_violate(const contract::KernelSpec&, const contract::Precondition& rule,
+                                         const gen::Case& valid, std::uint64_t index) {
+  gen::Case c = valid;
+  const DType t = valid.inputs[0].dtype();
+  const Shape s = shape_of(valid);
+  const std::string r(rule.rule), operand(rule.operand);
+  const int at = operand == "q" ? 0 : operand == "k" ? 1 : operand == "v" ? 2 : 3;
+  auto with_dims = [&](int i, Dims d) { c.inputs.at(static_cast<std::size_t>(i)) = gen::zeros(t, std::move(d)); };
+  if (r == "arity") {  // q and k only, or a fifth input
+    if (index % 2 == 0) c.inputs.resize(2);
+    else {
+      if (c.inputs.size() < 4) c.inputs.push_back(gen::zeros(t, {s.hq}));
+      c.inputs.push_back(gen::zeros(t, {s.hq}));
+    }
+  } else if (r == "dtype.mismatch") {  // the other of f32 and f64 (the arm's dtypes)
+    const DType other = t == DType::f32 ? DType::f64 : DType::f32;
+    c.inputs.at(static_cast<std::size_t>(at)) = gen::zeros(other, valid.inputs[static_cast<std::size_t>(at)].dims());
+  } else if (r == "rank.exact") {
+    Dims d = valid.inputs[static_cast<std::size_t>(at)].dims();
+    if (index % 2 == 0) d.pop_back();
+    else d.push_back(1);
+    with_dims(at, d);
+  } else if (r == "batch.mismatch") {
+    with_dims(at, {s.b + 1, s.hk, s.sk, s.d});
+  } else if (r == "heads.mismatch") {
+    with_dims(2, {s.b, s.hk + 1, s.sk, s.d});
+  } else if (r == "seq.mismatch") {
+    with_dims(2, {s.b, s.hk, s.sk + 1, s.d});
+  } else if (r == "head_dim.mismatch") {
+    with_dims(at, {s.b, s.hk, s.sk, s.d + 1});
+    if (at == 1) with_dims(2, {s.b, s.hk, s.sk, s.d + 1});  // (q vs k: k and v agree)
+  } else if (r == "gqa.group") {
+    with_dims(1, {s.b, 2, s.sk, s.d});
+    with_dims(2, {s.b, 2, s.sk, s.d});
+    with_dims(0, {s.b, 3 + 2 * static_cast<std::int64_t>(index % 3), s.sq, s.d});
+    if (c.inputs.size() > 3) c.inputs.pop_back();
+  } else if (r == "alibi.shape") {
+    const Dims bad = index % 2 == 0 ? Dims{s.hq + 1} : Dims{1, s.hq};
+    if (c.inputs.size() > 3) c.inputs[3] = gen::zeros(t, bad);
+    else c.inputs.push_back(gen::zeros(t, bad));
+  } else {
+    return std::nullopt;
+  }
+  return c;
+}
+
+namespace {
+
 class Attention final : public AttentionRows {
  public:
   std::string_view name() const override { return "attention"; }
@@ -41,91 +154,11 @@ class Attention final : public AttentionRows {
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
-    return rc::gen::mapcat(
-        rc::gen::container<std::vector<std::uint32_t>>(8, rc::gen::arbitrary<std::uint32_t>()),
-        [&k, t](const std::vector<std::uint32_t>& r) {
-          const std::int64_t b = 1 + r[0] % 2, hk = 1 + (r[0] >> 4) % 2, groups = 1 + (r[0] >> 8) % 3;
-          const std::int64_t sq = 1 + r[1] % 6, d = 1 + (r[1] >> 8) % 8;
-          const std::int64_t sk = (r[1] >> 16) % 5 == 0 ? 17 + (r[1] >> 20) % 24 : 1 + (r[1] >> 20) % 8;
-          const Shape s{b, hk * groups, hk, sq, sk, d};
-          Params p;
-          const double scales[] = {1.0 / std::sqrt(static_cast<double>(d)), 1.0, 0.125, 4.0};
-          p.set("softmax_scale", scales[r[2] % 4]);
-          p.set("causal", static_cast<std::int64_t>((r[2] >> 4) % 2));
-          p.set("window_left", (r[2] >> 8) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 12) % 4) : std::int64_t{-1});
-          p.set("window_right", (r[2] >> 16) % 3 == 0 ? static_cast<std::int64_t>((r[2] >> 20) % 4) : std::int64_t{-1});
-          const double caps[] = {0, 0, 0, 1.0, 5.0, 30.0, 0.01};
-          p.set("softcap", caps[r[3] % 7]);
-          const bool alibi = (r[3] >> 4) % 2 == 0;
-          // Three cases in four: values of the ordinary range only.
-          const bool ordinary = (r[3] >> 8) % 4 != 0;
-          const double lo = k.values.lo, hi = k.values.hi;
-          const auto nq = static_cast<std::size_t>(b * s.hq * sq * d), nk = static_cast<std::size_t>(b * hk * sk * d);
-          return rc::gen::apply(
-              [t, s, p, alibi, ordinary, lo, hi, seed = r[4]](std::vector<std::uint64_t> q, std::vector<std::uint64_t> kv,
-                                                               std::vector<std::uint64_t> v) {
-                if (ordinary)
-                  for (auto* vec : {&q, &kv, &v}) gen::into_range(t, *vec, lo, hi);
-                std::vector<Tensor> in{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, q), gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, kv),
-                                       gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, v)};
-                if (alibi) {
-                  // ALiBi's slopes 2^(-8 (i + 1) / Hq), the sign flipped on odd seeds.
-                  Tensor sl(t, {s.hq});
-                  for (std::int64_t h = 0; h < s.hq; ++h)
-                    sl.set_bits(h, double_to_bits(t, round_to_format((seed % 2 ? -1.0 : 1.0) *
-                                                                         std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
-                  in.push_back(std::move(sl));
-                }
-                return gen::Case{std::move(in), p, false};
-              },
-              gen::values_for(t, k.values, nq), gen::values_for(t, k.values, nk), gen::values_for(t, k.values, nk));
-        });
+    return attention_case(k, t, false);
   }
-
-  std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
+  std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule, const gen::Case& valid,
                                    std::uint64_t index) const override {
-    gen::Case c = valid;
-    const DType t = valid.inputs[0].dtype();
-    const Shape s = shape_of(valid);
-    const std::string r(rule.rule), operand(rule.operand);
-    const int at = operand == "q" ? 0 : operand == "k" ? 1 : operand == "v" ? 2 : 3;
-    auto with_dims = [&](int i, Dims d) { c.inputs.at(static_cast<std::size_t>(i)) = gen::zeros(t, std::move(d)); };
-    if (r == "arity") {  // q and k only, or a fifth input
-      if (index % 2 == 0) c.inputs.resize(2);
-      else {
-        if (c.inputs.size() < 4) c.inputs.push_back(gen::zeros(t, {s.hq}));
-        c.inputs.push_back(gen::zeros(t, {s.hq}));
-      }
-    } else if (r == "dtype.mismatch") {  // the other of f32 and f64 (the arm's dtypes)
-      const DType other = t == DType::f32 ? DType::f64 : DType::f32;
-      c.inputs.at(static_cast<std::size_t>(at)) = gen::zeros(other, valid.inputs[static_cast<std::size_t>(at)].dims());
-    } else if (r == "rank.exact") {
-      Dims d = valid.inputs[static_cast<std::size_t>(at)].dims();
-      if (index % 2 == 0) d.pop_back();
-      else d.push_back(1);
-      with_dims(at, d);
-    } else if (r == "batch.mismatch") {
-      with_dims(at, {s.b + 1, s.hk, s.sk, s.d});
-    } else if (r == "heads.mismatch") {
-      with_dims(2, {s.b, s.hk + 1, s.sk, s.d});
-    } else if (r == "seq.mismatch") {
-      with_dims(2, {s.b, s.hk, s.sk + 1, s.d});
-    } else if (r == "head_dim.mismatch") {
-      with_dims(at, {s.b, s.hk, s.sk, s.d + 1});
-      if (at == 1) with_dims(2, {s.b, s.hk, s.sk, s.d + 1});  // (q vs k: k and v agree)
-    } else if (r == "gqa.group") {
-      with_dims(1, {s.b, 2, s.sk, s.d});
-      with_dims(2, {s.b, 2, s.sk, s.d});
-      with_dims(0, {s.b, 3 + 2 * static_cast<std::int64_t>(index % 3), s.sq, s.d});
-      if (c.inputs.size() > 3) c.inputs.pop_back();
-    } else if (r == "alibi.shape") {
-      const Dims bad = index % 2 == 0 ? Dims{s.hq + 1} : Dims{1, s.hq};
-      if (c.inputs.size() > 3) c.inputs[3] = gen::zeros(t, bad);
-      else c.inputs.push_back(gen::zeros(t, bad));
-    } else {
-      return std::nullopt;
-    }
-    return c;
+    return attention_violate(k, rule, valid, index);
   }
 
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {

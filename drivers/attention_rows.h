@@ -9,6 +9,16 @@
 
 namespace kc::drivers {
 
+// A random case of the attention driver's parameter space (GQA groups of
+// 1-3, Sq != Sk, windows, softcaps, ALiBi; drivers/attention.cpp): q, k, v
+// (with_grad: then dO, q's shape, as the backward's input 3) and the
+// optional slopes.
+rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool with_grad);
+// The attention driver's calls breaking one of q, k, v's or the slopes'
+// rules (the slopes input 3); nullopt for the generic rules.
+std::optional<gen::Case> attention_violate(const contract::KernelSpec& k, const contract::Precondition& rule,
+                                           const gen::Case& valid, std::uint64_t index);
+
 class AttentionRows : public Driver {
  public:
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -41,6 +41,17 @@ struct Expectation {
   Dims dims;
   DType dtype;
   bool zero_copy = false;  // the output must share input 0's storage
+  // A kernel of several outputs (attention_flash_backward's dQ, dK, dV):
+  // each output's name, shape and dtype, in the order the kernel returns
+  // them. They are graded as one sequence, their row-major elements one
+  // output after the other: `dims` is then {the total} and an Element's
+  // `out` indexes that sequence (its where_text names the output). Empty:
+  // one output of `dims` and `dtype`.
+  struct Part {
+    std::string name;
+    Dims dims;
+  };
+  std::vector<Part> parts;
 };
 
 // One output element and what it depends on.

@@ -36,15 +36,41 @@ bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vecto
 bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
                     const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
   auto& shape = acc.tally("output shape and dtype", "output");
-  const bool ok = out.size() == 1 && out[0].dims() == want.dims && out[0].dtype() == want.dtype && out[0].consistent();
+  const std::size_t n = want.parts.empty() ? 1 : want.parts.size();
+  auto dims_of = [&](std::size_t i) -> const Dims& { return want.parts.empty() ? want.dims : want.parts[i].dims; };
+  auto part_ok = [&](std::size_t i) {
+    return out[i].dims() == dims_of(i) && out[i].dtype() == want.dtype && out[i].consistent();
+  };
+  bool ok = out.size() == n;
+  for (std::size_t i = 0; ok && i < n; ++i) ok = part_ok(i);
   acc.record(c, shape, ok, case_key(case_id), [&] {
-    const std::string what = out.size() != 1 ? fmt::format("expected 1 output, got {}", out.size())
-                                             : fmt::format("expected {} {}, got {} {} ({} bytes)", dims_to_string(want.dims),
-                                                           dtype_name(want.dtype), dims_to_string(out[0].dims()),
-                                                           dtype_name(out[0].dtype()), out[0].byte_size());
+    std::string what;
+    if (out.size() != n) {
+      what = fmt::format("expected {} output{}, got {}", n, n == 1 ? "" : "s", out.size());
+      for (std::size_t i = 0; i < want.parts.size(); ++i)
+        what += fmt::format("{}{} {}", i == 0 ? " (expected: " : ", ", want.parts[i].name, dims_to_string(want.parts[i].dims));
+      if (!want.parts.empty()) what += ")";
+    } else {
+      std::size_t i = 0;
+      while (i + 1 < n && part_ok(i)) ++i;
+      what = fmt::format("{}expected {} {}, got {} {} ({} bytes)", want.parts.empty() ? "" : want.parts[i].name + ": ",
+                         dims_to_string(dims_of(i)), dtype_name(want.dtype), dims_to_string(out[i].dims()),
+                         dtype_name(out[i].dtype()), out[i].byte_size());
+    }
     return case_report(c, shape.name, case_id, path, cs, what);
   });
   return ok;
+}
+
+// The graded sequence: the one output, or a multi-output kernel's outputs
+// one after the other (Expectation::parts), as a 1-D tensor.
+Tensor graded_sequence(std::vector<Tensor>& out, const drivers::Expectation& want) {
+  if (want.parts.empty()) return std::move(out[0]);
+  Tensor y(want.dtype, want.dims);
+  std::int64_t at = 0;
+  for (const Tensor& part : out)
+    for (std::int64_t i = 0; i < part.numel(); ++i) y.set_bits(at++, part.bits_at(i));
+  return y;
 }
 
 void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
@@ -93,8 +119,8 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
   if (!call(c, acc, case_id, path, cs, out)) return acc.failed - failed_before;
   const drivers::Expectation want = c.driver.expected_output(c.k, cs);
   if (!output_matches(c, acc, case_id, path, cs, out, want)) return acc.failed - failed_before;
-  const Tensor& y = out[0];
-  layout(c, acc, case_id, path, cs, y, want);
+  for (const Tensor& part : out) layout(c, acc, case_id, path, cs, part, want);
+  const Tensor y = graded_sequence(out, want);
   if (full_stats) acc.add_shape(cs.inputs.front());
 
   checks::CaseView view{c, cs, case_id, path, y, statistics_case, {}};

@@ -6,6 +6,7 @@
 // admissible (qi, kj), in T: dot = fold of q k; s = dot T(scale); softcap:
 // s = tanh(s c^-1) c with c^-1 = 1/c rounded once; ALiBi: s += slope[hq]
 // T(f32(kj) - f32(qi)). GQA: kv head = hq / (Hq / Hk).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -42,20 +43,24 @@ struct Dims4 {
 };
 Dims4 dims4(const Tensor& x) { return {x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3]}; }
 
-// The scores of one query row: -inf where not admissible.
+// The scores of one query row: -inf where not admissible; `pre`, where
+// given, gets the scores after the scale, before softcap and ALiBi (the
+// backward's softcap derivative), -inf where not admissible.
 template <class T>
 void scores(const T* q, const T* k, std::int64_t sk, std::int64_t d, std::int64_t qi, const AttnParams& p,
-            const T* slope, std::vector<T>& s) {
-  const T scale = static_cast<T>(p.scale), c = static_cast<T>(p.softcap);
-  const T cinv = T(1) / c;
-  s.assign(static_cast<std::size_t>(sk), -std::numeric_limits<T>::infinity());
+            const T* slope, std::vector<T>& s, std::vector<T>* pre = nullptr) {
+  const T scale = cst<T>(p.scale), c = cst<T>(p.softcap), minus_inf = cst<T>(-std::numeric_limits<double>::infinity());
+  const T cinv = div_in_order(cst<T>(1.0), c);
+  s.assign(static_cast<std::size_t>(sk), minus_inf);
+  if (pre) pre->assign(static_cast<std::size_t>(sk), minus_inf);
   for (std::int64_t kj = 0; kj < sk; ++kj) {
     if (!admissible(p, qi, kj)) continue;
-    T dot = T(0);
+    T dot = cst<T>(0.0);
     for (std::int64_t x = 0; x < d; ++x) dot = acc_add(dot, mul_in_order(q[x], k[kj * d + x]));
     T v = mul_in_order(dot, scale);
+    if (pre) (*pre)[static_cast<std::size_t>(kj)] = v;
     if (p.softcap != 0) v = mul_in_order(m_tanh(mul_in_order(v, cinv)), c);
-    if (slope) v = acc_add(v, mul_in_order(*slope, static_cast<T>(static_cast<float>(kj) - static_cast<float>(qi))));
+    if (slope) v = acc_add(v, mul_in_order(*slope, cst<T>(static_cast<float>(kj) - static_cast<float>(qi))));
     s[static_cast<std::size_t>(kj)] = v;
   }
 }
@@ -117,7 +122,8 @@ void flash_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
   for (std::int64_t x = 0; x < d; ++x) out[x] = mul_in_order(o[static_cast<std::size_t>(x)], inv);
 }
 
-void check_inputs(std::string_view op, std::span<const Tensor> in) {
+// q, k, v's preconditions; the ALiBi slopes, where given, are input `alibi_at`.
+void check_inputs(std::string_view op, std::span<const Tensor> in, std::size_t alibi_at = 3) {
   const char* names[] = {"q", "k", "v"};
   for (int i = 0; i < 3; ++i)
     if (in[static_cast<std::size_t>(i)].rank() != 4)
@@ -136,8 +142,9 @@ void check_inputs(std::string_view op, std::span<const Tensor> in) {
   if (k.d != v.d) fail("v", "head_dim.mismatch", fmt::format("head_dim mismatch k vs v ({} vs {})", k.d, v.d));
   if (k.h == 0 || q.h % k.h != 0)
     fail("q", "gqa.group", fmt::format("Hq={} must be a multiple of Hk={} (GQA group size)", q.h, k.h));
-  if (in.size() > 3 && in[3].dims() != Dims{q.h})
-    fail("alibi", "alibi.shape", fmt::format("alibi_slopes must be shape [Hq={}], got {}", q.h, dims_to_string(in[3].dims())));
+  if (in.size() > alibi_at && in[alibi_at].dims() != Dims{q.h})
+    fail("alibi", "alibi.shape",
+         fmt::format("alibi_slopes must be shape [Hq={}], got {}", q.h, dims_to_string(in[alibi_at].dims())));
 }
 
 Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, const Params& p) {
@@ -167,6 +174,87 @@ Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, co
   };
   if (in[0].dtype() == DType::f64) each.template operator()<double>();
   else each.template operator()<float>();
+  return out;
+}
+
+// attention_flash_backward (attention.rs:567; §12): recomputes each row's
+// softmax from q, k, v and dO, for (b, hq, qi) in that nesting: a row
+// whose maximum is not finite is skipped; p_j = e^(s_j - m) (1/sum);
+// dV[kj] += p_j dO[qi] (kj ascending, p_j = 0 skipped); dP_j = the fold of
+// dO[qi] . v[kj] and rd = the fold of p_j dP_j, both over all kj;
+// dS_j = (dP_j - rd) p_j, times 1 - t t (t = tanh(s_pre c^-1)) with a
+// softcap and a finite pre-softcap score; then with g = dS_j scale, not 0:
+// dQ[qi] += g k[kj] and dK[kj] += g q[qi]. dK and dV sum the query heads of
+// a KV head in increasing hq. The reference asserts only the ranks; the
+// port checks what its indexing assumes (Dv = Dq, dO shaped as q, GQA).
+std::vector<Tensor> flash_backward(std::span<const Tensor> in, const Params& p) {
+  const char* op = "attention_flash_backward";
+  check_inputs(op, in, 4);
+  if (in[3].rank() != 4)
+    throw KernelError(op, "do_grad", "rank.exact",
+                      fmt::format("{} do_grad: expected rank 4 [B, Hq, Sq, D], got {}", op, dims_to_string(in[3].dims())));
+  if (in[3].dims() != in[0].dims())
+    throw KernelError(op, "do_grad", "shape.mismatch",
+                      fmt::format("{}: do_grad is {}, the output's shape is q's {}", op, dims_to_string(in[3].dims()),
+                                  dims_to_string(in[0].dims())));
+  const AttnParams ap{static_cast<float>(p.real("softmax_scale")), p.integer("causal") != 0, p.integer("window_left"),
+                      p.integer("window_right"), static_cast<float>(p.real("softcap"))};
+  const Dims4 q = dims4(in[0]), k = dims4(in[1]);
+  std::vector<Tensor> out{Tensor(in[0].dtype(), in[0].dims()), Tensor(in[1].dtype(), in[1].dims()),
+                          Tensor(in[2].dtype(), in[2].dims())};
+  by_dtype(in[0].dtype(), [&]<class T>() {
+    const T *qs = in[0].as<T>().data(), *ks = in[1].as<T>().data(), *vs = in[2].as<T>().data(), *dos = in[3].as<T>().data();
+    const T* slopes = in.size() > 4 ? in[4].as<T>().data() : nullptr;
+    T *dq = out[0].as_mutable<T>().data(), *dk = out[1].as_mutable<T>().data(), *dv = out[2].as_mutable<T>().data();
+    const T zero = cst<T>(0.0), one = cst<T>(1.0), scale = cst<T>(ap.scale), cinv = div_in_order(one, cst<T>(ap.softcap));
+    std::fill(dq, dq + in[0].numel(), zero);
+    std::fill(dk, dk + in[1].numel(), zero);
+    std::fill(dv, dv + in[2].numel(), zero);
+    const std::int64_t groups = q.h / k.h, d = q.d;
+    const auto nk = static_cast<std::size_t>(k.s);
+    std::vector<T> s, pre, pj(nk), dp(nk);
+    for (std::int64_t b = 0; b < q.b; ++b)
+      for (std::int64_t hq = 0; hq < q.h; ++hq) {
+        const std::int64_t kv_at = (b * k.h + hq / groups) * k.s * d;
+        for (std::int64_t qi = 0; qi < q.s; ++qi) {
+          const std::int64_t at = ((b * q.h + hq) * q.s + qi) * d;
+          scores(qs + at, ks + kv_at, k.s, d, qi, ap, slopes ? slopes + hq : nullptr, s, &pre);
+          T m = cst<T>(-std::numeric_limits<double>::infinity());
+          for (T x : s)
+            if (x > m) m = x;
+          if (!std::isfinite(to_f64(m))) continue;
+          T sum = zero;
+          for (std::size_t j = 0; j < nk; ++j) sum = acc_add(sum, pj[j] = std::isfinite(to_f64(s[j])) ? m_exp(sub_in_order(s[j], m)) : zero);
+          const T inv = div_in_order(one, sum);
+          for (std::size_t j = 0; j < nk; ++j) pj[j] = mul_in_order(pj[j], inv);
+          for (std::size_t j = 0; j < nk; ++j) {
+            if (to_f64(pj[j]) == 0) continue;
+            for (std::int64_t x = 0; x < d; ++x)
+              dv[kv_at + static_cast<std::int64_t>(j) * d + x] =
+                  acc_add(dv[kv_at + static_cast<std::int64_t>(j) * d + x], mul_in_order(pj[j], dos[at + x]));
+          }
+          T rd = zero;
+          for (std::size_t j = 0; j < nk; ++j) {
+            T f = zero;
+            for (std::int64_t x = 0; x < d; ++x) f = acc_add(f, mul_in_order(dos[at + x], vs[kv_at + static_cast<std::int64_t>(j) * d + x]));
+            dp[j] = f;
+            rd = acc_add(rd, mul_in_order(pj[j], f));
+          }
+          for (std::size_t j = 0; j < nk; ++j) {
+            T ds = mul_in_order(sub_in_order(dp[j], rd), pj[j]);
+            if (ap.softcap != 0 && std::isfinite(to_f64(pre[j]))) {
+              const T t = m_tanh(mul_in_order(pre[j], cinv));
+              ds = mul_in_order(ds, sub_in_order(one, mul_in_order(t, t)));
+            }
+            const T g = mul_in_order(ds, scale);
+            if (to_f64(g) == 0) continue;
+            const std::int64_t row = kv_at + static_cast<std::int64_t>(j) * d;
+            for (std::int64_t x = 0; x < d; ++x) dq[at + x] = acc_add(dq[at + x], mul_in_order(g, ks[row + x]));
+            for (std::int64_t x = 0; x < d; ++x) dk[row + x] = acc_add(dk[row + x], mul_in_order(g, qs[at + x]));
+          }
+        }
+      }
+  });
   return out;
 }
 
@@ -273,6 +361,13 @@ void register_attention(Arms& table) {
                         },
                         .operands = {"q", "k", "v", "alibi"},
                         .min_arity = 3});
+  // attention_flash_backward is not exec-wired (three outputs): kconform
+  // calls the function with q, k, v, do_grad and the optional slopes, in
+  // every float dtype (FKC attention.fkc.md: F32, F64, BF16, F16).
+  table.push_back(Arm{.op = "attention_flash_backward", .dtypes = kFloatSet, .arity = 5, .params = params,
+                      .eval = [](std::span<const Tensor> in, const Params& p) { return flash_backward(in, p); },
+                      .operands = {"q", "k", "v", "do_grad", "alibi"},
+                      .min_arity = 4});
   // Exec PAGED_ATTN (exec.rs:1431): f32/f64 tensors, the block table and
   // context lengths U32 (`paged_attn: block_table must be U32`).
   table.push_back(Arm{.op = "attention_paged_naive", .dtypes = {DType::f32, DType::f64, DType::u32}, .arity = 6,

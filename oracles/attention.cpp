@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "oracles/attention_layout.h"
+#include "oracles/attention_scores.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/replay.h"
@@ -26,62 +27,15 @@ namespace kc::oracle {
 
 namespace {
 
+using attention::exp_t;
 using attention::Layout;
 using attention::Mask;
+using attention::Scores;
+using attention::term;
 using rows::B;
 using rows::Stage;
 using rows::Stages;
 using D1 = double (*)(double);
-
-struct Scores {
-  std::vector<double> t;  // the replay's scores in T (-inf where masked)
-  std::vector<Stage> st;  // their stages
-  std::vector<bool> admissible;
-  bool special = false;   // a non-finite input or score, or no admissible key
-};
-
-Scores scores(const Layout& l, const Mask& mk, DType t, Stages& st) {
-  Scores s;
-  const replay::InT a{t};
-  const auto n = static_cast<std::size_t>(l.sk), d = static_cast<std::size_t>(l.d);
-  s.t.assign(n, -INFINITY);
-  s.st.assign(n, Stage{});
-  s.admissible.assign(n, false);
-  bool any = false;
-  for (double x : l.q) s.special |= !std::isfinite(x);
-  s.special |= l.has_slope && !std::isfinite(l.slope);
-  const double cinv_t = a.div(1.0, mk.softcap);
-  const Stage cinv = st.div(Stages::exact(1), Stages::exact(mk.softcap));
-  for (std::size_t j = 0; j < n; ++j) {
-    if (!mk.admissible(l.qi, static_cast<std::int64_t>(j))) continue;
-    s.admissible[j] = any = true;
-    for (std::size_t x = 0; x < d; ++x) s.special |= !std::isfinite(l.k[j * d + x]);
-    double dot = 0.0;
-    std::vector<Stage> terms;
-    for (std::size_t x = 0; x < d; ++x) {
-      dot = a.add(dot, a.mul(l.q[x], l.k[j * d + x]));
-      terms.push_back(st.mul(Stages::exact(l.q[x]), Stages::exact(l.k[j * d + x])));
-    }
-    double v = a.mul(dot, mk.scale);
-    Stage sv = st.mul(st.fold(terms), Stages::exact(mk.scale));
-    if (mk.softcap != 0) {
-      v = a.mul(a.call(::tanhf, static_cast<D1>(::tanh), a.mul(v, cinv_t)), mk.softcap);
-      sv = st.mul(st.tanh(st.mul(sv, cinv)), Stages::exact(mk.softcap));
-    }
-    if (l.has_slope) {
-      const double delta = static_cast<double>(static_cast<float>(j) - static_cast<float>(l.qi));
-      v = a.add(v, a.mul(l.slope, delta));
-      sv = st.add(sv, st.mul(Stages::exact(l.slope), Stages::exact(delta)));
-    }
-    s.t[j] = v, s.st[j] = sv;
-    s.special |= !std::isfinite(v);
-  }
-  s.special |= !any;
-  return s;
-}
-
-// e^(x - m) in T and as a stage (m an exact constant of T).
-double exp_t(const replay::InT& a, double x, double m) { return a.call(::expf, static_cast<D1>(::exp), a.sub(x, m)); }
 
 // Where the kernel's own weight for key j is 0 (naive: e_j (1/sum);
 // flash: e^(s_j - m_new) of j's tile): it skips V's row there.
@@ -103,13 +57,6 @@ std::vector<bool> zero_weights(const Scores& s, DType t, bool flash) {
     for (std::size_t j = t0; j < t1; ++j) zero[j] = !s.admissible[j] || exp_t(a, s.t[j], m_new) == 0;
   });
   return zero;
-}
-
-// A term p v of the output's fold: skipped where the replay's p is 0
-// (the computed value is then 0, within |p v| + ep |v| of the exact one).
-Stage term(Stages& st, double p_t, const Stage& p, double v) {
-  if (p_t == 0) return std::isfinite(v) ? Stage{p.v * v, std::fabs(p.v * v) + p.e * std::fabs(v)} : Stage{0, 0};
-  return st.mul(p, Stages::exact(v));
 }
 
 // The naive kernel's steps: one shift m, e_j, their fold, 1/sum, p_j = e_j inv, the fold of p v.

@@ -15,4 +15,9 @@ void attention_flash(const Row&, Exact&);
 // attention_paged_naive: attention_naive's exact value and bound on the
 // context gathered through the block table, qi its absolute position a.
 void attention_paged(const Row&, Exact&);
+// attention_flash_backward: the exact vector-Jacobian product of the
+// attention function (dQ, dK, dV) for the cell in `a` (attention_layout.h
+// Cell), element `i` of the cell's outputs, with the bound of the kernel's
+// recompute steps replayed on Stage values (oracles/attention_backward.cpp).
+void attention_flash_backward(const Row&, Exact&);
 }  // namespace kc::oracle

@@ -32,6 +32,43 @@ struct Layout {
 };
 inline constexpr std::size_t kHeader = 5;
 
+// attention_flash_backward's elements (drivers/attention_backward.cpp):
+// the args of every output element of one (batch, KV head) are that cell's
+//   [G, Sq, Sk, D, has_slope, slope (G), Q (G x Sq x D), dO (G x Sq x D),
+//    K (Sk x D), V (Sk x D)]
+// with G = Hq / Hk query heads; the element's form is its place in the
+// cell's outputs: dQ (G x Sq x D), then dK (Sk x D), then dV (Sk x D).
+struct Cell {
+  std::int64_t g = 0, sq = 0, sk = 0, d = 0;
+  bool has_slope = false;
+  std::span<const double> slopes, q, dout, k, v;
+  static Cell of(std::span<const double> args) {
+    Cell c;
+    c.g = static_cast<std::int64_t>(args[0]), c.sq = static_cast<std::int64_t>(args[1]);
+    c.sk = static_cast<std::int64_t>(args[2]), c.d = static_cast<std::int64_t>(args[3]);
+    c.has_slope = args[4] != 0;
+    const auto g = static_cast<std::size_t>(c.g), rows = g * static_cast<std::size_t>(c.sq * c.d),
+               keys = static_cast<std::size_t>(c.sk * c.d);
+    c.slopes = args.subspan(5, g);
+    c.q = args.subspan(5 + g, rows), c.dout = args.subspan(5 + g + rows, rows);
+    c.k = args.subspan(5 + g + 2 * rows, keys), c.v = args.subspan(5 + g + 2 * rows + keys, keys);
+    return c;
+  }
+  std::size_t dq_count() const { return static_cast<std::size_t>(g * sq * d); }
+  std::size_t outputs() const { return dq_count() + 2 * static_cast<std::size_t>(sk * d); }
+  // Query row qi of head gi as the forward's element sees it (v: V).
+  Layout row(std::int64_t gi, std::int64_t qi) const {
+    Layout l;
+    l.d = d, l.sk = sk, l.qi = qi, l.has_slope = has_slope;
+    l.slope = has_slope ? slopes[static_cast<std::size_t>(gi)] : 0.0;
+    l.q = q.subspan(static_cast<std::size_t>((gi * sq + qi) * d), static_cast<std::size_t>(d)), l.k = k, l.v = v;
+    return l;
+  }
+  std::span<const double> dout_row(std::int64_t gi, std::int64_t qi) const {
+    return dout.subspan(static_cast<std::size_t>((gi * sq + qi) * d), static_cast<std::size_t>(d));
+  }
+};
+
 struct Mask {
   bool causal = false;
   std::int64_t left = -1, right = -1;

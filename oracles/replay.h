@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <span>
+#include <vector>
 
 #include "core/dtype.h"
 #include "core/params.h"
@@ -127,6 +128,11 @@ double attention_flash(const ReplayIn&);
 double attention_paged(const ReplayIn&);  // params softmax_scale, softcap; the context gathered, qi = a
 // The naive params equivalent to a paged case's (causal at a, no window).
 Params paged_as_naive(const Params& p);
+// attention_flash_backward: args a cell (oracles/attention_layout.h Cell),
+// form the element's place among the cell's outputs; the whole cell's
+// outputs (dQ, dK, dV) at once.
+double attention_flash_backward(const ReplayIn&);
+std::vector<double> flash_backward_cell(DType t, const Params& params, std::span<const double> args);
 
 }  // namespace replay
 }  // namespace kc::oracle

@@ -10,14 +10,27 @@ statistics, bias or bad-input failure) and the same `error:` line. It also
 requires that the median size of the shrunk cases is at most 8 input
 elements (issue 9) and prints it.
 
-usage: replay_test.py KCONFORM
+With --shard I/N it runs the I-th of N disjoint shares of the mutants (every
+N-th one, from the I-th, in `kconform list --backends` order) so that ctest
+runs the shares side by side: the whole self-test under ASan takes longer
+than one test's timeout. Each share's median shrunk size must be at most 8,
+which bounds the whole self-test's median too (at least half of every
+share's runs, hence of all runs, are at most 8).
+
+usage: replay_test.py KCONFORM [--shard I/N]
 """
+import json
 import re
 import shlex
 import subprocess
 import sys
 
 kc = sys.argv[1]
+shard, shards = 0, 1
+if len(sys.argv) == 4 and sys.argv[2] == "--shard":
+    shard, shards = (int(x) for x in sys.argv[3].split("/"))
+elif len(sys.argv) != 2:
+    sys.exit("usage: replay_test.py KCONFORM [--shard I/N]")
 SHRUNK_PREFIX = re.compile(r"^\(shrunk to \d+ input elements?\) ")
 
 
@@ -57,7 +70,13 @@ def commands(block):
     return cmds
 
 
-selftest = subprocess.run([kc, "selftest"], capture_output=True, text=True)
+listed = subprocess.run([kc, "list", "--backends", "--json"], capture_output=True, text=True, check=True)
+names = [b["name"].removeprefix("mutant:") for b in json.loads(listed.stdout) if b["name"].startswith("mutant:")]
+mine = names[shard::shards]
+if not mine:
+    sys.exit(f"FAIL: shard {shard}/{shards} of {len(names)} mutants is empty")
+print(f"shard {shard}/{shards}: {len(mine)} of {len(names)} mutants")
+selftest = subprocess.run([kc, "selftest"] + [a for n in mine for a in ("--mutant", n)], capture_output=True, text=True)
 if selftest.returncode != 0:
     print("FAIL: the self-test itself failed\n" + selftest.stdout[-3000:] + selftest.stderr[-2000:])
     sys.exit(1)

@@ -121,6 +121,85 @@ Outputs paged_no_offset(std::string_view kernel, std::span<const Tensor> in, con
   return y;
 }
 
+// attention_flash_backward's defects: its recompute in f32 (the
+// reference's steps, §12) but for the one planted.
+struct BackwardDefect {
+  bool gqa_overwrite = false;    // dK, dV of a KV head: the last query head's only (= instead of +=)
+  bool no_softcap_grad = false;  // dS not multiplied by 1 - tanh^2
+  bool dk_unscaled = false;      // dK += dS q (the scale dropped from dK)
+  bool rd_drops_last = false;    // rd = the fold of p dP without the last key
+};
+
+Outputs backward_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, BackwardDefect df) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].dtype() != DType::f32) return y;
+  const Dims &qd = in[0].dims(), &kd = in[1].dims();
+  const std::int64_t B = qd[0], hq_n = qd[1], sq = qd[2], d = qd[3], hk_n = kd[1], sk = kd[2], groups = hq_n / hk_n;
+  const float scale = static_cast<float>(p.real("softmax_scale")), cap = static_cast<float>(p.real("softcap"));
+  const bool causal = p.integer("causal") != 0;
+  const std::int64_t left = p.integer("window_left"), right = p.integer("window_right");
+  auto f = [](const Tensor& t, std::int64_t i) { return static_cast<float>(t.value_at(i)); };
+  std::vector<float> dq(static_cast<std::size_t>(in[0].numel()), 0.0f), dk(static_cast<std::size_t>(in[1].numel()), 0.0f),
+      dv(dk.size(), 0.0f);
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t hq = 0; hq < hq_n; ++hq) {
+      const std::int64_t kv = (b * hk_n + hq / groups) * sk * d;
+      if (df.gqa_overwrite)
+        for (std::int64_t i = 0; i < sk * d; ++i) dk[static_cast<std::size_t>(kv + i)] = dv[static_cast<std::size_t>(kv + i)] = 0;
+      for (std::int64_t qi = 0; qi < sq; ++qi) {
+        const std::int64_t at = ((b * hq_n + hq) * sq + qi) * d;
+        std::vector<float> s(static_cast<std::size_t>(sk), -std::numeric_limits<float>::infinity()), pre(s);
+        for (std::int64_t kj = 0; kj < sk; ++kj) {
+          if ((causal && kj > qi) || (left >= 0 && kj + left < qi) || (right >= 0 && kj > qi + right)) continue;
+          float dot = 0;
+          for (std::int64_t x = 0; x < d; ++x) dot += f(in[0], at + x) * f(in[1], kv + kj * d + x);
+          float v = pre[static_cast<std::size_t>(kj)] = dot * scale;
+          if (cap != 0) v = std::tanh(v * (1.0f / cap)) * cap;
+          if (in.size() > 4) v += f(in[4], hq) * (static_cast<float>(kj) - static_cast<float>(qi));
+          s[static_cast<std::size_t>(kj)] = v;
+        }
+        float m = -std::numeric_limits<float>::infinity();
+        for (float x : s) if (x > m) m = x;
+        if (!std::isfinite(m)) continue;
+        std::vector<float> pj(s.size()), dp(s.size());
+        float sum = 0;
+        for (std::size_t j = 0; j < s.size(); ++j) sum += (pj[j] = std::isfinite(s[j]) ? std::exp(s[j] - m) : 0.0f);
+        const float inv = 1.0f / sum;
+        for (auto& x : pj) x *= inv;
+        for (std::size_t j = 0; j < s.size(); ++j)
+          if (pj[j] != 0)
+            for (std::int64_t x = 0; x < d; ++x) dv[static_cast<std::size_t>(kv + static_cast<std::int64_t>(j) * d + x)] += pj[j] * f(in[3], at + x);
+        float rd = 0;
+        for (std::size_t j = 0; j < s.size(); ++j) {
+          float g = 0;
+          for (std::int64_t x = 0; x < d; ++x) g += f(in[3], at + x) * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
+          dp[j] = g;
+          if (!(df.rd_drops_last && j + 1 == s.size())) rd += pj[j] * g;
+        }
+        for (std::size_t j = 0; j < s.size(); ++j) {
+          float ds = (dp[j] - rd) * pj[j];
+          if (cap != 0 && std::isfinite(pre[j]) && !df.no_softcap_grad) {
+            const float t = std::tanh(pre[j] * (1.0f / cap));
+            ds *= 1.0f - t * t;
+          }
+          const float g = ds * scale;
+          if (g == 0) continue;
+          const std::int64_t row = kv + static_cast<std::int64_t>(j) * d;
+          for (std::int64_t x = 0; x < d; ++x) dq[static_cast<std::size_t>(at + x)] += g * f(in[1], row + x);
+          for (std::int64_t x = 0; x < d; ++x) dk[static_cast<std::size_t>(row + x)] += (df.dk_unscaled ? ds : g) * f(in[0], at + x);
+        }
+      }
+    }
+  for (auto [i, v] : {std::pair{0, &dq}, std::pair{1, &dk}, std::pair{2, &dv}})
+    for (std::size_t e = 0; e < v->size(); ++e) y[static_cast<std::size_t>(i)].set_bits(static_cast<std::int64_t>(e), double_to_bits(DType::f32, (*v)[e]));
+  return y;
+}
+
+template <BackwardDefect D>
+Outputs with_backward_defect(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  return backward_with(kernel, in, p, D);
+}
+
 template <Defect D>
 Outputs with_defect(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   return attention_with(kernel, in, p, D);
@@ -145,6 +224,18 @@ void register_attention(std::vector<Mutant>& v) {
       {"attention_flash_no_rescale", {"attention_flash"}, {DType::f32}, "accuracy",
        "f32 flash attention does not rescale O by e^(m - m_new) when the maximum moves",
        with_defect<Defect{.no_rescale = true}>},
+      {"attention_backward_gqa_overwrite", {"attention_flash_backward"}, {DType::f32}, "accuracy",
+       "f32 attention backward: each query head overwrites its KV head's dK and dV instead of adding to them",
+       with_backward_defect<BackwardDefect{.gqa_overwrite = true}>},
+      {"attention_backward_no_softcap_grad", {"attention_flash_backward"}, {DType::f32}, "accuracy",
+       "f32 attention backward leaves out the softcap's derivative 1 - tanh^2(s c^-1)",
+       with_backward_defect<BackwardDefect{.no_softcap_grad = true}>},
+      {"attention_backward_dk_unscaled", {"attention_flash_backward"}, {DType::f32}, "accuracy",
+       "f32 attention backward accumulates dK += dS q without the softmax scale",
+       with_backward_defect<BackwardDefect{.dk_unscaled = true}>},
+      {"attention_backward_rd_drops_last", {"attention_flash_backward"}, {DType::f32}, "accuracy",
+       "f32 attention backward's rd = sum_j p_j dP_j leaves out the last key",
+       with_backward_defect<BackwardDefect{.rd_drops_last = true}>},
   });
 }
 

@@ -1,0 +1,209 @@
+// Oracle of attention_flash_backward (oracles/attention.h). A cell (one
+// batch and KV head: its G query heads' rows, dO, K and V) is computed once
+// for all its outputs. Cells with a non-finite input or score are graded
+// against the kernel's replay. Otherwise the exact vector-Jacobian product
+// of the attention function o_i = sum_j P_ij v_j, P_ij the softmax over the
+// admissible keys of s_ij = (q_i . k_j) S, capped tanh(s / c) c, plus the
+// ALiBi term (S and c the f32 parameters), at dO:
+//   dV_j = sum_i P_ij dO_i              dP_ij = dO_i . v_j
+//   dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') (1 - tanh^2(s_pre,ij / c))
+//   dQ_i = S sum_j dS_ij k_j            dK_j = S sum_i dS_ij q_i
+// with i over the rows of every query head of the KV head (a row with no
+// admissible key contributes nothing: its output is 0 whatever q, k, v).
+// The bound of each output is the last stage of the kernel's own recompute
+// (scores, e^(s - m), 1/sum, p = e inv, dP and rd folds, dS, g = dS S, the
+// accumulations into dQ, dK, dV) replayed on Stage values
+// (oracles/row_support.h); docs/accuracy-bounds.md "Attention backward".
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "oracles/attention.h"
+#include "oracles/attention_scores.h"
+#include "oracles/exact.h"
+#include "oracles/exact_sum.h"
+
+namespace kc::oracle {
+
+namespace {
+
+using attention::Cell;
+using attention::Mask;
+using rows::B;
+using rows::Stage;
+using rows::Stages;
+using D1 = double (*)(double);
+
+struct CellGrades {
+  DType t = DType::f32;
+  unsigned precision = 0;
+  std::string params;
+  std::vector<std::uint64_t> bits;
+  bool special = false, overflow = false;
+  std::vector<Mp> z;       // the exact outputs
+  std::vector<B> bound;    // their bounds
+  std::vector<double> replay;  // special cells: the kernel's replay
+};
+
+bool all_finite(std::span<const double> xs) {
+  for (double x : xs)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+void grade_cell(const Row& in, CellGrades& cg) {
+  const DType t = in.ctx.dtype;
+  const Cell c = Cell::of(in.a);
+  Mask mk = Mask::of(*in.ctx.params);
+  // T(scale) and T(softcap) (§12: T::from(f32); the halves round them again)
+  mk.scale = replay::narrow(t, mk.scale), mk.softcap = replay::narrow(t, mk.softcap);
+  const replay::InT a{t};
+  Stages st(t);
+  const auto d = static_cast<std::size_t>(c.d), nk = static_cast<std::size_t>(c.sk), dq = c.dq_count();
+  const std::size_t n = c.outputs();
+  auto dk_at = [&](std::size_t j, std::size_t x) { return dq + j * d + x; };
+  auto dv_at = [&](std::size_t j, std::size_t x) { return dq + nk * d + j * d + x; };
+  cg.special = !all_finite(c.q) || !all_finite(c.dout) || !all_finite(c.k) || !all_finite(c.v) ||
+               (c.has_slope && !all_finite(c.slopes));
+  std::vector<std::vector<Stage>> terms(n);
+  cg.z.assign(n, Mp(0));
+  const double cinv_t = a.div(1.0, mk.softcap);
+  const Stage cinv = st.div(Stages::exact(1), Stages::exact(mk.softcap));
+  static thread_local ExactSum dot;
+  std::vector<double> e_t(nk), p_t(nk), dp_t(nk);
+  std::vector<Stage> e(nk), p(nk), dp(nk);
+  std::vector<Mp> w(nk), dpx(nk);
+  for (std::int64_t gi = 0; gi < c.g && !cg.special; ++gi)
+    for (std::int64_t qi = 0; qi < c.sq && !cg.special; ++qi) {
+      const attention::Layout l = c.row(gi, qi);
+      const std::span<const double> dout = c.dout_row(gi, qi);
+      const attention::Scores s = attention::scores(l, mk, t, st);
+      if (!s.any) continue;  // the kernel skips the row; its exact contribution is 0
+      if (s.special) {
+        cg.special = true;  // a score overflowed: the replay's
+        break;
+      }
+      double m = -INFINITY;
+      for (double x : s.t)
+        if (x > m) m = x;
+      // The kernel's steps in T (which weights and dS are 0: its skips) and as stages.
+      double sum_t = 0.0;
+      std::vector<Stage> adm;
+      for (std::size_t j = 0; j < nk; ++j) {
+        e_t[j] = 0, e[j] = Stages::exact(0);
+        if (!s.admissible[j]) continue;
+        sum_t = a.add(sum_t, e_t[j] = attention::exp_t(a, s.t[j], m));
+        adm.push_back(e[j] = st.exp(st.sub(s.st[j], Stages::exact(m))));
+      }
+      const double inv_t = a.div(1.0, sum_t);
+      const Stage inv = st.div(Stages::exact(1), st.fold(adm));
+      std::vector<Stage> rd_terms, f;
+      double rd_t = 0.0;
+      for (std::size_t j = 0; j < nk; ++j) {
+        p_t[j] = s.admissible[j] ? a.mul(e_t[j], inv_t) : 0.0;
+        p[j] = s.admissible[j] ? st.mul(e[j], inv) : Stages::exact(0);
+        double fx = 0.0;
+        f.clear();
+        for (std::size_t x = 0; x < d; ++x) {
+          fx = a.add(fx, a.mul(dout[x], l.v[j * d + x]));
+          f.push_back(st.mul(Stages::exact(dout[x]), Stages::exact(l.v[j * d + x])));
+        }
+        dp_t[j] = fx, dp[j] = st.fold(f);
+        rd_t = a.add(rd_t, a.mul(p_t[j], dp_t[j]));
+        rd_terms.push_back(st.mul(p[j], dp[j]));
+      }
+      const Stage rd = st.fold(rd_terms);
+      // Exact: the scores, the softmax, dP and rd in MPFR.
+      Mp den(0), rdx(0);
+      for (std::size_t j = 0; j < nk; ++j) {
+        if (!s.admissible[j]) continue;
+        dot.clear();
+        for (std::size_t x = 0; x < d; ++x) dot.add_product(l.q[x], l.k[j * d + x]);
+        Mp z;
+        dot.round_into(raw(z), MPFR_RNDN);
+        z *= Mp(mk.scale);
+        dpx[j] = Mp(1);  // (1 - tanh^2) for now
+        if (mk.softcap != 0) {
+          z /= Mp(mk.softcap);
+          mpfr_tanh(raw(z), raw(z), MPFR_RNDN);
+          dpx[j] = Mp(1) - z * z;
+          z *= Mp(mk.softcap);
+        }
+        if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
+        z -= Mp(m);
+        mpfr_exp(raw(w[j]), raw(z), MPFR_RNDN);
+        den += w[j];
+      }
+      std::vector<Mp> cap(nk);
+      for (std::size_t j = 0; j < nk; ++j) {
+        if (!s.admissible[j]) continue;
+        cap[j] = dpx[j];
+        w[j] /= den;  // P_j
+        dot.clear();
+        for (std::size_t x = 0; x < d; ++x) dot.add_product(dout[x], l.v[j * d + x]);
+        dot.round_into(raw(dpx[j]), MPFR_RNDN);
+        rdx += w[j] * dpx[j];
+      }
+      const std::size_t row = static_cast<std::size_t>(gi * c.sq + qi) * d;
+      for (std::size_t j = 0; j < nk; ++j) {
+        if (!s.admissible[j]) continue;  // P = 0: no term of any output (the kernel's g and p are 0 too)
+        const Mp g = w[j] * (dpx[j] - rdx) * cap[j] * Mp(mk.scale);
+        for (std::size_t x = 0; x < d; ++x) {
+          cg.z[row + x] += g * Mp(l.k[j * d + x]);
+          cg.z[dk_at(j, x)] += g * Mp(l.q[x]);
+          cg.z[dv_at(j, x)] += w[j] * Mp(dout[x]);
+          terms[dv_at(j, x)].push_back(attention::term(st, p_t[j], p[j], dout[x]));
+        }
+        double ds_t = a.mul(a.sub(dp_t[j], rd_t), p_t[j]);
+        Stage ds = st.mul(st.sub(dp[j], rd), p[j]);
+        if (mk.softcap != 0) {
+          const double th_t = a.call(::tanhf, static_cast<D1>(::tanh), a.mul(s.pre_t[j], cinv_t));
+          ds_t = a.mul(ds_t, a.sub(1.0, a.mul(th_t, th_t)));
+          const Stage th = st.tanh(st.mul(s.pre[j], cinv));
+          ds = st.mul(ds, st.sub(Stages::exact(1), st.mul(th, th)));
+        }
+        const double g_t = a.mul(ds_t, mk.scale);
+        const Stage gs = st.mul(ds, Stages::exact(mk.scale));
+        for (std::size_t x = 0; x < d; ++x) {
+          terms[row + x].push_back(attention::term(st, g_t, gs, l.k[j * d + x]));
+          terms[dk_at(j, x)].push_back(attention::term(st, g_t, gs, l.q[x]));
+        }
+      }
+    }
+  if (cg.special) {
+    cg.replay = replay::flash_backward_cell(t, *in.ctx.params, in.a);
+    return;
+  }
+  cg.bound.resize(n);
+  for (std::size_t i = 0; i < n; ++i) cg.bound[i] = st.fold(terms[i]).e;
+  cg.overflow = st.overflow;
+}
+
+}  // namespace
+
+void attention_flash_backward(const Row& in, Exact& out) {
+  static thread_local CellGrades cg;
+  std::vector<std::uint64_t> bits(in.a.size());
+  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = std::bit_cast<std::uint64_t>(in.a[i]);
+  std::string params = in.ctx.params->to_string();
+  const unsigned precision = PrecisionScope::current();
+  if (cg.z.empty() || cg.t != in.ctx.dtype || cg.precision != precision || cg.params != params || cg.bits != bits) {
+    cg = CellGrades{in.ctx.dtype, precision, std::move(params), std::move(bits)};
+    grade_cell(in, cg);
+  }
+  if (cg.special) {
+    out.value = Mp(cg.replay.at(in.i));
+    out.replayed = true;
+    return;
+  }
+  out.value = cg.z.at(in.i);
+  const B bound = cg.bound.at(in.i);
+  if (std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound);
+  // (a non-finite replay raises the overflow flag first: only then can the
+  // reference's steps leave the finite range)
+  if (cg.overflow) rows::settle_overflow(in, replay::attention_flash_backward, bound, true, out);
+}
+
+}  // namespace kc::oracle

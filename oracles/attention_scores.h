@@ -1,0 +1,34 @@
+// The attention oracles' shared steps (oracles/attention.cpp,
+// oracles/attention_backward.cpp): a query row's scores replayed in T and
+// as Stage values (oracles/row_support.h), e^(x - m) in T, and a term of an
+// output's fold that the kernel skips where its weight is 0. Internal to
+// oracles/.
+#pragma once
+
+#include <vector>
+
+#include "oracles/attention_layout.h"
+#include "oracles/replay.h"
+#include "oracles/row_support.h"
+
+namespace kc::oracle::attention {
+
+struct Scores {
+  std::vector<double> t;          // the replay's scores in T (-inf where masked)
+  std::vector<rows::Stage> st;    // their stages
+  std::vector<double> pre_t;      // after the scale, before softcap and ALiBi (the backward's softcap derivative)
+  std::vector<rows::Stage> pre;   // their stages
+  std::vector<bool> admissible;
+  bool any = false;               // some key is admissible
+  bool special = false;           // a non-finite input or score, or no admissible key
+};
+Scores scores(const Layout& l, const Mask& mk, DType t, rows::Stages& st);
+
+// e^(x - m) in T (m an exact constant of T).
+double exp_t(const replay::InT& a, double x, double m);
+
+// A term p v of an output's fold: skipped where the replay's p is 0 (the
+// computed value is then 0, within |p v| + ep |v| of the exact one).
+rows::Stage term(rows::Stages& st, double p_t, const rows::Stage& p, double v);
+
+}  // namespace kc::oracle::attention
