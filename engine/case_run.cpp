@@ -167,9 +167,14 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     if (full_stats) acc.add_coverage(c, e, g, yv);
     // The accuracy tally is looked up once per case (created where the
     // run first meets it, so the tallies keep their order).
-    const std::string check = g.special ? "special:" + g.rule : "accuracy";
-    auto& tally = g.special ? acc.tally(check, "special")
-                            : *(accuracy_tally ? accuracy_tally : (accuracy_tally = &acc.tally(check, "accuracy")));
+    // An element with no finite bound (ill-conditioned past T's precision)
+    // is held to the reference's bits in the reference profile only: the
+    // conformance profile counts it ("differs from the reference") but no
+    // correct result is closer than another there.
+    const std::string check = g.special ? "special:" + g.rule : g.unbounded ? kUnboundedCheck : "accuracy";
+    auto& tally = g.special     ? acc.tally(check, "special")
+                  : g.unbounded ? acc.tally(check, "semantics", Profile::reference)
+                                : *(accuracy_tally ? accuracy_tally : (accuracy_tally = &acc.tally(check, "accuracy")));
     const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
     // Formatted only where one is kept: a failure, or an element that
     // enters the current top 5 (formatting every element would dominate a sweep).
@@ -180,7 +185,7 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
     auto report = [&] { return report_as(check); };
     const std::string key = g.pass && !semantics_failed ? "" : element_key(c, e);
     acc.record(c, tally, g.pass, key, report);
-    if (full_stats && !g.pass) acc.add_failure(g);
+    if (full_stats && !g.pass && !g.unbounded) acc.add_failure(g);  // (the unbounded: a semantics finding)
     if (g.semantics_ok) {
       // An element that failed its accuracy too is reported once, there
       // (its error line names the reference's bits); here it is counted.

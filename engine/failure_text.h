@@ -36,6 +36,9 @@ std::string element_key(const Context& c, const drivers::Element& e);
 // way graded alone, so its replay is `--input`; otherwise the case's.
 // The tally of the bit-for-bit check against the reference's replayed
 // rounding steps (casts, halves' sums): one name for runs and replays.
+// The elements with no finite bound (Figures::unbounded): graded against
+// the reference's replay, bit for bit, in the reference profile only.
+inline constexpr const char* kUnboundedCheck = "semantics where no bound exists: the reference's result, bit for bit";
 inline constexpr const char* kSemanticsCheck = "semantics: the reference's rounding steps, bit for bit";
 inline constexpr const char* kIsolationCheck = "returns: no crash, abort, exception, hang or stray write";
 inline constexpr const char* kReferenceChoiceCheck = "reference choice: NaN, tie and evaluation-order choices";

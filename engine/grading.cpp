@@ -95,6 +95,7 @@ Grade grade_at(const contract::KernelSpec& k, const contract::Accuracy& acc, DTy
   Grade g;
   g.rn = r.value;
   g.replayed = ex.replayed;
+  g.unbounded = ex.replayed && ex.unbounded;
   g.error_variance = ex.error_variance;
   const bool z_nan = oracle::is_nan(ex.value);
   g.overflow = std::isinf(r.value) && std::isfinite(x);

@@ -47,6 +47,9 @@ struct Figures {
   Failure failure = Failure::none;
   bool special = false;     // decided by a contract special-value rule
   bool replayed = false;    // graded against a replay of the reference
+  // ... where no finite bound exists (oracle::Exact::unbounded): the
+  // reference profile's check only (engine/case_run.cpp)
+  bool unbounded = false;
   bool overflow = false;    // RN_T(z) is infinite for a finite input
   bool bias_sample = false;
   // Decided by the oracle's fast path (oracles/fast.h): the figures are

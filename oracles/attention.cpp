@@ -140,6 +140,11 @@ void attend(const Row& in, Exact& out, bool flash) {
     const double own = replay_fn(r), other = (flash ? replay::attention_naive : replay::attention_flash)(r);
     out.value = Mp(own);
     out.replayed = true;
+    // Which outputs become inf or NaN, and a row with no admissible key
+    // (+0), are the reference's definition, graded in both profiles; a
+    // finite output of a row with a non-finite input or score has no bound
+    // derived here: the reference profile grades its bits.
+    out.unbounded = s.any && std::isfinite(own);
     if (!(other == own || (std::isnan(other) && std::isnan(own)))) out.alternatives.push_back(Mp(other));
     return;
   }

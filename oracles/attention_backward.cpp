@@ -42,6 +42,7 @@ struct CellGrades {
   std::string params;
   std::vector<std::uint64_t> bits;
   bool special = false, overflow = false;
+  bool inputs_finite = true;  // special only through the reference's own steps (an overflowed score)
   std::vector<Mp> z;       // the exact outputs
   std::vector<B> bound;    // their bounds
   std::vector<double> replay;  // special cells: the kernel's replay
@@ -67,6 +68,7 @@ void grade_cell(const Row& in, CellGrades& cg) {
   auto dv_at = [&](std::size_t j, std::size_t x) { return dq + nk * d + j * d + x; };
   cg.special = !all_finite(c.q) || !all_finite(c.dout) || !all_finite(c.k) || !all_finite(c.v) ||
                (c.has_slope && !all_finite(c.slopes));
+  cg.inputs_finite = !cg.special;
   std::vector<std::vector<Stage>> terms(n);
   cg.z.assign(n, Mp(0));
   const double cinv_t = a.div(1.0, mk.softcap);
@@ -115,8 +117,11 @@ void grade_cell(const Row& in, CellGrades& cg) {
         rd_terms.push_back(st.mul(p[j], dp[j]));
       }
       const Stage rd = st.fold(rd_terms);
-      // Exact: the scores, the softmax, dP and rd in MPFR.
-      Mp den(0), rdx(0);
+      // Exact: the scores, the softmax (shifted by the exact maximum: the
+      // replay's m may lie ulps of a huge score away, past MPFR's exp
+      // range), dP and rd in MPFR.
+      Mp den(0), rdx(0), zmax;
+      bool have_max = false;
       for (std::size_t j = 0; j < nk; ++j) {
         if (!s.admissible[j]) continue;
         dot.clear();
@@ -132,8 +137,13 @@ void grade_cell(const Row& in, CellGrades& cg) {
           z *= Mp(mk.softcap);
         }
         if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
-        z -= Mp(m);
-        mpfr_exp(raw(w[j]), raw(z), MPFR_RNDN);
+        w[j] = z;
+        if (!have_max || z > zmax) zmax = z, have_max = true;
+      }
+      for (std::size_t j = 0; j < nk; ++j) {
+        if (!s.admissible[j]) continue;
+        w[j] -= zmax;
+        mpfr_exp(raw(w[j]), raw(w[j]), MPFR_RNDN);
         den += w[j];
       }
       std::vector<Mp> cap(nk);
@@ -194,8 +204,13 @@ void attention_flash_backward(const Row& in, Exact& out) {
     grade_cell(in, cg);
   }
   if (cg.special) {
+    // Non-finite inputs: which outputs become inf or NaN is the
+    // reference's definition (its skips), graded in both profiles; a finite
+    // output there, and every output of a cell whose scores overflow in T,
+    // has no bound derived here: the reference profile grades its bits.
     out.value = Mp(cg.replay.at(in.i));
     out.replayed = true;
+    out.unbounded = cg.inputs_finite || std::isfinite(cg.replay.at(in.i));
     return;
   }
   out.value = cg.z.at(in.i);

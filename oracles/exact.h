@@ -89,6 +89,11 @@ struct Exact {
   // order against under the entry's accuracy model (`unreplayed`).
   std::vector<Mp> alternatives;
   std::optional<Mp> unreplayed;
+  // `value` is a replay because no bound exists here (a stage's error has
+  // no finite bound: scores of 1e30, whose rounding alone decides a
+  // softmax; or a finite output of a row with a non-finite input): only
+  // the reference profile grades it (the reference's bits).
+  bool unbounded = false;
   // Expected mean square of the rounding error of this element under the
   // model of independent roundings (sums; docs/accuracy-bounds.md,
   // "Statistics of a case"); absent where no such model is stated.

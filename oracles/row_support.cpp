@@ -51,13 +51,22 @@ void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B boun
   const Mp& z = out.value;
   if (std::isfinite(y) && !may_overflow) return;
   if ((std::isnan(y) && is_nan(z)) || (std::isinf(y) && is_inf(z) && mpfr_cmp_d(raw(z), y) == 0)) return;
+  B off = 0;
   if (std::isfinite(y) && is_number(z) && std::isfinite(bound)) {
     // A finite replay past a stage that may overflow: only where the
     // reference's answer is not within the bound of the exact one already.
-    const B off = std::fabs(static_cast<B>(y) - z.convert_to<long double>());
+    off = std::fabs(static_cast<B>(y) - z.convert_to<long double>());
     if (off <= bound) return;
   }
-  if (std::isfinite(bound) && is_number(z)) out.unreplayed = z;
+  if (std::isfinite(bound) && is_number(z)) {
+    out.unreplayed = z;
+    // The reference's finite answer lies outside the bound (an
+    // intermediate of its steps overflowed): another evaluation is held to
+    // no worse than the reference plus the bound, |y - z| <= |ref - z| + bound.
+    if (off > bound) set_bound(out, in.ctx.dtype, off + bound);
+  }
+  // No finite bound at all: only the reference profile grades it.
+  out.unbounded = is_number(z) && !std::isfinite(bound);
   out.value = Mp(y);
   out.replayed = true;
   for (double v : {INFINITY, -INFINITY, NAN})

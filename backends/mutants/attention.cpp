@@ -16,6 +16,7 @@ struct Defect {
   bool gqa_modulo = false;        // kv head hq mod Hk
   bool softcap_after_alibi = false;
   bool no_rescale = false;        // flash: O not multiplied by alpha
+  bool divides = false;           // naive: p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
 };
 
 Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, Defect df) {
@@ -55,7 +56,7 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
             for (std::size_t j = 0; j < s.size(); ++j) sum += (e[j] = std::isfinite(s[j]) ? std::exp(s[j] - m) : 0.0f);
             const float inv = 1.0f / sum;
             for (std::size_t j = 0; j < s.size(); ++j) {
-              const float pj = e[j] * inv;
+              const float pj = df.divides ? e[j] / sum : e[j] * inv;
               if (pj == 0) continue;
               for (std::int64_t x = 0; x < d; ++x) out[static_cast<std::size_t>(x)] += pj * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
             }
@@ -128,6 +129,7 @@ struct BackwardDefect {
   bool no_softcap_grad = false;  // dS not multiplied by 1 - tanh^2
   bool dk_unscaled = false;      // dK += dS q (the scale dropped from dK)
   bool rd_drops_last = false;    // rd = the fold of p dP without the last key
+  bool divides = false;          // p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
 };
 
 Outputs backward_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, BackwardDefect df) {
@@ -165,7 +167,7 @@ Outputs backward_with(std::string_view kernel, std::span<const Tensor> in, const
         float sum = 0;
         for (std::size_t j = 0; j < s.size(); ++j) sum += (pj[j] = std::isfinite(s[j]) ? std::exp(s[j] - m) : 0.0f);
         const float inv = 1.0f / sum;
-        for (auto& x : pj) x *= inv;
+        for (auto& x : pj) x = df.divides ? x / sum : x * inv;
         for (std::size_t j = 0; j < s.size(); ++j)
           if (pj[j] != 0)
             for (std::int64_t x = 0; x < d; ++x) dv[static_cast<std::size_t>(kv + static_cast<std::int64_t>(j) * d + x)] += pj[j] * f(in[3], at + x);
@@ -224,6 +226,9 @@ void register_attention(std::vector<Mutant>& v) {
       {"attention_flash_no_rescale", {"attention_flash"}, {DType::f32}, "accuracy",
        "f32 flash attention does not rescale O by e^(m - m_new) when the maximum moves",
        with_defect<Defect{.no_rescale = true}>},
+      {"attention_divides", {"attention_naive"}, {DType::f32}, "semantics",
+       "f32 attention takes p_j = e_j / sum instead of e_j (1/sum): correct, not the reference's bits",
+       with_defect<Defect{.divides = true}>, "reference", true},
       {"attention_backward_gqa_overwrite", {"attention_flash_backward"}, {DType::f32}, "accuracy",
        "f32 attention backward: each query head overwrites its KV head's dK and dV instead of adding to them",
        with_backward_defect<BackwardDefect{.gqa_overwrite = true}>},
@@ -236,6 +241,9 @@ void register_attention(std::vector<Mutant>& v) {
       {"attention_backward_rd_drops_last", {"attention_flash_backward"}, {DType::f32}, "accuracy",
        "f32 attention backward's rd = sum_j p_j dP_j leaves out the last key",
        with_backward_defect<BackwardDefect{.rd_drops_last = true}>},
+      {"attention_backward_divides", {"attention_flash_backward"}, {DType::f32}, "semantics",
+       "f32 attention backward takes p_j = e_j / sum instead of e_j (1/sum): correct, not the reference's bits",
+       with_backward_defect<BackwardDefect{.divides = true}>, "reference", true},
   });
 }
 
