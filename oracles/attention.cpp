@@ -18,7 +18,6 @@
 #include "oracles/attention_layout.h"
 #include "oracles/attention_scores.h"
 #include "oracles/exact.h"
-#include "oracles/exact_sum.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
 #include "oracles/row_support.h"
@@ -136,7 +135,7 @@ void attend(const Row& in, Exact& out, bool flash) {
   if (s.special) {
     // The reference's special rows: its own answer, and the other
     // algorithm's (a +inf score zeroes naive's row, drops flash's tile).
-    const ReplayIn r{t, t, in.ctx.params, in.a, false, in.i};
+    const ReplayIn r{t, t, in.ctx.params, in.a, false, static_cast<int>(in.i)};
     const double own = replay_fn(r), other = (flash ? replay::attention_naive : replay::attention_flash)(r);
     out.value = Mp(own);
     out.replayed = true;
@@ -148,32 +147,14 @@ void attend(const Row& in, Exact& out, bool flash) {
     if (!(other == own || (std::isnan(other) && std::isnan(own)))) out.alternatives.push_back(Mp(other));
     return;
   }
-  // Exact: the scores in MPFR, shifted by the replay's maximum.
-  double m = -INFINITY;
-  for (double x : s.t)
-    if (x > m) m = x;
+  // Exact: the softmax-weighted sum in MPFR.
   const auto d = static_cast<std::size_t>(l.d);
-  Mp num(0), den(0);
-  static thread_local ExactSum dot;
-  for (std::size_t j = 0; j < s.t.size(); ++j) {
-    if (!s.admissible[j]) continue;
-    dot.clear();
-    for (std::size_t x = 0; x < d; ++x) dot.add_product(l.q[x], l.k[j * d + x]);
-    Mp z;
-    dot.round_into(raw(z), MPFR_RNDN);
-    z *= Mp(mk.scale);
-    if (mk.softcap != 0) {
-      z /= Mp(mk.softcap);
-      mpfr_tanh(raw(z), raw(z), MPFR_RNDN);
-      z *= Mp(mk.softcap);
-    }
-    if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
-    z -= Mp(m);
-    mpfr_exp(raw(z), raw(z), MPFR_RNDN);
-    den += z;
-    if (std::isfinite(l.v[j * d + col])) num += z * Mp(l.v[j * d + col]);
-  }
-  out.value = num / den;
+  attention::ExactWeights ew;  // (fresh: Mp values keep the precision they were made at)
+  attention::exact_weights(l, mk, s, ew);
+  Mp num(0);
+  for (std::size_t j = 0; j < s.t.size(); ++j)
+    if (s.admissible[j] && std::isfinite(l.v[j * d + col])) num += ew.w[j] * Mp(l.v[j * d + col]);
+  out.value = num / ew.sum;
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
   const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e);

@@ -14,10 +14,7 @@
 // (scores, e^(s - m), 1/sum, p = e inv, dP and rd folds, dS, g = dS S, the
 // accumulations into dQ, dK, dV) replayed on Stage values
 // (oracles/row_support.h); docs/accuracy-bounds.md "Attention backward".
-#include <bit>
 #include <cmath>
-#include <cstdint>
-#include <string>
 #include <vector>
 
 #include "oracles/attention.h"
@@ -37,10 +34,6 @@ using rows::Stages;
 using D1 = double (*)(double);
 
 struct CellGrades {
-  DType t = DType::f32;
-  unsigned precision = 0;
-  std::string params;
-  std::vector<std::uint64_t> bits;
   bool special = false, overflow = false;
   bool inputs_finite = true;  // special only through the reference's own steps (an overflowed score)
   std::vector<Mp> z;       // the exact outputs
@@ -76,7 +69,8 @@ void grade_cell(const Row& in, CellGrades& cg) {
   static thread_local ExactSum dot;
   std::vector<double> e_t(nk), p_t(nk), dp_t(nk);
   std::vector<Stage> e(nk), p(nk), dp(nk);
-  std::vector<Mp> w(nk), dpx(nk);
+  std::vector<Mp> dpx(nk);
+  attention::ExactWeights ew;
   for (std::int64_t gi = 0; gi < c.g && !cg.special; ++gi)
     for (std::int64_t qi = 0; qi < c.sq && !cg.special; ++qi) {
       const attention::Layout l = c.row(gi, qi);
@@ -117,53 +111,25 @@ void grade_cell(const Row& in, CellGrades& cg) {
         rd_terms.push_back(st.mul(p[j], dp[j]));
       }
       const Stage rd = st.fold(rd_terms);
-      // Exact: the scores, the softmax (shifted by the exact maximum: the
-      // replay's m may lie ulps of a huge score away, past MPFR's exp
-      // range), dP and rd in MPFR.
-      Mp den(0), rdx(0), zmax;
-      bool have_max = false;
+      // Exact: the softmax P = w / sum, dP and rd in MPFR.
+      attention::exact_weights(l, mk, s, ew);
+      Mp rdx(0);
       for (std::size_t j = 0; j < nk; ++j) {
         if (!s.admissible[j]) continue;
-        dot.clear();
-        for (std::size_t x = 0; x < d; ++x) dot.add_product(l.q[x], l.k[j * d + x]);
-        Mp z;
-        dot.round_into(raw(z), MPFR_RNDN);
-        z *= Mp(mk.scale);
-        dpx[j] = Mp(1);  // (1 - tanh^2) for now
-        if (mk.softcap != 0) {
-          z /= Mp(mk.softcap);
-          mpfr_tanh(raw(z), raw(z), MPFR_RNDN);
-          dpx[j] = Mp(1) - z * z;
-          z *= Mp(mk.softcap);
-        }
-        if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
-        w[j] = z;
-        if (!have_max || z > zmax) zmax = z, have_max = true;
-      }
-      for (std::size_t j = 0; j < nk; ++j) {
-        if (!s.admissible[j]) continue;
-        w[j] -= zmax;
-        mpfr_exp(raw(w[j]), raw(w[j]), MPFR_RNDN);
-        den += w[j];
-      }
-      std::vector<Mp> cap(nk);
-      for (std::size_t j = 0; j < nk; ++j) {
-        if (!s.admissible[j]) continue;
-        cap[j] = dpx[j];
-        w[j] /= den;  // P_j
+        ew.w[j] /= ew.sum;  // P_j
         dot.clear();
         for (std::size_t x = 0; x < d; ++x) dot.add_product(dout[x], l.v[j * d + x]);
         dot.round_into(raw(dpx[j]), MPFR_RNDN);
-        rdx += w[j] * dpx[j];
+        rdx += ew.w[j] * dpx[j];
       }
       const std::size_t row = static_cast<std::size_t>(gi * c.sq + qi) * d;
       for (std::size_t j = 0; j < nk; ++j) {
         if (!s.admissible[j]) continue;  // P = 0: no term of any output (the kernel's g and p are 0 too)
-        const Mp g = w[j] * (dpx[j] - rdx) * cap[j] * Mp(mk.scale);
+        const Mp g = ew.w[j] * (dpx[j] - rdx) * ew.cap[j] * Mp(mk.scale);
         for (std::size_t x = 0; x < d; ++x) {
           cg.z[row + x] += g * Mp(l.k[j * d + x]);
           cg.z[dk_at(j, x)] += g * Mp(l.q[x]);
-          cg.z[dv_at(j, x)] += w[j] * Mp(dout[x]);
+          cg.z[dv_at(j, x)] += ew.w[j] * Mp(dout[x]);
           terms[dv_at(j, x)].push_back(attention::term(st, p_t[j], p[j], dout[x]));
         }
         double ds_t = a.mul(a.sub(dp_t[j], rd_t), p_t[j]);
@@ -194,13 +160,10 @@ void grade_cell(const Row& in, CellGrades& cg) {
 }  // namespace
 
 void attention_flash_backward(const Row& in, Exact& out) {
+  static thread_local rows::RowKey key;
   static thread_local CellGrades cg;
-  std::vector<std::uint64_t> bits(in.a.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = std::bit_cast<std::uint64_t>(in.a[i]);
-  std::string params = in.ctx.params->to_string();
-  const unsigned precision = PrecisionScope::current();
-  if (cg.z.empty() || cg.t != in.ctx.dtype || cg.precision != precision || cg.params != params || cg.bits != bits) {
-    cg = CellGrades{in.ctx.dtype, precision, std::move(params), std::move(bits)};
+  if (!key.same_or_set(in)) {
+    cg = CellGrades{};
     grade_cell(in, cg);
   }
   if (cg.special) {

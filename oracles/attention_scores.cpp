@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "oracles/exact_sum.h"
+
 namespace kc::oracle::attention {
 
 using rows::Stage;
@@ -49,6 +51,40 @@ Scores scores(const Layout& l, const Mask& mk, DType t, Stages& st) {
   }
   s.special |= !s.any;
   return s;
+}
+
+void exact_weights(const Layout& l, const Mask& mk, const Scores& s, ExactWeights& out) {
+  static thread_local ExactSum dot;
+  const auto n = static_cast<std::size_t>(l.sk), d = static_cast<std::size_t>(l.d);
+  // New values at the scope's precision (an Mp keeps the one it was made at).
+  out.w.assign(n, Mp(0));
+  out.cap.assign(n, Mp(1));
+  Mp zmax;
+  bool any = false;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!s.admissible[j]) continue;
+    dot.clear();
+    for (std::size_t x = 0; x < d; ++x) dot.add_product(l.q[x], l.k[j * d + x]);
+    Mp& z = out.w[j];
+    dot.round_into(raw(z), MPFR_RNDN);
+    z *= Mp(mk.scale);
+    out.cap[j] = Mp(1);
+    if (mk.softcap != 0) {
+      z /= Mp(mk.softcap);
+      mpfr_tanh(raw(z), raw(z), MPFR_RNDN);
+      out.cap[j] -= z * z;
+      z *= Mp(mk.softcap);
+    }
+    if (l.has_slope) z += Mp(l.slope) * (Mp(static_cast<double>(j)) - Mp(static_cast<double>(l.qi)));
+    if (!any || z > zmax) zmax = z, any = true;
+  }
+  out.sum = Mp(0);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!s.admissible[j]) continue;
+    out.w[j] -= zmax;
+    mpfr_exp(raw(out.w[j]), raw(out.w[j]), MPFR_RNDN);
+    out.sum += out.w[j];
+  }
 }
 
 double exp_t(const replay::InT& a, double x, double m) { return a.call(::expf, static_cast<D1>(::exp), a.sub(x, m)); }

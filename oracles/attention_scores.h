@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oracles/attention_layout.h"
+#include "oracles/mp.h"
 #include "oracles/replay.h"
 #include "oracles/row_support.h"
 
@@ -23,6 +24,19 @@ struct Scores {
   bool special = false;           // a non-finite input or score, or no admissible key
 };
 Scores scores(const Layout& l, const Mask& mk, DType t, rows::Stages& st);
+
+// The exact softmax weights of row l over its admissible keys, in MPFR at
+// the scope's precision: w_j = e^(z_j - max z) and their sum, z_j the exact
+// score (the dot exact, times S; tanh(z / c) c with a softcap; plus the
+// ALiBi term), and cap_j = 1 - tanh^2(z_pre,j / c), the softcap's
+// derivative (1 without one). The shift is the exact maximum, not the
+// replay's: that one may lie ulps of a huge score away, past MPFR's exp
+// range. Entries of masked keys are left as they are.
+struct ExactWeights {
+  std::vector<Mp> w, cap;
+  Mp sum;
+};
+void exact_weights(const Layout& l, const Mask& mk, const Scores& s, ExactWeights& out);
 
 // e^(x - m) in T (m an exact constant of T).
 double exp_t(const replay::InT& a, double x, double m);

@@ -2,9 +2,6 @@
 // §12): the element's query row redone in T, scores then the naive or the
 // tiled online softmax, and the output column d (oracles/attention_layout.h).
 #include <algorithm>
-#include <bit>
-#include <cstdint>
-#include <string>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -12,6 +9,7 @@
 
 #include "oracles/attention_layout.h"
 #include "oracles/replay.h"
+#include "oracles/row_support.h"
 
 namespace kc::oracle::replay {
 
@@ -170,19 +168,10 @@ std::vector<double> flash_backward_cell(DType t, const Params& params, std::span
 double attention_flash_backward(const ReplayIn& in) {
   // Each element replays its whole cell: the last cell's outputs are kept
   // for the next element of the same cell (same dtype, params and bits).
-  struct Last {
-    DType t = DType::f32;
-    std::string params;
-    std::vector<std::uint64_t> bits;
-    std::vector<double> out;
-  };
-  static thread_local Last last;
-  std::vector<std::uint64_t> bits(in.args.size());
-  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = std::bit_cast<std::uint64_t>(in.args[i]);
-  std::string params = in.params->to_string();
-  if (last.out.empty() || last.t != in.t || last.params != params || last.bits != bits)
-    last = {in.t, std::move(params), std::move(bits), flash_backward_cell(in.t, *in.params, in.args)};
-  return last.out.at(static_cast<std::size_t>(in.form));
+  static thread_local rows::RowKey key;
+  static thread_local std::vector<double> out;
+  if (!key.same_or_set(in.t, 0, in.params, in.args, {})) out = flash_backward_cell(in.t, *in.params, in.args);
+  return out.at(static_cast<std::size_t>(in.form));
 }
 
 }  // namespace kc::oracle::replay

@@ -1,6 +1,9 @@
 #include "oracles/row_support.h"
 
+#include <bit>
 #include <cstring>
+#include <type_traits>
+#include <variant>
 #include <limits>
 
 #include "oracles/mp.h"
@@ -30,17 +33,40 @@ bool same_bits(std::span<const double> a, std::span<const double> b) {
 }  // namespace
 
 bool RowKey::same_or_set(const Row& r) {
-  const double param = r.ctx.params && r.ctx.params->has("eps") ? r.ctx.params->real("eps") : 0.0;
-  const bool same = set_ && t_ == r.ctx.dtype && bits_ == PrecisionScope::current() && a_.size() == r.a.size() &&
-                    b_.size() == r.b.size() && std::memcmp(&param_, &param, sizeof param) == 0 &&
-                    same_bits(a_, r.a) && same_bits(b_, r.b);
+  return same_or_set(r.ctx.dtype, PrecisionScope::current(), r.ctx.params, r.a, r.b);
+}
+
+bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
+                         std::span<const double> b) {
+  // Every parameter by name and bits (a real's -0 and NaN payload count).
+  std::string names;
+  std::vector<std::uint64_t> values;
+  if (params)
+    for (const auto& [name, value] : params->values()) {
+      names += name + '\0';
+      values.push_back(value.index());
+      std::visit(
+          [&](const auto& v) {
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, double>) values.push_back(std::bit_cast<std::uint64_t>(v));
+            else if constexpr (std::is_same_v<V, std::int64_t>) values.push_back(static_cast<std::uint64_t>(v));
+            else {
+              values.push_back(v.size());
+              for (std::int64_t x : v) values.push_back(static_cast<std::uint64_t>(x));
+            }
+          },
+          value);
+    }
+  const bool same = set_ && t_ == t && bits_ == precision && names == names_ && values == values_ &&
+                    same_bits(a_, a) && same_bits(b_, b);
   if (same) return true;
   set_ = true;
-  t_ = r.ctx.dtype;
-  bits_ = PrecisionScope::current();
-  a_.assign(r.a.begin(), r.a.end());
-  b_.assign(r.b.begin(), r.b.end());
-  param_ = param;
+  t_ = t;
+  bits_ = precision;
+  a_.assign(a.begin(), a.end());
+  b_.assign(b.begin(), b.end());
+  names_ = std::move(names);
+  values_ = std::move(values);
   return false;
 }
 

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/dtype.h"
@@ -40,19 +42,23 @@ B gamma(B u, std::size_t m);
 // S = b / u into out.magnitude (b rounded up).
 void set_bound(Exact& out, DType t, B b);
 
-// A row's quantities are computed once, for its first element, and kept
-// for the next: the key is the dtype, the precision, the parameters' text
-// and the row's bits.
+// A row's (or an attention cell's) quantities are computed once, for its
+// first element, and kept for the next: the key is the dtype, the
+// precision, every parameter and the row's bits (all bit for bit).
 class RowKey {
  public:
   // True when r is the row last set; else remembers r and returns false.
   bool same_or_set(const Row& r);
+  // The same for a replay's input (no working precision: `precision` 0).
+  bool same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
+                   std::span<const double> b);
 
  private:
   DType t_ = DType::f32;
   unsigned bits_ = 0;
   std::vector<double> a_, b_;
-  double param_ = 0;
+  std::string names_;                 // the parameters' names, in order
+  std::vector<std::uint64_t> values_;  // their values' bits and kinds
   bool set_ = false;
 };
 
