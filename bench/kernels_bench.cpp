@@ -32,6 +32,16 @@ void register_all() {
                                    [op, t](benchmark::State& s) { BM_unary(s, op, t); });
 }
 
-const int registered = (register_all(), 0);
-
 }  // namespace
+
+// The tables are registered from main, not from a static initializer: the
+// contract table and the drivers' own tables are statics of other
+// translation units, not yet constructed during this one's initialization.
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

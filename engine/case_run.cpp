@@ -239,13 +239,22 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
       const std::int64_t hi = std::min(numel, lo + kBlock);
       const auto n = static_cast<std::size_t>(hi - lo);
       passed.assign(n, 0);
+      const Tallies::LaneGate gate = acc.lane_gate();
+      bool through = false;
       for (std::size_t k = 0; k < n; ++k) {
         const std::int64_t i = lo + static_cast<std::int64_t>(k);
         LaneFigures& f = figures[k];
         passed[k] = grade_fast_scalar(c, *model, x.value(i), yr.value(i), yr.bits(i), cs.params, f) && f.pass &&
                     f.replayed_ok;
+        through |= passed[k] && gate.lets_through(f);
       }
-      acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate);
+      // A candidate of the block that the gate does not let through needs no regrade either.
+      if (through) {
+        acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate);
+        for (std::size_t k = 0; k < n; ++k) candidate[k] = candidate[k] && gate.lets_through(figures[k]);
+      } else {
+        candidate.assign(n, 0);
+      }
       for (std::size_t k = 0; k < n; ++k) {
         const std::int64_t i = lo + static_cast<std::int64_t>(k);
         if (passed[k] && !candidate[k]) {

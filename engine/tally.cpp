@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -368,6 +369,14 @@ void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const c
     c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), dist_ties);
     candidate[i] = c;
   }
+}
+
+Tallies::LaneGate Tallies::lane_gate() const {
+  // (As needs_exact: no worst case or maximum yet lets every figure through.)
+  return {.worst_lo = worst.size() < 5 ? -INFINITY : worst_key(worst.back()),
+          .max_rel = at_max_rel ? max_rel_err : -INFINITY,
+          .max_abs = max_abs_err,
+          .max_dist = at_max_dist ? max_dist : std::numeric_limits<std::int64_t>::min()};
 }
 
 Tallies::PassBatch::PassBatch(DType type, bool with_replay)

@@ -138,6 +138,20 @@ struct Tallies {
   // figures could still be shown or set a maximum once the whole block is
   // graded: candidate[i] set. The others need no exact regrade.
   void block_candidates(std::span<const LaneFigures> g, std::span<const char> passed, std::vector<char>& candidate) const;
+  // needs_exact for lane figures against a snapshot of the run's worst
+  // cases and maxima, taken before a block: those only grow, so an element
+  // the snapshot does not let through is never shown and needs no regrade
+  // whatever the block holds. Most blocks of a long run have none that it
+  // lets through; then block_candidates need not run at all.
+  struct LaneGate {
+    double worst_lo, max_rel, max_abs;
+    std::int64_t max_dist;
+    [[gnu::always_inline]] bool lets_through(const LaneFigures& f) const {
+      return !f.approximate || (std::isfinite(f.frac) && f.frac + f.uncertainty > worst_lo) || f.distance > max_dist ||
+             (!std::isnan(f.rel_err) && f.rel_err + f.rel_uncertainty > max_rel) || f.abs_err + f.abs_uncertainty > max_abs;
+    }
+  };
+  LaneGate lane_gate() const;
 
   // The passing elements of the bulk lane (engine/case_run.cpp: a one-input
   // elementwise case whose element the fast path passed and which cannot be
