@@ -193,8 +193,13 @@ Accuracy dot_product(DType t) {
                         "that underflow are exact); S is that over u"};
 }
 
-Accuracy stage_bound(DType t, std::string_view derivation) {
-  return {.kind = AccuracyKind::condition_aware, .max_frac_ulp = 0, .magnitude_coeff = 1, .work = t, .derivation = derivation};
+Accuracy stage_bound(DType t, std::string_view derivation, bool case_statistics) {
+  return {.kind = AccuracyKind::condition_aware,
+          .max_frac_ulp = 0,
+          .magnitude_coeff = 1,
+          .work = t,
+          .check_case_statistics = case_statistics,
+          .derivation = derivation};
 }
 
 Accuracy mean(DType t) {

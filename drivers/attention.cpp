@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "drivers/attention_rows.h"
+#include "drivers/folds.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "oracles/attention_layout.h"
@@ -161,6 +162,29 @@ class Attention final : public AttentionRows {
     return attention_violate(k, rule, valid, index);
   }
 
+  // q [1, 4, 32, 8], k and v [1, 2, 48, 8] (GQA groups of 2), values
+  // uniform on [-1, 1] (the folds' statistics values), scale 1/sqrt(8), no
+  // mask, cap or slopes: 128 query rows of 48 keys. One output per row is
+  // a sample (element_at): a row's columns share its softmax's errors.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    const Shape s{1, 4, 2, 32, 48, 8};
+    const auto values = [&](std::uint64_t salt, std::int64_t n) {
+      std::vector<std::uint64_t> v = statistics_values(t, seed ^ salt);
+      v.resize(static_cast<std::size_t>(n));
+      return v;
+    };
+    Params p;
+    p.set("softmax_scale", 1.0 / std::sqrt(8.0));
+    p.set("causal", std::int64_t{0});
+    p.set("window_left", std::int64_t{-1});
+    p.set("window_right", std::int64_t{-1});
+    p.set("softcap", 0.0);
+    return gen::Case{{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, values(0, s.hq * s.sq * s.d)),
+                      gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, values(0x9e3779b97f4a7c15ull, s.hk * s.sk * s.d)),
+                      gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, values(0x3c6ef372fe94f82aull, s.hk * s.sk * s.d))},
+                     p, false};
+  }
+
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Shape s = shape_of(c);
     const std::int64_t col = o % s.d, qi = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
@@ -184,6 +208,7 @@ class Attention final : public AttentionRows {
     if (s.sk > 0) e.shown.insert(e.shown.end(), {c.inputs[1].bits_at(kv_at), c.inputs[2].bits_at(kv_at + col)});
     e.names.clear();
     e.replayable = false;
+    e.statistics_sample = col == (o / s.d) % s.d;  // (one per query row, its column moving from row to row)
     e.where_pattern = "batch {}, query head {}, query {}, column {}";
     e.where_at = {b, hq, qi, col};
     return true;

@@ -142,6 +142,28 @@ class LastDim final : public Driver {
         });
   }
 
+  // 128 rows of 48, values uniform on [-1, 1] (the folds' statistics
+  // values; g from another seed; the backwards' y a forward's output of
+  // such rows), eps = 1e-5 where the entry takes one. One element per row
+  // is a sample (element_at): a row's elements share its sum's error, the
+  // rows do not.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) const override {
+    constexpr std::int64_t kRows = 128, kLength = 48;
+    std::vector<std::uint64_t> x = statistics_values(t, seed);
+    x.resize(kRows * kLength);
+    if (first_ != FirstInput::data) x = forward_output(t, x, kLength, first_ == FirstInput::log_softmax_output);
+    std::vector<Tensor> in{gen::tensor_of(t, {kRows, kLength}, x)};
+    if (k.inputs.size() == 2) {
+      std::vector<std::uint64_t> g = statistics_values(t, seed ^ 0x9e3779b97f4a7c15ull);
+      g.resize(kRows * kLength);
+      in.push_back(gen::tensor_of(t, {kRows, kLength}, g));
+    }
+    Params p;
+    for (const auto& q : k.params)
+      if (q.name == "eps") p.set("eps", 1e-5);
+    return gen::Case{std::move(in), p, false};
+  }
+
   // Every ordered pair (a, b) of the special values and thresholds as a
   // row of two (and as the row of g, swapped): the sums, maxima and
   // differences of every special pair.
@@ -250,6 +272,7 @@ class LastDim final : public Driver {
     }
     e.names = c.inputs.size() == 1 ? kX : first_ == FirstInput::data ? kXG : kYG;
     e.replayable = false;  // (a row, not one element per operand: --case replays it)
+    e.statistics_sample = i == (o / n) % n;  // (one per row, at a position that moves from row to row)
     e.where_pattern = "row {} of {} elements, position {}";
     e.where_at = {o / n, n, i};
     return true;

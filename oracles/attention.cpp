@@ -106,7 +106,7 @@ Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
     for (std::size_t j = t0; j < t1; ++j) {
       if (!s.admissible[j]) continue;
       const Stage tm = term(st, p_t[at], p[at], l.v[j * static_cast<std::size_t>(l.d) + col]);
-      o = p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e} : st.add(o, tm);
+      o = p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e, o.rms() + tm.rms()} : st.add(o, tm);
       ++at;
     }
   });
@@ -157,7 +157,7 @@ void attend(const Row& in, Exact& out, bool flash) {
   out.value = num / ew.sum;
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
   const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
-  if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e);
+  if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e, y.rms());
   rows::settle_overflow(in, replay_fn, y.e, st.overflow, out);
 }
 

@@ -94,9 +94,9 @@ const LayerRow& layer_row(const Row& in) {
 }
 
 // The exact value is set; the bound and the replay rules follow.
-void finish(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, bool overflow, bool undefined, Exact& out) {
-  if (is_number(out.value) && std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound);
-  rows::settle_overflow(in, replay_fn, bound, overflow || undefined, out);
+void finish(const Row& in, double (*replay_fn)(const ReplayIn&), const Stage& y, bool overflow, bool undefined, Exact& out) {
+  if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, in.ctx.dtype, y.e, y.rms());
+  rows::settle_overflow(in, replay_fn, y.e, overflow || undefined, out);
 }
 
 }  // namespace
@@ -106,7 +106,7 @@ void layer_norm(const Row& in, Exact& out) {
   out.value = (Mp(in.a[in.i]) - L.mu) * L.r;
   Stages st(in.ctx.dtype);
   const Stage y = st.mul(L.d[in.i], L.r_st);
-  finish(in, replay::layer_norm, y.e, L.overflow || st.overflow, L.undefined, out);
+  finish(in, replay::layer_norm, y, L.overflow || st.overflow, L.undefined, out);
 }
 
 void layer_norm_backward(const Row& in, Exact& out) {
@@ -131,7 +131,7 @@ void layer_norm_backward(const Row& in, Exact& out) {
   const Stage nst = Stages::exact(nn.convert_to<long double>());
   const Stage m_g = st.div(st.fold(gs), nst), m_gy = st.div(st.fold(gy), nst);
   const Stage dx = st.mul(L.r_st, st.sub(st.sub(gs[in.i], m_g), st.mul(yh[in.i], m_gy)));
-  finish(in, replay::layer_norm_backward, dx.e, L.overflow || st.overflow, L.undefined, out);
+  finish(in, replay::layer_norm_backward, dx, L.overflow || st.overflow, L.undefined, out);
 }
 
 void rms_norm(const Row& in, Exact& out) {
@@ -146,7 +146,7 @@ void rms_norm(const Row& in, Exact& out) {
   const Stage q = st.div(st.fold(sq), Stages::exact(nn.convert_to<long double>()));
   const Stage r = st.div(Stages::exact(1), st.sqrt(st.add(q, Stages::exact(ee.convert_to<long double>()))));
   const Stage y = st.mul(Stages::exact(in.a[in.i]), r);
-  finish(in, replay::rms_norm, y.e, st.overflow, is_zero(w), out);
+  finish(in, replay::rms_norm, y, st.overflow, is_zero(w), out);
 }
 
 void rms_norm_backward(const Row& in, Exact& out) {
@@ -167,7 +167,7 @@ void rms_norm_backward(const Row& in, Exact& out) {
   const Stage rr = st.div(Stages::exact(1), st.sqrt(dd));
   const Stage cc = st.div(st.fold(sgx), st.mul(nst, dd));
   const Stage dx = st.mul(rr, st.sub(Stages::exact(in.b[in.i]), st.mul(Stages::exact(in.a[in.i]), cc)));
-  finish(in, replay::rms_norm_backward, dx.e, st.overflow, is_zero(d), out);
+  finish(in, replay::rms_norm_backward, dx, st.overflow, is_zero(d), out);
 }
 
 }  // namespace kc::oracle

@@ -17,12 +17,21 @@ Units units(DType t) {
   const auto ulps = [&](B steps) { return is_half(t) ? 0.5L + (2 * steps + 0.5L) * std::ldexp(1.0L, f.precision - 24) : 2 * steps + 0.5L; };
   const B e = ulps(1), et = ulps(2);
   const B u = unit_roundoff(t), ulp_min = min_subnormal(t);
-  return {u, 2 * u * e, e * ulp_min, ulp_min, static_cast<B>(max_finite(t)), 2 * u * et, et * ulp_min};
+  const B sqrt3 = std::sqrt(3.0L);
+  // (halves: 2u (E - 1/2) is the f32 call's part of eps)
+  const auto libm_rms = [&](B ulps_t) { return is_half(t) ? u / sqrt3 + 2 * u * (ulps_t - 0.5L) : 2 * u * ulps_t; };
+  return {u, 2 * u * e, e * ulp_min, ulp_min, static_cast<B>(max_finite(t)), 2 * u * et, et * ulp_min,
+          u / sqrt3, ulp_min / (2 * sqrt3), libm_rms(e), libm_rms(et)};
 }
 
 B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u)); }
 
 void set_bound(Exact& out, DType t, B b) { out.magnitude = Mp(b * kRoundUp) / Mp(unit_roundoff(t)); }
+void set_bound(Exact& out, DType t, B b, B rms) {
+  set_bound(out, t, b);
+  const B up = rms * kRoundUp;
+  out.error_variance = static_cast<double>(up * up) * (1 + 0x1p-40);
+}
 
 namespace {
 // The same bits (memcmp, which NaN payloads and -0 need); empty spans
@@ -101,12 +110,17 @@ void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B boun
 
 Stage Stages::note(Stage s) {
   if (!(std::fabs(s.v) + s.e < un_.max)) overflow = true;
+  if (!(s.r <= s.e)) s.r = s.e;  // (rms <= the worst case; NaN too)
   return s;
 }
 
+// The rms of one correct rounding of a result of magnitude at most m.
+B Stages::rounding_rms(B m) const { return un_.round_rms * m + un_.underflow_rms; }
+
 Stage Stages::add_signed(Stage a, Stage b, int sign) {
   const B v = a.v + sign * b.v, e = a.e + b.e;
-  return note({v, e + un_.u * (std::fabs(v) + e)});
+  // (an addition that underflows is exact: no absolute term)
+  return note({v, e + un_.u * (std::fabs(v) + e), a.rms() + b.rms() + un_.round_rms * (std::fabs(v) + e)});
 }
 
 namespace {
@@ -116,28 +130,35 @@ B times(B x, B y) { return x == 0 || y == 0 ? 0 : x * y; }
 
 Stage Stages::mul(Stage a, Stage b) {
   const B v = a.v * b.v, e = times(std::fabs(a.v), b.e) + times(std::fabs(b.v), a.e) + times(a.e, b.e);
-  return note({v, e + un_.u * (std::fabs(v) + e) + un_.ulp_min});
+  // (a^ b^ - a b = a db + b da + da db, |da db| <= ea |db|)
+  const B r = times(std::fabs(a.v), b.rms()) + times(std::fabs(b.v), a.rms()) + times(a.e, b.rms());
+  return note({v, e + un_.u * (std::fabs(v) + e) + un_.ulp_min, r + rounding_rms(std::fabs(v) + e)});
 }
 
 Stage Stages::div(Stage a, Stage b) {
   if (!(std::fabs(b.v) > b.e)) return note({a.v / b.v, std::numeric_limits<B>::infinity()});
   const B v = a.v / b.v;
-  const B e = (std::fabs(b.v) * a.e + std::fabs(a.v) * b.e) / (std::fabs(b.v) * (std::fabs(b.v) - b.e));
-  return note({v, e + un_.u * (std::fabs(v) + e) + un_.ulp_min});
+  const B den = std::fabs(b.v) * (std::fabs(b.v) - b.e);
+  const B e = (std::fabs(b.v) * a.e + std::fabs(a.v) * b.e) / den;
+  const B r = (std::fabs(b.v) * a.rms() + std::fabs(a.v) * b.rms()) / den;
+  return note({v, e + un_.u * (std::fabs(v) + e) + un_.ulp_min, r + rounding_rms(std::fabs(v) + e)});
 }
 
 Stage Stages::sqrt(Stage a) {
   // (at or below 0 the computed value lies in [0, sqrt(a + ea)] rounded)
   if (!(a.v > 0)) return note({std::sqrt(std::max(a.v, B(0))), std::sqrt(std::max(a.v + a.e, B(0))) * (1 + un_.u)});
-  const B v = std::sqrt(a.v), e = a.e / (v + std::sqrt(std::max(a.v - a.e, B(0))));
-  return note({v, e + un_.u * (v + e)});
+  const B v = std::sqrt(a.v), den = v + std::sqrt(std::max(a.v - a.e, B(0))), e = a.e / den;
+  return note({v, e + un_.u * (v + e), a.rms() / den + un_.round_rms * (v + e)});
 }
 
 Stage Stages::exp(Stage a) {
   const B v = std::exp(a.v);
   // (where e^a underflows even in B, the computed value lies below e^(a + ea))
   if (v == 0) return note({v, std::exp(a.v + a.e) * (1 + un_.eps) + un_.libm_abs});
-  return note({v, times(v, (1 + un_.eps) * std::exp(a.e) - 1) + un_.libm_abs});
+  // (|e^(a + d) - e^a| <= e^a |d| e^(ea); then the libm's own, relative to e^(a^) <= e^a e^(ea))
+  const B grow = std::exp(a.e);
+  return note({v, times(v, (1 + un_.eps) * grow - 1) + un_.libm_abs,
+               times(v, grow * (a.rms() + un_.eps_rms)) + un_.libm_abs});
 }
 
 Stage Stages::tanh(Stage a) {
@@ -146,14 +167,26 @@ Stage Stages::tanh(Stage a) {
   // 2, and far less where it saturates), rounded up; then libm's own.
   const B v = std::tanh(a.v);
   const B moved = std::min(B(2), std::max(std::tanh(a.v + a.e) - v, v - std::tanh(a.v - a.e)) * (1 + 0x1p-50L) + 0x1p-60L);
-  return note({v, moved + un_.eps_tanh * (std::fabs(v) + moved) + un_.tanh_abs});
+  // (tanh is 1-Lipschitz: the argument's rms moves it by at most as much)
+  return note({v, moved + un_.eps_tanh * (std::fabs(v) + moved) + un_.tanh_abs,
+               a.rms() + un_.eps_tanh_rms * (std::fabs(v) + moved) + un_.tanh_abs});
 }
 
 Stage Stages::fold(std::span<const Stage> terms) {
-  B v = 0, e = 0, mag = 0;
-  for (const Stage& t : terms) v += t.v, e += t.e, mag += std::fabs(t.v) + t.e;
   const B g = terms.empty() ? 0 : gamma(un_.u, terms.size() - 1);
-  return note({v, e + g * mag});
+  B v = 0, e = 0, mag = 0, r = 0, steps = 0;
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const Stage& t = terms[k];
+    v += t.v, e += t.e, mag += std::fabs(t.v) + t.e, r += t.rms();
+    // Step k >= 1 rounds the computed s_k, within e + gamma_k mag <= e +
+    // gamma_(n-1) mag of the exact one.
+    if (k > 0) {
+      const B at = std::fabs(v) + e + g * mag;
+      steps += at * at;
+    }
+  }
+  // (additions that underflow are exact: no absolute term)
+  return note({v, e + g * mag, r + un_.round_rms * std::sqrt(steps)});
 }
 
 }  // namespace kc::oracle::rows

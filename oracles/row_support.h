@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,14 +34,23 @@ inline constexpr B kRoundUp = 1 + 0x1p-30L;
 struct Units {
   B u, eps, libm_abs, ulp_min, max;
   B eps_tanh, tanh_abs;  // tanh: glibc's L = 2 steps
+  // The rms counterparts (Stage::r): of one correct rounding, relative
+  // u / sqrt(3) and absolute ulp_min / sqrt(12); of a libm result,
+  // relative: its worst case eps for f32 and f64 (a libm's ulp claim says
+  // nothing of its distribution), for the halves the final rounding into
+  // T as one correct rounding plus the f32 call's worst case.
+  B round_rms, underflow_rms, eps_rms, eps_tanh_rms;
 };
 Units units(DType t);
 
 // gamma_m = (1 + u)^m - 1 (every m: m u may exceed 1 for halves).
 B gamma(B u, std::size_t m);
 
-// S = b / u into out.magnitude (b rounded up).
+// S = b / u into out.magnitude (b rounded up); with `rms`, the expected
+// mean square rms^2 of the error into out.error_variance (the case
+// statistics' model, Stage::r).
 void set_bound(Exact& out, DType t, B b);
+void set_bound(Exact& out, DType t, B b, B rms);
 
 // A row's (or an attention cell's) quantities are computed once, for its
 // first element, and kept for the next: the key is the dtype, the
@@ -86,13 +96,28 @@ void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B boun
 //   tanh a: ea (tanh is 1-Lipschitz) + eps_tanh (|tanh a| + ea) + E_tanh ulp_min
 // A stage whose |v| + e reaches max_T may overflow in the reference:
 // `overflow` records it.
+//
+// r: a bound on the root mean square of the same error, sqrt(E[(computed
+// - v)^2]), for the case statistics (checks/case_statistics.cpp; derivation
+// in docs/accuracy-bounds.md, "Statistics of the row kernels"). Each
+// correct rounding is modelled as uniform on +-ulp/2 of its result: rms
+// at most u (|v| + e) / sqrt(3) relative (ulp <= 2u|.|), plus ulp_min /
+// sqrt(12) where it underflows; a libm call within E ulps keeps its
+// worst case (units().eps_rms). The operands' errors may be correlated
+// (they share earlier stages), so they combine by Minkowski's inequality
+// (rms(a + b) <= rms(a) + rms(b)), with the same first-order factors as
+// e; only a fold's own roundings, one per step, are taken as independent
+// (in quadrature, the premise of the dot products' model). r <= e always
+// (|err| <= e bounds its rms); NaN: unknown, read as e (rms() below).
 struct Stage {
   B v = 0, e = 0;
+  B r = std::numeric_limits<B>::quiet_NaN();
+  B rms() const { return std::isnan(r) ? e : r; }
 };
 class Stages {
  public:
   explicit Stages(DType t) : un_(rows::units(t)) {}
-  static Stage exact(B v) { return {v, 0}; }
+  static Stage exact(B v) { return {v, 0, 0}; }
   Stage add(Stage a, Stage b) { return add_signed(a, b, 1); }
   Stage sub(Stage a, Stage b) { return add_signed(a, b, -1); }
   Stage mul(Stage a, Stage b);
@@ -107,6 +132,7 @@ class Stages {
  private:
   Stage add_signed(Stage a, Stage b, int sign);
   Stage note(Stage s);
+  B rounding_rms(B magnitude) const;
   Units un_;
 };
 

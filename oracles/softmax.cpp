@@ -57,6 +57,10 @@ struct SoftRow {
   // Z, Ds, Z - s_lo and s's range; Z - s_lo kept apart from the
   // difference of the Bs, which would cancel (f64's Ds is 2^-50 Z).
   B zd = 0, ds = 0, z_minus_s_lo = 0, s_lo = 0, s_hi = 0;
+  // The rms bounds of the case statistics (rows::Stage::r): re_j of e_j -
+  // c_j, rs of s - Z.
+  std::vector<B> re;
+  B rs = 0;
 };
 
 const SoftRow& soft_row(const Row& in) {
@@ -77,9 +81,11 @@ const SoftRow& soft_row(const Row& in) {
   r.cd.resize(n);
   r.de.resize(n);
   r.eps1.resize(n);
+  r.re.resize(n);
   r.z_minus_1 = Mp(0);
   r.zd = 0;
-  B sum_e = 0, sum_de = 0, zm1d = 0;
+  B sum_e = 0, sum_de = 0, zm1d = 0, sum_re = 0, steps = 0;
+  const B g = gamma(un.u, n - 1);
   for (std::size_t j = 0; j < n; ++j) {
     Mp& c = r.c[j];
     c = Mp(in.a[j]) - Mp(r.m);
@@ -92,12 +98,22 @@ const SoftRow& soft_row(const Row& in) {
     const B a = un.u * std::fabs(diff);
     r.eps1[j] = r.cd[j] > 0 ? std::expm1(a) * (1 + un.eps) + un.eps : 0.0;
     r.de[j] = r.cd[j] > 0 ? r.cd[j] * r.eps1[j] + un.libm_abs : un.libm_abs + un.ulp_min;
+    // rms: d_j's rounding, uniform, moves exp(d_j) by c_j e^(a) |x_j -
+    // m| u / sqrt(3) at most; then the libm's own (Units::eps_rms).
+    r.re[j] = std::min(r.de[j], r.cd[j] > 0 ? r.cd[j] * std::exp(a) * (un.round_rms * std::fabs(diff) + un.eps_rms) + un.libm_abs
+                                              : r.de[j]);
     r.zd += r.cd[j];
     if (j != at_max) zm1d += r.cd[j];
     sum_e += r.cd[j] + r.de[j];
     sum_de += r.de[j];
+    sum_re += r.re[j];
+    // (the fold's step j >= 1 rounds a partial sum within sum_de + g sum_e of its exact value)
+    if (j > 0) steps += (r.zd + sum_de + g * sum_e) * (r.zd + sum_de + g * sum_e);
   }
-  r.ds = sum_de + gamma(un.u, n - 1) * sum_e;
+  r.ds = sum_de + g * sum_e;
+  // The e_j's errors by Minkowski (they need not be independent: one
+  // libm), the fold's steps in quadrature; at most Ds.
+  r.rs = std::min(r.ds, sum_re + un.round_rms * std::sqrt(steps));
   r.s_hi = r.zd + r.ds;
   // s >= max(Z - Ds, 1 - eps): Z - s_lo = min(Ds, (Z - 1) + eps).
   r.z_minus_s_lo = std::min(r.ds, zm1d + un.eps);
@@ -126,7 +142,9 @@ void softmax(const Row& in, Exact& out) {
   const B z = r.cd[i] / r.zd;
   const B dev_hi = (r.cd[i] * r.z_minus_s_lo + r.de[i] * r.zd) / (r.s_lo * r.zd);
   const B dev_lo = (r.cd[i] * r.ds + r.de[i] * r.zd) / (r.s_hi * r.zd);
-  set_bound(out, in.ctx.dtype, std::max(dev_hi, dev_lo) + un.u * (z + dev_hi) + un.ulp_min);
+  // rms: e_i/s - c_i/Z = (e_i - c_i)/s - c_i (s - Z)/(s Z), s >= s_lo, then the division's rounding.
+  const B rms = r.re[i] / r.s_lo + r.cd[i] * r.rs / (r.s_lo * r.zd) + un.round_rms * (z + dev_hi) + un.underflow_rms;
+  set_bound(out, in.ctx.dtype, std::max(dev_hi, dev_lo) + un.u * (z + dev_hi) + un.ulp_min, rms);
 }
 
 // log_softmax: z_i = (x_i - m) - ln Z. d_i = fl(x_i - m) within u |x_i - m|;
@@ -148,8 +166,13 @@ void log_softmax(const Row& in, Exact& out) {
   if (!is_number(out.value)) return;  // x = -inf: -inf exactly
   const B dd = un.u * std::fabs(x - r.m);
   const B dln = std::max(std::log1p(r.ds / r.zd), -std::log1p(-r.z_minus_s_lo / r.zd));
-  const B dl = dln + un.eps * std::max(std::fabs(std::log(r.s_lo)), std::log(r.s_hi)) + un.ulp_min;
-  set_bound(out, in.ctx.dtype, (dd + dl) * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>()));
+  const B ln_s = std::max(std::fabs(std::log(r.s_lo)), std::log(r.s_hi));
+  const B dl = dln + un.eps * ln_s + un.ulp_min;
+  const B az = std::fabs(out.value.convert_to<long double>());
+  // rms: d_i's rounding; ln s - ln Z within |s - Z| / s_lo (s, Z >= s_lo), then ln's own; the last rounding.
+  const B rms = un.round_rms * std::fabs(x - r.m) + r.rs / r.s_lo + un.eps_rms * ln_s + un.libm_abs +
+                un.round_rms * (az + dd + dl) + un.underflow_rms;
+  set_bound(out, in.ctx.dtype, (dd + dl) * (1 + un.u) + un.u * az, std::min(rms, (dd + dl) * (1 + un.u) + un.u * az));
 }
 
 

@@ -64,14 +64,8 @@ Outputs sum_bf16_truncating(std::string_view, std::span<const Tensor> in, const 
   if (in[0].dtype() != DType::bf16) return ref_out;
   const auto dim = static_cast<std::size_t>(p.integer("dim"));
   return {fold_dim(in[0], dim, DType::bf16, [](double acc, double v) {
-    const float s = static_cast<float>(acc + v);  // acc + v is exact in double; one f32 rounding, as the reference adds
-    std::uint32_t b;
-    std::memcpy(&b, &s, 4);
-    if (std::isnan(s)) return static_cast<double>(s);
-    b &= 0xFFFF0000u;
-    float t;
-    std::memcpy(&t, &b, 4);
-    return static_cast<double>(t);
+    // (acc + v is exact in double; one f32 rounding, as the reference adds)
+    return truncate_to_bf16(static_cast<float>(acc + v));
   })};
 }
 

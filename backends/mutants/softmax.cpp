@@ -1,4 +1,5 @@
 // Planted defects of the softmax family, and one correct variant.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -80,6 +81,44 @@ Outputs log_softmax_backward_no_exp(std::string_view kernel, std::span<const Ten
 
 }  // namespace
 
+// softmax of the halves as the reference computes it (each step an f32
+// operation rounded into T: d = x - m, e = exp(d), the fold of e from +0,
+// e / s) but with each partial sum narrowed by `narrow` instead of RN_T.
+template <class Narrow>
+Outputs half_softmax_with_sum(DType t, std::string_view kernel, std::span<const Tensor> in, const Params& p, Narrow narrow) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].dtype() != t || in[0].rank() == 0 || in[0].dims().back() == 0) return y;
+  const std::int64_t n = in[0].dims().back();
+  const auto f = [t](double v) { return rn(t, static_cast<double>(static_cast<float>(v))); };
+  std::vector<double> e(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r * n < in[0].numel(); ++r) {
+    double m = -INFINITY;
+    for (std::int64_t j = 0; j < n; ++j) m = std::max(m, in[0].value_at(r * n + j));
+    double sum = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      e[static_cast<std::size_t>(j)] = f(std::exp(static_cast<float>(f(in[0].value_at(r * n + j) - m))));
+      sum = narrow(static_cast<float>(sum + e[static_cast<std::size_t>(j)]));
+    }
+    for (std::int64_t j = 0; j < n; ++j) y[0].set_bits(r * n + j, bits(t, f(e[static_cast<std::size_t>(j)] / sum)));
+  }
+  return y;
+}
+
+Outputs softmax_f16_long_rows_sum_in_bf16(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // f16 softmax whose path for rows of 32 or more accumulates the sum in a
+  // bf16 register (3 bits fewer per partial sum: errors 8 times those f16
+  // rounding allows), short rows as the reference. Its worst case stays
+  // inside the bound (gamma_(n-1) grows with n); its mean square does not.
+  const bool long_rows = !in.empty() && in[0].rank() > 0 && in[0].dims().back() >= 32;
+  if (!long_rows) return ref::execute(kernel, in, p);
+  return half_softmax_with_sum(DType::f16, kernel, in, p, [](float s) { return rn(DType::bf16, s); });
+}
+
+Outputs softmax_bf16_sum_truncating(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // bf16 softmax narrowing each f32 partial sum by truncation (its low 16 bits dropped): biased low.
+  return half_softmax_with_sum(DType::bf16, kernel, in, p, truncate_to_bf16);
+}
+
 void register_softmax(std::vector<Mutant>& v) {
   v.insert(v.end(), {
       {"softmax_no_max_subtraction", {"softmax_last_dim"}, {DType::f32}, "accuracy",
@@ -94,6 +133,11 @@ void register_softmax(std::vector<Mutant>& v) {
        "f32 log_softmax subtracts m + ln s in one step (loses u|m|)", log_softmax_max_plus_log},
       {"softmax_backward_drops_last", {"softmax_last_dim_backward"}, {DType::f32}, "accuracy",
        "f32 softmax backward leaves the last term out of sum y g", softmax_backward_drops_last},
+      {"softmax_f16_long_rows_sum_in_bf16", {"softmax_last_dim"}, {DType::f16}, "statistics",
+       "f16 softmax sums rows of 32 or more in bf16: errors 8 times those f16 rounding allows",
+       softmax_f16_long_rows_sum_in_bf16},
+      {"softmax_bf16_sum_truncating", {"softmax_last_dim"}, {DType::bf16}, "statistics",
+       "bf16 softmax truncates each partial sum (biased)", softmax_bf16_sum_truncating},
       {"log_softmax_backward_no_exp", {"log_softmax_last_dim_backward"}, {DType::f32}, "accuracy",
        "f32 log_softmax backward uses y for exp(y)", log_softmax_backward_no_exp},
   });

@@ -3,7 +3,9 @@
 // mutants alone: they plant defects, they are not graded against it).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -17,6 +19,16 @@ inline constexpr DTypeSet kFloatAndU32Set{DType::f32, DType::f64, DType::bf16, D
 inline double rn(DType t, double v) { return round_to_format(v, t); }
 inline std::uint64_t bits(DType t, double v) { return double_to_bits(t, rn(t, v)); }
 inline bool valid_unary(std::span<const Tensor> in) { return in.size() == 1 && in[0].consistent(); }
+// s narrowed to bf16 by truncation (its low 16 bits dropped; NaN kept): a biased rounding.
+inline double truncate_to_bf16(float s) {
+  if (std::isnan(s)) return static_cast<double>(s);
+  std::uint32_t b;
+  std::memcpy(&b, &s, 4);
+  b &= 0xFFFF0000u;
+  float t;
+  std::memcpy(&t, &b, 4);
+  return static_cast<double>(t);
+}
 
 // f(o, base, stride, len) for each output cell o of a reduction of x along
 // `dim`: its elements are x[base + k * stride], k < len.
