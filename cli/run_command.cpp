@@ -3,6 +3,7 @@
 // (--out, --dump) are checked before any work starts and written as a
 // whole or not at all (reports/output_folder.h); a signal stops the run at
 // its next case boundary with the results so far.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -41,9 +42,17 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
   s += fmt::format("; {} elements graded{}", r.elements, r.exhaustive ? " (exhaustive)" : "");
   if (r.differs > 0) {
+    // Per kind (several tallies may share one: "5856 semantics, 109
+    // semantics" read as a repetition), in the order the kinds first appear.
+    std::vector<std::pair<std::string, std::int64_t>> kinds;
+    for (const auto& c : r.checks) {
+      if (c.differs <= 0) continue;
+      auto at = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == c.kind; });
+      if (at == kinds.end()) kinds.emplace_back(c.kind, c.differs);
+      else at->second += c.differs;
+    }
     std::vector<std::string> which;
-    for (const auto& c : r.checks)
-      if (c.differs > 0) which.push_back(fmt::format("{} {}", c.differs, c.kind));
+    for (const auto& [kind, n] : kinds) which.push_back(fmt::format("{} {}", n, kind));
     s += fmt::format("; differs from the reference: {}", fmt::join(which, ", "));
   }
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);

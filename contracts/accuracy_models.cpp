@@ -193,12 +193,12 @@ Accuracy dot_product(DType t) {
                         "that underflow are exact); S is that over u"};
 }
 
-Accuracy stage_bound(DType t, std::string_view derivation, bool case_statistics) {
+Accuracy stage_bound(DType t, std::string_view derivation) {
   return {.kind = AccuracyKind::condition_aware,
           .max_frac_ulp = 0,
           .magnitude_coeff = 1,
           .work = t,
-          .check_case_statistics = case_statistics,
+          .check_case_statistics = true,
           .derivation = derivation};
 }
 

@@ -56,11 +56,10 @@ Accuracy wide_sum_narrowed(DType t);
 // A composite kernel whose oracle computes its whole bound per element
 // (softmax, the norms, their backwards: a bound built from its stages,
 // derived where the oracle computes it and in docs/accuracy-bounds.md):
-// |y - z| <= u_T S with S that bound over u_T. `case_statistics`: the
-// oracle also gives each element's rms error bound (Exact::error_variance,
-// rows::Stage::r) and the driver a statistics case: the case statistics
-// check runs.
-Accuracy stage_bound(DType t, std::string_view derivation, bool case_statistics);
+// |y - z| <= u_T S with S that bound over u_T. The oracle also gives each
+// element's rms error bound (Exact::error_variance, rows::Stage::r) and
+// the driver a statistics case: the case statistics check runs.
+Accuracy stage_bound(DType t, std::string_view derivation);
 // mean: the sum's bound divided by T(n), plus the division's rounding.
 Accuracy mean(DType t);
 // A cast or operation that is not correctly rounded but within one step:

@@ -20,7 +20,7 @@ constexpr std::string_view kStaged =
     "+ ulp_min/2; sqrt a within ea/(sqrt a + sqrt(a - ea)) + u sqrt a^; a fold within sum e + gamma_(n-1) sum(|t| + e)";
 
 std::vector<DTypeAccuracy> staged() {
-  return models::per_float_dtype([](DType t) { return models::stage_bound(t, kStaged, true); });  // (every norm's stages carry their rms)
+  return models::per_float_dtype([](DType t) { return models::stage_bound(t, kStaged); });
 }
 
 Param eps_param() {

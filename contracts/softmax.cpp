@@ -14,11 +14,9 @@ namespace kc::contract {
 
 namespace {
 
-// `case_statistics`: the oracle gives its elements' rms bound (the
-// forwards; the backwards' oracles do not yet), and the case statistics run.
-std::vector<DTypeAccuracy> staged(std::string_view derivation, bool case_statistics) {
-  return models::per_float_dtype(
-      [derivation, case_statistics](DType t) { return models::stage_bound(t, derivation, case_statistics); });
+// Every oracle here gives its elements' rms bound: the case statistics run.
+std::vector<DTypeAccuracy> staged(std::string_view derivation) {
+  return models::per_float_dtype([derivation](DType t) { return models::stage_bound(t, derivation); });
 }
 
 std::vector<Precondition> forward_rules(std::string_view name) {
@@ -56,7 +54,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .preconditions = forward_rules("softmax_last_dim"),
        .accuracy = staged("m exact; d_j = fl(x_j - m) within u|x_j - m|; e_j = fl(exp d_j) within (1 + eps) e^(u|x_j - m|) "
                           "- 1 relative (eps = 2uE, E libm ulps) plus E ulp_min; s = fold within gamma_(n-1) sum e_j; y = "
-                          "fl(e_i / s): the deviation of e_i/s over the ranges of e_i and s, plus u e_i/s and ulp_min", true),
+                          "fl(e_i / s): the deviation of e_i/s over the ranges of e_i and s, plus u e_i/s and ulp_min"),
        .properties = {{.name = "rows sum to 1 within the sum of their elements' bounds", .check = "rows_sum_to_one"},
                       {.name = "softmax_last_dim_backward(y, g) is the vector-Jacobian product at x within the bounds",
                        .check = "backward_matches_forward",
@@ -77,7 +75,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 1}},
        .preconditions = forward_rules("log_softmax_last_dim"),
        .accuracy = staged("d_i within u|x_i - m|; s within Ds of Z (softmax's stages); L = fl(ln s) within ln's range over "
-                          "[Z - Ds, Z + Ds] plus eps |ln s|; y = fl(d_i - L): (Dd + DL)(1 + u) + u|z|, absolute", true),
+                          "[Z - Ds, Z + Ds] plus eps |ln s|; y = fl(d_i - L): (Dd + DL)(1 + u) + u|z|, absolute"),
        .properties = {{.name = "equals ln of softmax_last_dim within both bounds", .check = "log_of_softmax",
                        .related = "softmax_last_dim"},
                       {.name = "log_softmax_last_dim_backward(y, g) is the vector-Jacobian product at x within the bounds",
@@ -97,7 +95,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "y", .dtypes = kFloatSet, .min_rank = 1}, {.name = "g", .dtypes = kFloatSet, .min_rank = 1}},
        .preconditions = backward_rules("softmax_last_dim_backward"),
        .accuracy = staged("d = fold of fl(y_j g_j): the dot products' bound D; t = fl(g_i - d) within D(1 + u) + u|g_i - d|; "
-                          "dx = fl(y_i t): |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min", false),
+                          "dx = fl(y_i t): |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min"),
        .values = {.lo = -10, .hi = 10, .points = thresholds::exp},
        .oracle = oracle::softmax_backward,
        .replay = oracle::replay::softmax_backward,
@@ -114,7 +112,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "y", .dtypes = kFloatSet, .min_rank = 1}, {.name = "g", .dtypes = kFloatSet, .min_rank = 1}},
        .preconditions = backward_rules("log_softmax_last_dim_backward"),
        .accuracy = staged("G = fold of g within gamma_(n-1) sum|g|; exp(y_i) within eps relative plus E ulp_min; their "
-                          "product one rounding; dx = fl(g_i - p): Dp (1 + u) + u|z|", false),
+                          "product one rounding; dx = fl(g_i - p): Dp (1 + u) + u|z|"),
        .values = {.lo = -10, .hi = 10, .points = thresholds::exp},
        .oracle = oracle::log_softmax_backward,
        .replay = oracle::replay::log_softmax_backward,

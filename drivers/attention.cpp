@@ -95,6 +95,30 @@ rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool w
       });
 }
 
+StatisticsValues::StatisticsValues(DType t, std::uint64_t seed) : t_(t), seed_(seed) {}
+Tensor StatisticsValues::tensor(std::uint64_t salt, const Dims& d) const {
+  std::int64_t n = 1;
+  for (std::int64_t x : d) n *= x;
+  std::vector<std::uint64_t> v = statistics_values(t_, seed_ ^ salt);
+  v.resize(static_cast<std::size_t>(n));
+  return gen::tensor_of(t_, d, v);
+}
+
+gen::Case attention_statistics_case(DType t, std::uint64_t seed, bool with_grad) {
+  const StatisticsValues values(t, seed);
+  Params p;
+  p.set("softmax_scale", 1.0 / std::sqrt(8.0));
+  p.set("causal", std::int64_t{0});
+  p.set("window_left", std::int64_t{-1});
+  p.set("window_right", std::int64_t{-1});
+  p.set("softcap", 0.0);
+  gen::Case c{{values.tensor(0, {1, 4, 32, 8}), values.tensor(0x9e3779b97f4a7c15ull, {1, 2, 48, 8}),
+               values.tensor(0x3c6ef372fe94f82aull, {1, 2, 48, 8})},
+              p, false};
+  if (with_grad) c.inputs.push_back(values.tensor(0xdaa66d2c7ddf743full, {1, 4, 32, 8}));
+  return c;
+}
+
 std::optional<gen::Case> attention_violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                          const gen::Case& valid, std::uint64_t index) {
   gen::Case c = valid;
@@ -162,27 +186,8 @@ class Attention final : public AttentionRows {
     return attention_violate(k, rule, valid, index);
   }
 
-  // q [1, 4, 32, 8], k and v [1, 2, 48, 8] (GQA groups of 2), values
-  // uniform on [-1, 1] (the folds' statistics values), scale 1/sqrt(8), no
-  // mask, cap or slopes: 128 query rows of 48 keys. One output per row is
-  // a sample (element_at): a row's columns share its softmax's errors.
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
-    const Shape s{1, 4, 2, 32, 48, 8};
-    const auto values = [&](std::uint64_t salt, std::int64_t n) {
-      std::vector<std::uint64_t> v = statistics_values(t, seed ^ salt);
-      v.resize(static_cast<std::size_t>(n));
-      return v;
-    };
-    Params p;
-    p.set("softmax_scale", 1.0 / std::sqrt(8.0));
-    p.set("causal", std::int64_t{0});
-    p.set("window_left", std::int64_t{-1});
-    p.set("window_right", std::int64_t{-1});
-    p.set("softcap", 0.0);
-    return gen::Case{{gen::tensor_of(t, {s.b, s.hq, s.sq, s.d}, values(0, s.hq * s.sq * s.d)),
-                      gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, values(0x9e3779b97f4a7c15ull, s.hk * s.sk * s.d)),
-                      gen::tensor_of(t, {s.b, s.hk, s.sk, s.d}, values(0x3c6ef372fe94f82aull, s.hk * s.sk * s.d))},
-                     p, false};
+    return attention_statistics_case(t, seed, false);
   }
 
   bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {

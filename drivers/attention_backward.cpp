@@ -45,6 +45,13 @@ class AttentionBackward final : public AttentionRows {
     return attention_case(k, t, true);
   }
 
+  // The forward's statistics case with dO (drivers/attention_rows.h); only
+  // dQ's outputs are samples, one per query row: each of dK's and dV's
+  // sums over every query row, so they share every row's softmax errors.
+  std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
+    return attention_statistics_case(t, seed, true);
+  }
+
   // The forward's rules on the case without dO (the slopes then input 3),
   // dO put back with q's new shape where q is still rank 4 (so that only
   // the named rule is broken); dO's own rules here.
@@ -131,6 +138,7 @@ class AttentionBackward final : public AttentionRows {
     if (s.sk > 0) e.shown.insert(e.shown.end(), {c.inputs[1].bits_at(krow), c.inputs[2].bits_at(krow)});
     e.names.clear();
     e.replayable = false;
+    e.statistics_sample = part == 0 && col == (at / s.d) % s.d;  // (one per query row, its column moving)
     static constexpr const char* kWhere[] = {"dQ: batch {}, query head {}, query {}, column {}",
                                              "dK: batch {}, KV head {}, key {}, column {}",
                                              "dV: batch {}, KV head {}, key {}, column {}"};

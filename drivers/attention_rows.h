@@ -19,6 +19,25 @@ rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool w
 std::optional<gen::Case> attention_violate(const contract::KernelSpec& k, const contract::Precondition& rule,
                                            const gen::Case& valid, std::uint64_t index);
 
+// The statistics values (uniform on [-1, 1], drivers/folds.h) of a seed,
+// a tensor per salt.
+class StatisticsValues {
+ public:
+  StatisticsValues(DType t, std::uint64_t seed);
+  Tensor tensor(std::uint64_t salt, const Dims& d) const;
+
+ private:
+  DType t_;
+  std::uint64_t seed_;
+};
+
+// The attention drivers' statistics case: q [1, 4, 32, 8], k and v [1, 2,
+// 48, 8] (GQA groups of 2) of the statistics values, scale 1/sqrt(8), no
+// mask, cap or slopes: 128 query rows of 48 keys (with_grad: dO, q's
+// shape, as input 3). One output per query row is a sample (element_at):
+// a row's outputs share its softmax's errors, the rows do not.
+gen::Case attention_statistics_case(DType t, std::uint64_t seed, bool with_grad);
+
 class AttentionRows : public Driver {
  public:
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -7,6 +7,9 @@
 #include "oracles/exact.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 namespace kc::drivers {
 
@@ -54,12 +57,20 @@ Tensor all_pairs(DType t, const std::vector<std::uint64_t>& values) {
   return x;
 }
 
-std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed) {
-  auto u = rc::gen::container<std::vector<std::uint64_t>>(128 * 48, rc::gen::inRange<std::uint64_t>(0, 1ull << 53));
-  const auto r = u(rc::Random(seed), gen::kMaxSize).value();
-  std::vector<std::uint64_t> bits;
-  for (auto v : r) bits.push_back(double_to_bits(t, round_to_format(std::ldexp(static_cast<double>(v), -52) - 1.0, t)));
-  return bits;
+std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed, std::size_t count) {
+  // Kept per (dtype, seed, count): a generated container of thousands of
+  // values costs RapidCheck about a millisecond, and the table's check,
+  // each case count and each statistics case ask again for the same ones.
+  static std::mutex mu;
+  static std::map<std::tuple<DType, std::uint64_t, std::size_t>, std::vector<std::uint64_t>> made;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto [at, fresh] = made.try_emplace({t, seed, count});
+  if (fresh) {
+    auto u = rc::gen::container<std::vector<std::uint64_t>>(count, rc::gen::inRange<std::uint64_t>(0, 1ull << 53));
+    for (auto v : u(rc::Random(seed), gen::kMaxSize).value())
+      at->second.push_back(double_to_bits(t, round_to_format(std::ldexp(static_cast<double>(v), -52) - 1.0, t)));
+  }
+  return at->second;
 }
 
 }  // namespace kc::drivers

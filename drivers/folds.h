@@ -24,7 +24,8 @@ Tensor all_pairs(DType t, const std::vector<std::uint64_t>& values);
 
 // Values i.i.d. uniform on [-1, 1] rounded to T, as TOSA's statistical
 // tests use random data (structured data makes rounding errors correlated
-// and the statistic meaningless): 128 x 48 of them for the statistics case.
-std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed);
+// and the statistic meaningless): 128 x 48 of them for the statistics case
+// (or `count`).
+std::vector<std::uint64_t> statistics_values(DType t, std::uint64_t seed, std::size_t count = 128 * 48);
 
 }  // namespace kc::drivers

@@ -38,6 +38,7 @@ struct CellGrades {
   bool inputs_finite = true;  // special only through the reference's own steps (an overflowed score)
   std::vector<Mp> z;       // the exact outputs
   std::vector<B> bound;    // their bounds
+  std::vector<B> rms;      // their rms bounds (rows::Stage::r: the case statistics)
   std::vector<double> replay;  // special cells: the kernel's replay
 };
 
@@ -153,7 +154,11 @@ void grade_cell(const Row& in, CellGrades& cg) {
     return;
   }
   cg.bound.resize(n);
-  for (std::size_t i = 0; i < n; ++i) cg.bound[i] = st.fold(terms[i]).e;
+  cg.rms.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Stage out = st.fold(terms[i]);
+    cg.bound[i] = out.e, cg.rms[i] = out.rms();
+  }
   cg.overflow = st.overflow;
 }
 
@@ -178,7 +183,7 @@ void attention_flash_backward(const Row& in, Exact& out) {
   }
   out.value = cg.z.at(in.i);
   const B bound = cg.bound.at(in.i);
-  if (std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound);
+  if (std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound, cg.rms.at(in.i));
   // (a non-finite replay raises the overflow flag first: only then can the
   // reference's steps leave the finite range)
   if (cg.overflow) rows::settle_overflow(in, replay::attention_flash_backward, bound, true, out);

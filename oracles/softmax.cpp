@@ -188,12 +188,15 @@ void softmax_backward(const Row& in, Exact& out) {
   const std::size_t n = in.a.size(), i = in.i;
   static thread_local ExactSum sum;
   sum.clear();
-  B dd = 0, abs_d = 0;
+  B dd = 0, abs_d = 0, sum_sq = 0;
   for (std::size_t j = 0; j < n; ++j) {
     sum.add_product(-in.a[j], in.b[j]);
     const B p = static_cast<B>(in.a[j]) * in.b[j];
     dd += p;
     abs_d += std::fabs(p);
+    // (the dot products' model of the statistics: each product's and each
+    // step's rounding independent, uniform on +-ulp/2; s_1 = p_1 no step)
+    sum_sq += p * p + (j > 0 ? dd * dd : 0);
   }
   sum.add(in.b[i]);
   Mp g_minus_d;
@@ -205,7 +208,13 @@ void softmax_backward(const Row& in, Exact& out) {
   const B dot = gamma(un.u, n) * abs_d + static_cast<B>(n) * un.ulp_min * std::pow(1 + un.u, static_cast<B>(n));
   const B dt = dot * (1 + un.u) + un.u * gd;
   const B bound = std::fabs(in.a[i]) * (dt * (1 + un.u) + un.u * gd) + un.ulp_min;
-  if (is_number(out.value)) set_bound(out, t, bound);
+  // rms: d^'s roundings in quadrature (their partial sums within D of the
+  // exact ones, which sum_sq holds: the dot's first-order model, as
+  // oracles/linalg.cpp's), t's and dx's roundings by Minkowski.
+  const B rd = un.round_rms * std::sqrt(sum_sq) + std::sqrt(static_cast<B>(2 * n)) * un.underflow_rms;
+  const B rt = rd + un.round_rms * (gd + dt) + un.underflow_rms;
+  const B rms = std::fabs(in.a[i]) * rt + un.round_rms * std::fabs(in.a[i]) * (gd + dt) + un.underflow_rms;
+  if (is_number(out.value)) set_bound(out, t, bound, std::min(rms, bound));
   rows::settle_overflow(in, replay::softmax_backward, bound, false, out);
 }
 
@@ -221,8 +230,11 @@ void log_softmax_backward(const Row& in, Exact& out) {
   const std::size_t n = in.a.size(), i = in.i;
   static thread_local ExactSum sum;
   sum.clear();
-  B abs_g = 0, gsum = 0;
-  for (std::size_t j = 0; j < n; ++j) sum.add(in.b[j]), abs_g += std::fabs(in.b[j]), gsum += in.b[j];
+  B abs_g = 0, gsum = 0, steps = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    sum.add(in.b[j]), abs_g += std::fabs(in.b[j]), gsum += in.b[j];
+    if (j > 0) steps += gsum * gsum;  // (the fold's step j rounds a partial sum near gsum: the statistics' model)
+  }
   Mp g;
   sum.round_into(raw(g), MPFR_RNDN);
   Mp e(in.a[i]);
@@ -232,8 +244,16 @@ void log_softmax_backward(const Row& in, Exact& out) {
   const B ed = std::exp(static_cast<B>(in.a[i])), de = ed * un.eps + un.libm_abs;
   const B gabs = std::fabs(gsum) + 0x1p-50 * abs_g + dg;  // >= |G| + DG
   const B dp = de * gabs + ed * dg + un.u * (ed + de) * gabs + un.ulp_min;
-  const B bound = dp * (1 + un.u) + un.u * std::fabs(out.value.convert_to<long double>());
-  if (is_number(out.value)) set_bound(out, t, bound);
+  const B az = std::fabs(out.value.convert_to<long double>());
+  const B bound = dp * (1 + un.u) + un.u * az;
+  // rms: G^'s steps in quadrature (about the exact partial sums, as the
+  // dot's model), exp's worst case (Units::eps_rms), the product's and
+  // the difference's roundings, all by Minkowski.
+  const B rg = un.round_rms * std::sqrt(steps) + std::sqrt(static_cast<B>(n)) * un.underflow_rms;
+  const B re = ed * un.eps_rms + un.libm_abs;
+  const B rp = ed * rg + gabs * re + de * rg + un.round_rms * (ed + de) * gabs + un.underflow_rms;
+  const B rms = rp + un.round_rms * (az + dp) + un.underflow_rms;
+  if (is_number(out.value)) set_bound(out, t, bound, std::min(rms, bound));
   rows::settle_overflow(in, replay::log_softmax_backward, bound, false, out);
 }
 

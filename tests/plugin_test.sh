@@ -6,7 +6,7 @@
 # or write out of bounds are reported by kind and survived, with complete
 # results and site and no worker left behind; load errors exit 2.
 set -u
-kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" input="${10}" throw="${11}" declared="${12}" movers="${13}"
+kc="$1" fastmath="$2" crash="$3" abort="$4" hang="$5" oob="$6" abi="$7" unknown="$8" shape="$9" input="${10}" throw="${11}" declared="${12}" movers="${13}" attn_bwd="${14}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -110,6 +110,25 @@ for k in d["kernels"]:
 PY
 expect 1 "movers: the reference profile fails cumsum's bits" -- "$kc" run --backend "plugin:$movers" --kernel cumsum --profile reference
 check grep -q "^FAIL cumsum  *f32  *semantics" "$work/out"
+
+# A kernel of three outputs from outside (attention_flash_backward: dQ, dK,
+# dV through three alloc_output calls): its double accumulators pass the
+# conformance profile, every bad-input rule raised, and differ from the
+# reference's bits, which the reference profile fails.
+expect 0 "attention backward plug-in: the conformance profile" -- "$kc" run --backend "plugin:$attn_bwd" --out "$work/ab"
+check grep -q "^PASS attention_flash_backward  *f32 .*differs from the reference: [0-9]* semantics" "$work/out"
+check python3 - "$work/ab/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+(k,) = d["kernels"]
+(r,) = k["results"]
+bad = [c for c in r["checks"] if c["kind"] == "bad-input"]
+assert len(bad) >= 20 and all(c["failed"] == 0 and c["passed"] > 0 for c in bad), bad
+stats = [c for c in r["checks"] if c["kind"] == "statistics"]
+assert stats and all(c["failed"] == 0 and c["passed"] > 0 for c in stats), stats
+PY
+expect 1 "attention backward plug-in: the reference profile fails its bits" -- "$kc" run --backend "plugin:$attn_bwd" --profile reference
+check grep -q "^FAIL attention_flash_backward  *f32  *semantics" "$work/out"
 
 # A wrong output shape is a contract failure, not a load error.
 expect 1 "wrong output shape" -- "$kc" run --backend "plugin:$shape" --cases 20

@@ -1,5 +1,6 @@
 // Planted defects of attention (f32): each recomputes the output with the
 // reference's steps but for its defect.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -17,6 +18,7 @@ struct Defect {
   bool softcap_after_alibi = false;
   bool no_rescale = false;        // flash: O not multiplied by alpha
   bool divides = false;           // naive: p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
+  bool rounds_up = false;         // O's accumulation rounded upward (biased)
 };
 
 Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, Defect df) {
@@ -58,7 +60,11 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
             for (std::size_t j = 0; j < s.size(); ++j) {
               const float pj = df.divides ? e[j] / sum : e[j] * inv;
               if (pj == 0) continue;
-              for (std::int64_t x = 0; x < d; ++x) out[static_cast<std::size_t>(x)] += pj * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
+              for (std::int64_t x = 0; x < d; ++x) {
+                float& o = out[static_cast<std::size_t>(x)];
+                const float term = pj * f(in[2], kv + static_cast<std::int64_t>(j) * d + x);
+                o = df.rounds_up ? add_rounding_up(o, term) : o + term;
+              }
             }
           }
         } else {
@@ -89,10 +95,12 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
   return y;
 }
 
-// Paged attention whose query position ignores the context's offset
-// (a = qp, not max(L - Sq, 0) + qp): every query of a long context sees
-// only its first keys. Recomputed through attention_naive per batch.
-Outputs paged_no_offset(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+// Paged attention recomputed per batch as f32 attention_naive with `df`
+// (attention_with) on the context's keys gathered through the block
+// table, query slot qp at position max(L - Sq, 0) + qp (keys past it
+// masked: a window right of L - Sq); `drop_offset`: at position qp (every
+// query of a long context sees only its first keys).
+Outputs paged_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, bool drop_offset, Defect df) {
   Outputs y = ref::execute(kernel, in, p);
   if (in[0].dtype() != DType::f32) return y;
   const Dims &q = in[0].dims(), &kc = in[1].dims();
@@ -113,10 +121,10 @@ Outputs paged_no_offset(std::string_view kernel, std::span<const Tensor> in, con
     const Params np = Params()
                           .set("softmax_scale", p.real("softmax_scale"))
                           .set("softcap", p.real("softcap"))
-                          .set("causal", std::int64_t{1})
+                          .set("causal", std::int64_t{drop_offset ? 1 : 0})
                           .set("window_left", std::int64_t{-1})
-                          .set("window_right", std::int64_t{-1});
-    const Tensor yb = ref::execute("attention_naive", args, np).at(0);
+                          .set("window_right", drop_offset ? std::int64_t{-1} : std::max<std::int64_t>(len - sq, 0));
+    const Tensor yb = attention_with("attention_naive", args, np, df).at(0);
     for (std::int64_t i = 0; i < yb.numel(); ++i) y[0].set_bits(b * yb.numel() + i, yb.bits_at(i));
   }
   return y;
@@ -130,6 +138,7 @@ struct BackwardDefect {
   bool dk_unscaled = false;      // dK += dS q (the scale dropped from dK)
   bool rd_drops_last = false;    // rd = the fold of p dP without the last key
   bool divides = false;          // p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
+  bool dq_rounds_up = false;     // dQ's accumulation rounded upward (biased)
 };
 
 Outputs backward_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, BackwardDefect df) {
@@ -187,7 +196,10 @@ Outputs backward_with(std::string_view kernel, std::span<const Tensor> in, const
           const float g = ds * scale;
           if (g == 0) continue;
           const std::int64_t row = kv + static_cast<std::int64_t>(j) * d;
-          for (std::int64_t x = 0; x < d; ++x) dq[static_cast<std::size_t>(at + x)] += g * f(in[1], row + x);
+          for (std::int64_t x = 0; x < d; ++x) {
+            float& o = dq[static_cast<std::size_t>(at + x)];
+            o = df.dq_rounds_up ? add_rounding_up(o, g * f(in[1], row + x)) : o + g * f(in[1], row + x);
+          }
           for (std::int64_t x = 0; x < d; ++x) dk[static_cast<std::size_t>(row + x)] += (df.dk_unscaled ? ds : g) * f(in[0], at + x);
         }
       }
@@ -207,6 +219,11 @@ Outputs with_defect(std::string_view kernel, std::span<const Tensor> in, const P
   return attention_with(kernel, in, p, D);
 }
 
+template <bool DropOffset, Defect D>
+Outputs paged_with_defect(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  return paged_with(kernel, in, p, DropOffset, D);
+}
+
 }  // namespace
 
 void register_attention(std::vector<Mutant>& v) {
@@ -222,7 +239,10 @@ void register_attention(std::vector<Mutant>& v) {
        "f32 attention applies the softcap after ALiBi", with_defect<Defect{.softcap_after_alibi = true}>},
       {"attention_paged_no_offset", {"attention_paged_naive"}, {DType::f32}, "accuracy",
        "f32 paged attention places query slot qp at position qp, not max(L - Sq, 0) + qp (the causal offset dropped)",
-       paged_no_offset},
+       paged_with_defect<true, Defect{}>},
+      {"attention_paged_rounds_up", {"attention_paged_naive"}, {DType::f32}, "statistics",
+       "f32 paged attention rounds each step of O's accumulation upward (biased)",
+       paged_with_defect<false, Defect{.rounds_up = true}>},
       {"attention_flash_no_rescale", {"attention_flash"}, {DType::f32}, "accuracy",
        "f32 flash attention does not rescale O by e^(m - m_new) when the maximum moves",
        with_defect<Defect{.no_rescale = true}>},
@@ -241,6 +261,9 @@ void register_attention(std::vector<Mutant>& v) {
       {"attention_backward_rd_drops_last", {"attention_flash_backward"}, {DType::f32}, "accuracy",
        "f32 attention backward's rd = sum_j p_j dP_j leaves out the last key",
        with_backward_defect<BackwardDefect{.rd_drops_last = true}>},
+      {"attention_backward_dq_rounds_up", {"attention_flash_backward"}, {DType::f32}, "statistics",
+       "f32 attention backward rounds each step of dQ's accumulation upward (biased)",
+       with_backward_defect<BackwardDefect{.dq_rounds_up = true}>},
       {"attention_backward_divides", {"attention_flash_backward"}, {DType::f32}, "semantics",
        "f32 attention backward takes p_j = e_j / sum instead of e_j (1/sum): correct, not the reference's bits",
        with_backward_defect<BackwardDefect{.divides = true}>, "reference", true},

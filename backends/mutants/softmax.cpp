@@ -104,6 +104,40 @@ Outputs half_softmax_with_sum(DType t, std::string_view kernel, std::span<const 
   return y;
 }
 
+// The backwards of the halves as the reference computes them (each step
+// an f32 operation rounded into T: d = the fold of y g (log_form: of g)
+// from +0, then y (g - d) (log_form: g - exp(y) d)) but with each partial
+// sum of d narrowed by `narrow` instead of RN_T.
+template <class Narrow>
+Outputs half_backward_with_sum(DType t, bool log_form, std::string_view kernel, std::span<const Tensor> in, const Params& p,
+                               Narrow narrow) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].dtype() != t || in[0].rank() == 0 || in[0].dims().back() == 0) return y;
+  const std::int64_t n = in[0].dims().back();
+  const auto f = [t](double v) { return rn(t, static_cast<double>(static_cast<float>(v))); };
+  for (std::int64_t r = 0; r * n < in[0].numel(); ++r) {
+    const auto yv = [&](std::int64_t j) { return in[0].value_at(r * n + j); };
+    const auto gv = [&](std::int64_t j) { return in[1].value_at(r * n + j); };
+    double d = 0;
+    for (std::int64_t j = 0; j < n; ++j) d = narrow(static_cast<float>(d + (log_form ? gv(j) : f(yv(j) * gv(j)))));
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double dx = log_form ? f(gv(j) - f(f(std::exp(static_cast<float>(yv(j)))) * d)) : f(yv(j) * f(gv(j) - d));
+      y[0].set_bits(r * n + j, bits(t, dx));
+    }
+  }
+  return y;
+}
+
+// f16 backwards whose path for rows of 32 or more sums d in a bf16
+// register (errors 8 times those f16 rounding allows), short rows as the
+// reference: as softmax_f16_long_rows_sum_in_bf16, for the mean square.
+template <bool LogForm>
+Outputs backward_f16_long_rows_sum_in_bf16(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  const bool long_rows = in.size() == 2 && in[0].rank() > 0 && in[0].dims().back() >= 32;
+  if (!long_rows) return ref::execute(kernel, in, p);
+  return half_backward_with_sum(DType::f16, LogForm, kernel, in, p, [](float s) { return rn(DType::bf16, s); });
+}
+
 Outputs softmax_f16_long_rows_sum_in_bf16(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // f16 softmax whose path for rows of 32 or more accumulates the sum in a
   // bf16 register (3 bits fewer per partial sum: errors 8 times those f16
@@ -138,6 +172,10 @@ void register_softmax(std::vector<Mutant>& v) {
        softmax_f16_long_rows_sum_in_bf16},
       {"softmax_bf16_sum_truncating", {"softmax_last_dim"}, {DType::bf16}, "statistics",
        "bf16 softmax truncates each partial sum (biased)", softmax_bf16_sum_truncating},
+      {"softmax_backward_f16_long_rows_dot_in_bf16", {"softmax_last_dim_backward"}, {DType::f16}, "statistics",
+       "f16 softmax backward sums y g over rows of 32 or more in bf16", backward_f16_long_rows_sum_in_bf16<false>},
+      {"log_softmax_backward_f16_long_rows_sum_in_bf16", {"log_softmax_last_dim_backward"}, {DType::f16}, "statistics",
+       "f16 log_softmax backward sums g over rows of 32 or more in bf16", backward_f16_long_rows_sum_in_bf16<true>},
       {"log_softmax_backward_no_exp", {"log_softmax_last_dim_backward"}, {DType::f32}, "accuracy",
        "f32 log_softmax backward uses y for exp(y)", log_softmax_backward_no_exp},
   });

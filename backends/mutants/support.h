@@ -30,6 +30,14 @@ inline double truncate_to_bf16(float s) {
   return static_cast<double>(t);
 }
 
+// a + b in f32 rounded upward where inexact (the double sum of two floats
+// is exact unless they lie 29 binades apart: then the float sum is the
+// larger one, rounded up too): a biased accumulation step.
+inline float add_rounding_up(float a, float b) {
+  const float s = a + b;
+  return static_cast<double>(s) < static_cast<double>(a) + static_cast<double>(b) ? std::nextafter(s, INFINITY) : s;
+}
+
 // f(o, base, stride, len) for each output cell o of a reduction of x along
 // `dim`: its elements are x[base + k * stride], k < len.
 template <class F>
