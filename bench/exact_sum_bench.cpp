@@ -113,7 +113,9 @@ void BM_matmul64_f32_oracle(benchmark::State& state) {
   const auto& driver = kc::drivers::of(*k);
   const kc::gen::Case c{matmul_operands(static_cast<int>(state.range(0))), kc::Params(), false};
   const kc::Params p;
-  const kc::oracle::Context ctx{kc::DType::f32, kc::DType::f32, &p, false};
+  // (error_variance off, as the engine asks of a random case: only a
+  // statistics case's samples want it)
+  const kc::oracle::Context ctx{kc::DType::f32, kc::DType::f32, &p, false, false};
   kc::oracle::PrecisionScope scope(kc::oracle::working_bits(kc::DType::f32));
   kc::drivers::Element e;
   for (auto _ : state)

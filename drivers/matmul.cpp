@@ -7,6 +7,7 @@
 // third operand (fused_linear) adds bias[..] broadcast to the output as a
 // last, exact product bias x 1: the reference's mm + bias is that fold's
 // last step.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
@@ -322,14 +323,36 @@ class Matmul final : public Driver {
     e.shown.clear();
     e.signaling_nan = false;
     const ElementReader ra(a), rb(b);
-    for (std::int64_t kk = 0; kk < s.k; ++kk) {
-      const std::int64_t ia = (p * s.m + i) * s.k + kk, ib = (p * s.k + kk) * s.n + j;
-      bool sa, sb;
-      e.args[static_cast<std::size_t>(2 * kk)] = ra.value_exact(ia, sa);
-      e.args[static_cast<std::size_t>(2 * kk + 1)] = rb.value_exact(ib, sb);
-      e.signaling_nan |= sa || sb;
-      if (kk < 2) e.shown.insert(e.shown.end(), {ra.bits(ia), rb.bits(ib)});
+    // (the pairs through a local pointer and flag, NaNs re-read exactly
+    // apart: through e's members and value_exact's out-parameters, every
+    // term stored the flag and reloaded, a fifth of a matmul output's
+    // oracle cost; bench/exact_sum_bench.cpp)
+    double* const args = e.args.data();
+    const std::int64_t a0 = (p * s.m + i) * s.k, b0 = p * s.k * s.n + j;
+    bool any_nan = false;
+    if (a.dtype() == DType::f32 && b.dtype() == DType::f32) {  // (no call in the loop: its counters stay in registers)
+      const std::byte *pa = a.bytes(), *pb = b.bytes();
+      for (std::int64_t kk = 0; kk < s.k; ++kk) {
+        const double va = Tensor::load_f32(pa, a0 + kk), vb = Tensor::load_f32(pb, b0 + kk * s.n);
+        args[2 * kk] = va, args[2 * kk + 1] = vb;
+        any_nan |= va != va || vb != vb;
+      }
+    } else {
+      for (std::int64_t kk = 0; kk < s.k; ++kk) {
+        const double va = ra.value(a0 + kk), vb = rb.value(b0 + kk * s.n);
+        args[2 * kk] = va, args[2 * kk + 1] = vb;
+        any_nan |= va != va || vb != vb;
+      }
     }
+    if (any_nan)
+      for (std::int64_t kk = 0; kk < s.k; ++kk) {
+        bool sa, sb;
+        args[2 * kk] = ra.value_exact(a0 + kk, sa);
+        args[2 * kk + 1] = rb.value_exact(b0 + kk * s.n, sb);
+        e.signaling_nan |= sa || sb;
+      }
+    for (std::int64_t kk = 0; kk < std::min<std::int64_t>(s.k, 2); ++kk)
+      e.shown.insert(e.shown.end(), {ra.bits(a0 + kk), rb.bits(b0 + kk * s.n)});
     const bool bias = has_bias(c), one = s.k == 1;
     if (bias) {  // the last, exact product bias x 1
       const Tensor& bt = c.inputs[2];

@@ -112,8 +112,9 @@ bool fails_alone(const Context& c, const drivers::Element& e, const Params& para
 
 }  // namespace
 
-std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc, std::int64_t case_id,
+std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& acc, std::int64_t case_id,
                         const std::vector<int>& path, const gen::Case& cs, bool full_stats, bool statistics_case) {
+  const Context c{run.k, run.t, run.backend, run.driver, run.opts, statistics_case};
   const std::int64_t failed_before = acc.failed;
   std::vector<Tensor> out;
   if (!call(c, acc, case_id, path, cs, out)) return acc.failed - failed_before;

@@ -15,6 +15,10 @@ struct Context {
   const Backend& backend;
   const drivers::Driver& driver;
   const RunOptions& opts;
+  // The case being graded is the dedicated case of the per-case
+  // statistics (drivers' statistics_case): only there do the oracles'
+  // error variances count (grading's evaluate).
+  bool statistics_case = false;
 };
 
 }  // namespace kc::engine

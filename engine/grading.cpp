@@ -66,10 +66,11 @@ std::string decimal(const Mp& z) {
 
 // The exact value of the element at the current precision.
 oracle::Exact evaluate(const Context& c, const drivers::Element& e, const Params& params) {
-  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan};
+  const bool variance = c.statistics_case && e.statistics_sample;
+  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan, variance};
   oracle::Exact ex;
   c.driver.evaluate(c.k, ctx, e, ex);
-  if (!e.statistics_sample) ex.error_variance.reset();
+  if (!variance) ex.error_variance.reset();
   return ex;
 }
 

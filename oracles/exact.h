@@ -24,6 +24,9 @@ struct Context {
   DType out_dtype = DType::f32;  // the result's dtype (differs for casts and argmax/argmin)
   const Params* params = nullptr;
   bool signaling_nan = false;    // an input is a signalling NaN (quieted in the Mp values)
+  // Exact::error_variance is wanted (a sample of the statistics case): an
+  // oracle may skip computing it otherwise (the engine drops it then).
+  bool error_variance = true;
 };
 
 // One input element: unary kernels, casts, broadcast_to.

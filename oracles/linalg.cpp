@@ -25,9 +25,11 @@ struct Factors {
   DType t = DType::f32;
   std::size_t n = 0;
   double u = 0, gamma = 0, growth = 0;
-  mpfr_t under;
-  Factors() { mpfr_init2(under, 53); }  // (n (1 + u)^(n - 1) is a double, times a power of 2)
-  ~Factors() { mpfr_clear(under); }
+  // gamma_n / u and n eta (1 + u)^(n - 1) / u, for S (dot below; each a
+  // double times a power of 2, exact at 53 bits)
+  mpfr_t gamma_over_u, under_over_u;
+  Factors() { mpfr_inits2(53, gamma_over_u, under_over_u, static_cast<mpfr_ptr>(nullptr)); }
+  ~Factors() { mpfr_clears(gamma_over_u, under_over_u, static_cast<mpfr_ptr>(nullptr)); }
   Factors(const Factors&) = delete;
   Factors& operator=(const Factors&) = delete;
 };
@@ -39,11 +41,48 @@ const Factors& factors(DType t, std::size_t n) {
   f.u = unit_roundoff(t);
   f.gamma = gamma(f.u, n);
   f.growth = std::exp(2 * static_cast<double>(n) * std::log1p(f.u)) * (1 + 0x1p-40);
-  mpfr_set_d(f.under, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
-             MPFR_RNDN);
   const FloatFormat ff = float_format(t);
-  mpfr_mul_2si(f.under, f.under, ff.emin - ff.precision, MPFR_RNDN);
+  const long log2_u = std::ilogb(f.u);  // (u = 2^-p)
+  mpfr_set_d(f.gamma_over_u, f.gamma, MPFR_RNDN);
+  mpfr_mul_2si(f.gamma_over_u, f.gamma_over_u, -log2_u, MPFR_RNDN);
+  mpfr_set_d(f.under_over_u, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
+             MPFR_RNDN);
+  mpfr_mul_2si(f.under_over_u, f.under_over_u, ff.emin - ff.precision - log2_u, MPFR_RNDN);
   return f;
+}
+
+// The products p_k = a_k b_k into `products` (exact in double below f64:
+// at most 24-bit significands; for f64 one rounding), sum |p_k| (a bound
+// for the tests below, within n 2^-53 relative: their margins hold it),
+// and, with `variance`, the variance model's sum (case statistics: each
+// product's and each addition's error uniform on +-ulp/2, variance <= u^2
+// v^2 / 3, v the exact product or partial sum s_k; s_1 = p_1 is no
+// addition). Its own function with restrict pointers and four partial
+// sums of |p_k|: inlined into dot, GCC kept the sums in memory across the
+// products' stores (a store-forwarding chain of ~9 cycles a term); the
+// partial sums' s_k chain (4 cycles a term) runs only for the samples of
+// a statistics case.
+struct ProductSums {
+  double abs, sum_sq;
+};
+[[gnu::noinline]] ProductSums product_sums(const double* __restrict pairs, double* __restrict products, std::size_t n,
+                                           bool variance) {
+  double abs4[4] = {0, 0, 0, 0};
+  for (std::size_t k = 0; k < n; ++k) {
+    const double pd = pairs[2 * k] * pairs[2 * k + 1];
+    products[k] = pd;
+    abs4[k % 4] += std::fabs(pd);
+  }
+  double sum_sq = 0.0;
+  if (variance) {
+    double s_k = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double pd = products[k];
+      s_k += pd;
+      sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
+    }
+  }
+  return {(abs4[0] + abs4[1]) + (abs4[2] + abs4[3]), sum_sq};
 }
 
 }  // namespace
@@ -67,19 +106,9 @@ void dot(const Dot& in, Exact& out) {
   static thread_local std::vector<double> products;
   exact.clear();
   abs_sum.clear();
-  double sum_sq = 0.0, s_k = 0.0, abs_d = 0.0;
   products.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    // Exact in double below f64 (at most 24-bit significands); for f64 one rounding.
-    const double pd = in.pairs[2 * k] * in.pairs[2 * k + 1];
-    products[k] = pd;
-    abs_d += std::fabs(pd);
-    // The model of independent roundings (case statistics): each product's
-    // and each addition's error uniform on +-ulp/2, variance <= u^2 v^2 / 3
-    // (s_1 = p_1: no addition yet).
-    s_k += pd;
-    sum_sq += pd * pd + (k > 0 ? s_k * s_k : 0.0);
-  }
+  const ProductSums ps = product_sums(in.pairs.data(), products.data(), n, in.ctx.error_variance);
+  const double sum_sq = ps.sum_sq, abs_d = ps.abs;
   // Every fl(a b) in T is -0 (another correct order's result, below): only
   // where every product is below T's zero reach (|a b| at most half T's
   // smallest subnormal, whose tie rounds to 0, the even neighbour; f64's
@@ -149,13 +178,13 @@ void dot(const Dot& in, Exact& out) {
   }
   // S = (gamma_n sum |a_k b_k| + n eta (1 + u)^(n - 1)) / u, in place: the
   // product and the sum rounded once each at the working precision, the
-  // division by u (a power of 2) exact.
+  // division by u (a power of 2, exact) taken into both constants
+  // beforehand (the same roundings: a power of 2 commutes with them).
   mpfr_ptr m = raw(out.magnitude.emplace());
   abs_sum.round_into(m, MPFR_RNDN);
-  mpfr_mul_d(m, m, f.gamma, MPFR_RNDN);
-  mpfr_add(m, m, f.under, MPFR_RNDN);
-  mpfr_div_d(m, m, f.u, MPFR_RNDN);
-  if (n >= 2) out.error_variance = (f.u * f.u / 3) * sum_sq;
+  mpfr_mul(m, m, f.gamma_over_u, MPFR_RNDN);
+  mpfr_add(m, m, f.under_over_u, MPFR_RNDN);
+  if (n >= 2 && in.ctx.error_variance) out.error_variance = (f.u * f.u / 3) * sum_sq;
 }
 
 double dot_bound_upper(DType t, std::span<const double> pairs) {
