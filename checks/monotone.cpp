@@ -63,11 +63,12 @@ class Monotone final : public Check {
   // in sorted order, for the report).
   static std::optional<bool> in_order(const Tensor& x, const Tensor& y) {
     const std::int64_t n = x.numel();
+    const ElementReader xr(x), yr(y);
     std::int64_t pairs = 0;
     int dir = 0;
     double px = 0, py = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      const double xv = x.value_at(i), yv = y.value_at(i);
+      const double xv = xr.value(i), yv = yr.value(i);
       if (!std::isfinite(xv) || std::isnan(yv)) continue;
       if (pairs++ > 0) {
         if (xv == px) {

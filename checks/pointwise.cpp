@@ -18,9 +18,10 @@ class Pointwise final : public Check {
     auto& tally = acc.tally("property:" + std::string(p_.name), "property");
     const Tensor& x = v.cs.inputs.front();
     const std::int64_t n = x.numel();
-    std::int64_t held = 0;  // (passes counted here and added once: a sweep checks 2^32)
+    const ElementReader xr(x), yr(v.y);  // (typed reads: a sweep checks 2^32)
+    std::int64_t held = 0;  // (passes counted here and added once)
     for (std::int64_t i = 0; i < n; ++i) {
-      const double xv = x.value_at(i), yv = v.y.value_at(i);
+      const double xv = xr.value(i), yv = yr.value(i);
       if (std::isnan(xv)) continue;
       if (p_.holds(xv, yv)) {
         ++held;

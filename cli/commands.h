@@ -53,7 +53,7 @@ struct ExhaustiveCommand {
   std::string params;
   double timeout_s = 10;
   int jobs = 0;
-  int block_log2 = 20;        // inputs per block (and per checkpoint): 2^20
+  int block_log2 = 22;        // inputs per block (and per checkpoint): 2^22
   bool exact_oracle = false;
   bool quiet = false;
   double progress_s = 5;

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   exh->add_option("--params", eo.params, "The kernel's parameters, e.g. c=0.5r");
   exh->add_option("--timeout", eo.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
   exh->add_option("--jobs,-j", eo.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
-  exh->add_option("--block", eo.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 20)");
+  exh->add_option("--block", eo.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 22)");
   exh->add_flag("--exact-oracle", eo.exact_oracle, "MPFR for every element (no double fast path)");
   exh->add_flag("--quiet,-q", eo.quiet, "Print only failures and the summary");
   exh->add_option("--progress", eo.progress_s, "Seconds between progress lines when stderr is not a terminal")

@@ -242,13 +242,8 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
       passed.assign(n, 0);
       const Tallies::LaneGate gate = acc.lane_gate();
       bool through = false;
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::int64_t i = lo + static_cast<std::int64_t>(k);
-        LaneFigures& f = figures[k];
-        passed[k] = grade_fast_scalar(c, *model, x.value(i), yr.value(i), yr.bits(i), cs.params, f) && f.pass &&
-                    f.replayed_ok;
-        through |= passed[k] && gate.lets_through(f);
-      }
+      grade_fast_block(c, *model, x, yr, lo, n, cs.params, figures.data(), passed.data());
+      for (std::size_t k = 0; k < n && !through; ++k) through = passed[k] && gate.lets_through(figures[k]);
       // A candidate of the block that the gate does not let through needs no regrade either.
       if (through) {
         acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate);

@@ -53,17 +53,15 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   const CheckList checks = checks::for_run(k, t, std::nullopt);
   KernelDTypeResult res = result_for(k, t);
   Tallies acc;
-  // One figure and one profile point per input (a block has 2^20), in
-  // storage kept from the process's previous block: fresh pages would be
-  // faulted in and zeroed for every block.
+  // One figure per input (a block has 2^20), in storage kept from the
+  // process's previous block: fresh pages would be faulted in and zeroed
+  // for every block. The inputs arrive in order: the error profile is
+  // summarized as they come, 256 slices to a block.
   static thread_local std::vector<double> kept_fracs;
-  static thread_local std::vector<Tallies::ProfilePoint> kept_points;
   acc.fracs.swap(kept_fracs);
-  acc.profile_points.swap(kept_points);
   acc.fracs.clear();
-  acc.profile_points.clear();
   acc.fracs.reserve(static_cast<std::size_t>(hi - lo));
-  acc.profile_points.reserve(static_cast<std::size_t>(hi - lo));
+  acc.error_profile.stream_in_slices(std::max<std::uint64_t>(1, (hi - lo + kProfileSlices - 1) / kProfileSlices));
   std::optional<gen::Case> first;
   std::int64_t id = 0;
   std::uint64_t digest = 14695981039346656037ull;  // FNV-1a 64 of each case's first and end patterns
@@ -96,7 +94,6 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   }
   acc.finish(c, res);
   kept_fracs.swap(acc.fracs);
-  kept_points.swap(acc.profile_points);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

@@ -391,47 +391,126 @@ template <class Out>
   return !near_histogram_edge(g.frac, g.uncertainty);
 }
 
-// The common case of decide() (most of a sweep), in half its
-// instructions: a plain double v (no tail, err >= 2^-53 |v|, as every libm
-// and once-rounded approximation gives) whose widened interval v +- 2 err
-// lies, in magnitude, inside one normal binade of T, below `below` and
-// below half the overflow threshold, and a finite non-zero y. There the
-// general procedure takes its plain branches only: no overflow, the
-// midpoint test, the ulp from that binade, the relative error from 1/|v|,
-// no sign of zero. nullopt: not this case (decide() goes on); else
-// decide()'s answer, with the figures it sets (FastOracle.CommonCaseIsDecide
-// holds the two equal). (w_lo and w_hi below are the magnitudes of decide's
-// wide_lo and wide_hi: |v| -+ 2 err rounds as v -+ 2 err does, mirrored.)
+// 0 < |z| < 2^-1224 (Approx::tiny): RN_T(z) is a zero of z's sign, and
+// for y = 0 every figure is exact in double (fast.h); anything else is
+// MPFR's.
+template <class Out>
+[[gnu::always_inline]] inline bool decide_tiny(const contract::Accuracy& acc, double y, const oracle::fast::Approx& a,
+                                               Out& g) {
+  const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
+  if (y != 0 || acc.kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
+  g = Out{};
+  g.approximate = true;
+  g.rn = a.tiny < 0 ? -0.0 : 0.0;
+  g.abs_err = 0;
+  g.rel_err = 1;
+  g.bound = acc.kind == AccuracyKind::ulp_bound ? acc.max_frac_ulp : 0.5;
+  g.bias_sample = acc.kind == AccuracyKind::ulp_bound && acc.check_bias;
+  return true;
+}
+
+// RN_T(z) = +-inf (sign sgn): as grade_at, a pass with no ulp figure where
+// the kernel returns that infinity; anything else is a failure, MPFR's.
+// g: freshly reset, approximate.
+template <class Out>
+[[gnu::always_inline]] inline bool decide_overflow(int sgn, double y, Out& g) {
+  g.rn = sgn * INFINITY;
+  g.overflow = true;
+  g.distance = -1;
+  g.frac = NAN;
+  return y == g.rn;
+}
+
+// z = v = +-0 exactly (e^x below MPFR's exponent range, fast.h) and y a
+// zero of the same sign: decide()'s branches for an exact value of the
+// subnormal binade, taken in order (the figures are those it sets: no
+// error, no relative error of a zero).
+template <class Out>
+[[gnu::always_inline]] inline bool decide_exact_zero(const FloatFormat& f, const contract::Accuracy& acc, double y,
+                                                     double v, Out& g) {
+  g = Out{};
+  g.approximate = true;
+  g.rn = v;
+  const int q = f.emin - f.precision + 1;
+  const double diff = y - v;
+  g.signed_frac = diff * pow2(-q);
+  g.frac = std::fabs(g.signed_frac);
+  g.abs_err = std::fabs(diff);
+  g.abs_uncertainty = 0;
+  g.uncertainty = 0;
+  g.distance = 0;
+  return model_decides(acc, true, g);
+}
+
+// The common case of decide() (most of a sweep), in a fraction of its
+// instructions: z near one double s = v + tail (for a plain double, s = v
+// and es = err, where err >= 2^-53 |v|, as every libm and once-rounded
+// approximation gives; a double-double's tail, at most |s| / 16, is folded
+// in with one rounding more: |s - z| <= es = err + 2^-53 |s|) whose
+// widened interval s +- 2 es lies, in magnitude, inside one normal binade
+// of T, below `below` and below half the overflow threshold, and a finite
+// non-zero y. Where a double-double's interval straddles one power of two
+// P (e^x = 1 + expm1(x) for a tiny x sits at P = 1), its unrounded parts
+// tell z's side as decide() tells it (side()), and the interval is cut
+// there. Then the general procedure takes its plain branches only: no
+// overflow, the midpoint test, the ulp from that binade, the relative
+// error from 1/|s|, no sign of zero. nullopt: not this case (decide() goes
+// on); else decide()'s answer, with the figures it sets
+// (FastOracle.CommonCaseIsDecide holds the two equal). A double-double
+// whose interval meets a midpoint also goes on: decide()'s own test of its
+// parts is finer than the widened interval's. (w_lo and w_hi below are the
+// magnitudes of decide's wide_lo and wide_hi: |s| -+ 2 es rounds as s -+ 2
+// es does, mirrored.)
 template <class Out>
 [[gnu::always_inline]] inline std::optional<bool> decide_common(DType t_out, const FloatFormat& f,
                                                                 const contract::Accuracy& acc, double y,
                                                                 const oracle::fast::Approx& a, Out& g) {
-  const double v = a.value, err = a.err, av = std::fabs(v);
-  if (a.tiny || a.huge || a.tail != 0 || !(err >= 0x1p-53 * av) || !(err < INFINITY) || y == 0 || !std::isfinite(y))
+  const double v = a.value, tail = a.tail, err = a.err, s = v + tail, as = std::fabs(s);
+  if (a.tiny) return decide_tiny(acc, y, a, g);
+  if (a.huge) {
+    g = Out{};
+    g.approximate = true;
+    return decide_overflow(a.huge, y, g);
+  }
+  if (v == 0 && err == 0 && tail == 0 && !a.huge && a.above < 0 && y == 0 && std::signbit(y) == std::signbit(v))
+    return decide_exact_zero(f, acc, y, v, g);
+  const double es = tail == 0 ? err : err + 0x1p-53 * as;
+  if (a.tiny || a.huge || !(es >= 0x1p-53 * as) || !(es < INFINITY) || y == 0 || !std::isfinite(y) ||
+      !(std::fabs(tail) <= 0x1p-4 * as))
     return std::nullopt;
-  const double w_lo = av - 2 * err, w_hi = av + 2 * err;
+  double w_lo = as - 2 * es, w_hi = as + 2 * es;
   const double min_norm = pow2(f.emin), half_threshold = (1 - pow2(-f.precision - 1)) * pow2(f.emax);
-  const int e = binade_of(w_lo);
-  if (!(w_lo >= min_norm && w_hi < half_threshold && w_hi < a.below) || binade_of(w_hi) != e) return std::nullopt;
+  int e = binade_of(w_lo);
+  if (!(w_lo >= min_norm && w_hi < half_threshold && w_hi < a.below)) return std::nullopt;
+  if (binade_of(w_hi) != e) {
+    if (tail == 0 || binade_of(w_hi) != e + 1) return std::nullopt;
+    const double p = pow2(e + 1);
+    const int above = side(v, tail, err, std::copysign(p, s)) * (s < 0 ? -1 : 1);  // +1: |z| > P
+    if (above == 0) return std::nullopt;
+    if (above > 0) w_lo = p, e = e + 1;
+    else w_hi = p;
+  }
   g = Out{};
   g.approximate = true;
-  const double ar = t_out == DType::f32 ? static_cast<double>(static_cast<float>(av)) : round_to_format(av, t_out);
+  const double ar = t_out == DType::f32 ? static_cast<double>(static_cast<float>(as)) : round_to_format(as, t_out);
   // midpoints() of |r| (>= 2^e >= 2^emin): half an ulp above, and below
   // too unless |r| is a power of two above emin, where the spacing halves.
   const int er = binade_of(ar);
   const double away = pow2(er - f.precision), toward = ar == pow2(er) && er > f.emin ? away / 2 : away;
-  if (!(w_lo > ar - toward && w_hi < ar + away)) return false;
-  const double r = std::copysign(ar, v);
+  if (!(w_lo > ar - toward && w_hi < ar + away)) return tail == 0 ? std::optional<bool>(false) : std::nullopt;
+  const double r = std::copysign(ar, s);
   const int q = e - f.precision + 1;
   g.rn = r;
-  const double d1 = y - v;
-  const double abs_unc = err + 0x1p-52 * std::fabs(d1);
-  g.signed_frac = d1 * pow2(-q);
+  // y - v - tail: two roundings in double, so the error figures carry err
+  // plus those (as decide's).
+  const double d1 = y - v, diff = d1 - tail;
+  const double abs_unc = err + 0x1p-52 * (std::fabs(d1) + std::fabs(tail));
+  g.signed_frac = diff * pow2(-q);
   g.frac = std::fabs(g.signed_frac);
   g.uncertainty = abs_unc * pow2(-q);
-  g.abs_err = std::fabs(d1);
+  g.abs_err = std::fabs(diff);
   g.abs_uncertainty = abs_unc;
-  const double inv = 1 / av, d = 0x1p-52 + err * inv;
+  const double inv = 1 / as, d = 0x1p-52 + err * inv;
   if (!(d <= 0x1p-10)) return false;
   g.rel_err = g.abs_err * inv;
   g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
@@ -445,20 +524,7 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   if constexpr (kCommon)
     if (const auto common = decide_common(t_out, float_format(t_out), acc, y, a, g)) return *common;
   const double v = a.value, tail = a.tail, err = a.err;
-  if (a.tiny) {
-    // 0 < |z| < 2^-1224: RN_T(z) is a zero of z's sign, and for y = 0 every
-    // figure is exact in double (fast.h); anything else is MPFR's.
-    const bool sign_graded = acc.kind == AccuracyKind::exact || acc.kind == AccuracyKind::correctly_rounded;
-    if (y != 0 || acc.kind == AccuracyKind::exact || (sign_graded && std::signbit(y) != (a.tiny < 0))) return false;
-    g = Out{};
-    g.approximate = true;
-    g.rn = a.tiny < 0 ? -0.0 : 0.0;
-    g.abs_err = 0;
-    g.rel_err = 1;
-    g.bound = acc.kind == AccuracyKind::ulp_bound ? acc.max_frac_ulp : 0.5;
-    g.bias_sample = acc.kind == AccuracyKind::ulp_bound && acc.check_bias;
-    return true;
-  }
+  if (a.tiny) return decide_tiny(acc, y, a, g);
   if (!a.huge && !(std::isfinite(v) && std::isfinite(tail) && std::isfinite(err))) return false;
   const FloatFormat f = float_format(t_out);
   const double min_norm = pow2(f.emin);
@@ -472,15 +538,7 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   // (The comparisons with side() are skipped where a margin of a factor of
   // two, far beyond any rounding of these sums, decides them.)
   const double reach = std::fabs(v) + std::fabs(tail) + err;  // >= |z|, to within a rounding
-  if (a.huge || (reach >= threshold / 2 && side(v, tail, err, sgn * threshold) == sgn)) {
-    // RN_T(z) = +-inf: as grade_at, a pass with no ulp figure where the
-    // kernel returns that infinity; anything else is a failure, MPFR's.
-    g.rn = sgn * INFINITY;
-    g.overflow = true;
-    g.distance = -1;
-    g.frac = NAN;
-    return y == g.rn;
-  }
+  if (a.huge || (reach >= threshold / 2 && side(v, tail, err, sgn * threshold) == sgn)) return decide_overflow(sgn, y, g);
   if (std::isinf(y)) return false;  // a spurious infinity: MPFR's
   // RN_T(z): the T value r nearest v + tail, when every value within err
   // of it lies strictly between the midpoints around r (exact in double,
@@ -687,19 +745,51 @@ const contract::Accuracy* fast_model(const Context& c) {
   return c.opts.fast_oracle && c.k.fast && c.k.inputs.size() == 1 ? approximable_model(c) : nullptr;
 }
 
-bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
-                       const Params& params, LaneFigures& out) {
+namespace {
+
+// One lane element (grade_fast_scalar), with what does not change along a
+// block passed in: the fast oracle, the replay and its input record.
+// (decide()'s common case inlined here, the rest out of line.)
+[[gnu::always_inline]] inline bool grade_lane_element(const Context& c, const FloatFormat& f,
+                                                      const contract::Accuracy& acc, oracle::fast::Fn fast,
+                                                      oracle::ReplayFn replay, oracle::ReplayIn& rin, double x,
+                                                      double y, std::uint64_t y_bits, const Params& params,
+                                                      LaneFigures& out) {
   // (approximable()'s conditions for one finite, non-zero input: no
   // special-value rule can apply, no signalling NaN.)
   if (!std::isfinite(x) || x == 0 || std::isnan(y)) return false;
   oracle::fast::Approx a;
-  if (!c.k.fast(&x, c.t, params, a) || !decide(c, acc, y, a, out)) return false;
+  if (!fast(&x, c.t, params, a)) return false;
+  const std::optional<bool> common = decide_common(c.t, f, acc, y, a, out);
+  if (common ? !*common : !decide<LaneFigures, false>(c, acc, y, a, out)) return false;
   // The semantics replay, as add_replay compares it (the output dtype is c.t here: fast_model).
-  if (c.k.replay)
-    out.replayed_ok =
-        double_to_bits_exact(c.t, c.k.replay(oracle::ReplayIn{c.t, c.t, &params, std::span<const double>(&x, 1), false})) ==
-        y_bits;
+  if (replay) {
+    rin.args = std::span<const double>(&x, 1);
+    out.replayed_ok = double_to_bits_exact(c.t, replay(rin)) == y_bits;
+  }
   return true;
+}
+
+}  // namespace
+
+bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
+                       const Params& params, LaneFigures& out) {
+  oracle::ReplayIn rin{c.t, c.t, &params, {}, false};
+  return grade_lane_element(c, float_format(c.t), acc, c.k.fast, c.k.replay, rin, x, y, y_bits, params, out);
+}
+
+void grade_fast_block(const Context& c, const contract::Accuracy& acc, const ElementReader& x, const ElementReader& y,
+                      std::int64_t lo, std::size_t n, const Params& params, LaneFigures* out, char* passed) {
+  oracle::ReplayIn rin{c.t, c.t, &params, {}, false};
+  const oracle::fast::Fn fast = c.k.fast;
+  const oracle::ReplayFn replay = c.k.replay;
+  const FloatFormat format = float_format(c.t);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::int64_t i = lo + static_cast<std::int64_t>(k);
+    LaneFigures& f = out[k];
+    passed[k] = grade_lane_element(c, format, acc, fast, replay, rin, x.value(i), y.value(i), y.bits(i), params, f) &&
+                f.pass && f.replayed_ok;
+  }
 }
 
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g) {

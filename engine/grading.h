@@ -112,7 +112,7 @@ struct Grade : Figures {
 // then defers to MPFR). Inline: it runs per fast-path element.
 inline constexpr double kFracEdgeList[] = {0,   1e-9, 0.5, 0.5001, 0.501, 0.51, 0.6,  1,       1.5,
                                            2,   4,    8,   16,     64,    256,  1024, INFINITY};
-inline bool near_histogram_edge(double frac, double delta) {
+[[gnu::always_inline]] inline bool near_histogram_edge(double frac, double delta) {
   if (delta == 0) return false;
   // The first edge at or above frac - delta, scanned from the smallest (most
   // errors lie below the third edge); the first edge, 0, bounds nothing from
@@ -154,6 +154,12 @@ bool grade_fast_figures(const Context& c, const drivers::Element& e, double y, s
 const contract::Accuracy* fast_model(const Context& c);
 bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
                        const Params& params, LaneFigures& out);
+// The elements lo .. lo + n - 1 of a case as grade_fast_scalar grades
+// them, into out[k], and passed[k]: decided, passing, and with the
+// replay's bits (a sweep's 4096 at a time: the per-element calls and
+// look-ups hoisted out of the loop).
+void grade_fast_block(const Context& c, const contract::Accuracy& acc, const ElementReader& x, const ElementReader& y,
+                      std::int64_t lo, std::size_t n, const Params& params, LaneFigures* out, char* passed);
 
 std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g);
 

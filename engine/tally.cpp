@@ -27,7 +27,6 @@ const std::vector<double> kDistEdges(std::begin(kDistEdgeList), std::end(kDistEd
 static_assert(std::size(kDistEdgeList) == std::tuple_size_v<decltype(Tallies::PassBatch::dist_bins)> + 1);
 static_assert(std::size(kFracEdgeList) == std::tuple_size_v<decltype(Tallies::PassBatch::frac_bins)> + 1);
 const std::vector<double> kNormEdges{0, 0.125, 0.25, 0.5, 0.75, 1, 1.25, 2, 4, 16, 256, 65536, INFINITY};
-constexpr std::size_t kSlices = 256;  // of the input domain, for the error profile
 
 double worst_key(const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; }
 
@@ -115,59 +114,6 @@ double quantile_99(const std::vector<double>& v) {
   return bucket[static_cast<std::size_t>(at)];
 }
 
-// Up to 256 slices of equal numbers of graded inputs, in input order.
-ErrorProfile profile_of(const std::vector<Tallies::ProfilePoint>& points) {
-  ErrorProfile p;
-  if (points.empty()) return p;
-  // An exhaustive block arrives in order already (or reversed, for negative
-  // inputs): then it is read as it is, neither copied nor sorted (a block
-  // holds a million points); anything else is sorted, stably, in a copy.
-  auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
-  const bool reversed =
-      std::is_sorted(points.rbegin(), points.rend(), by_order) &&
-      std::adjacent_find(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.order == b.order; }) ==
-          points.end();
-  std::vector<Tallies::ProfilePoint> sorted;
-  if (!reversed && !std::is_sorted(points.begin(), points.end(), by_order)) {
-    sorted = points;
-    std::stable_sort(sorted.begin(), sorted.end(), by_order);
-  }
-  const std::size_t n = points.size(), slices = std::min(kSlices, n);
-  auto at = [&](std::size_t i) -> const Tallies::ProfilePoint& {
-    return reversed ? points[n - 1 - i] : sorted.empty() ? points[i] : sorted[i];
-  };
-  // Each slice's maxima over its non-NaN figures (NaN where it has none).
-  // The figures are >= 0 or NaN, so -inf stands for "none yet" and a NaN
-  // figure, which compares false, is skipped without a branch.
-  auto max_of = [](double m, double v) { return v > m ? v : m; };
-  auto none_is_nan = [](double m) { return m == -INFINITY ? NAN : m; };
-  for (std::size_t s = 0; s < slices; ++s) {
-    const std::size_t lo = s * n / slices, hi = (s + 1) * n / slices;
-    double f = -INFINITY, d = -INFINITY, z = -INFINITY;
-    std::int64_t failed = 0;
-    auto scan = [&](auto point) {
-      for (std::size_t i = lo; i < hi; ++i) {
-        const auto& q = point(i);
-        f = max_of(f, q.frac);
-        d = max_of(d, q.distance);
-        z = max_of(z, q.normalized);
-        failed += q.failed;
-      }
-    };
-    // (The in-order case read directly: the common one, a sweep's blocks.)
-    if (!reversed && sorted.empty()) scan([&](std::size_t i) -> const Tallies::ProfilePoint& { return points[i]; });
-    else scan(at);
-    f = none_is_nan(f), d = none_is_nan(d), z = none_is_nan(z);
-    p.x_lo.push_back(at(lo).x);
-    p.x_hi.push_back(at(hi - 1).x);
-    p.max_frac_ulp.push_back(f);
-    p.max_distance.push_back(d);
-    p.max_normalized.push_back(z);
-    p.failed.push_back(failed);
-  }
-  return p;
-}
-
 }  // namespace
 
 Tallies::Tallies()
@@ -246,9 +192,8 @@ void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::
   }
   if (g.normalized) add_to(norm_hist, *g.normalized, failing);
   if (profiled)
-    profile_points.push_back({ordered_bits(c.t, x_bits), x, g.frac,
-                              g.distance >= 0 ? static_cast<double>(g.distance) : NAN, g.normalized.value_or(NAN),
-                              failing});
+    error_profile.add(ordered_bits(c.t, x_bits), x, g.frac, g.distance >= 0 ? static_cast<double>(g.distance) : NAN,
+                g.normalized.value_or(NAN), failing);
 }
 
 void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make) {
@@ -457,7 +402,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   for (const auto rc : contract::kResultClasses)
     if (const auto n = result_class_counts[static_cast<std::size_t>(rc)])
       res.coverage.result_classes[std::string(contract::result_class_name(rc))] += n;
-  res.profile = profile_of(profile_points);
+  res.profile = error_profile.finish();
   accuracy_findings(c, *this, res.findings);
   for (const auto& t : tallies)
     if (t.failed > 0 && t.kind != "accuracy" && t.kind != "special") res.findings.push_back(check_finding(t));

@@ -20,6 +20,7 @@
 
 #include "drivers/driver.h"
 #include "engine/context.h"
+#include "engine/error_profile.h"
 #include "engine/grading.h"
 #include "engine/results.h"
 
@@ -84,13 +85,7 @@ struct Tallies {
     double worst = 0;
   };
   std::array<FailureTally, kFailureKinds> by_failure{};
-  // One-input elementwise elements, for the error profile: ordered input bits, input, errors, failed.
-  struct ProfilePoint {
-    std::int64_t order;
-    double x, frac, distance, normalized;
-    bool failed;
-  };
-  std::vector<ProfilePoint> profile_points;
+  ProfileBuilder error_profile;  // of the one-input elementwise elements
   Coverage coverage;  // its value and result classes are counted below, named in finish()
   static constexpr std::size_t kValueClasses = 8;
   std::array<std::int64_t, kValueClasses> value_class_counts{};
@@ -209,8 +204,8 @@ struct Tallies {
       ++b.n_dist;
       ++b.dist_bins[bin_of(dist_hist.edges, static_cast<double>(f.distance))];
     }
-    profile_points.push_back({ordered_bits(b.t, x_bits), x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN,
-                              NAN, false});
+    error_profile.add(ordered_bits(b.t, x_bits), x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN, NAN,
+                false);
     if (f.bias_sample && std::isfinite(f.signed_normalized)) {
       b.bias_sum += f.signed_normalized;
       b.bias_sq += f.signed_normalized * f.signed_normalized;

@@ -1,0 +1,84 @@
+#include "engine/error_profile.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kc::engine {
+
+namespace {
+
+double none_is_nan(double m) { return m == -INFINITY ? NAN : m; }
+
+}  // namespace
+
+void ProfileBuilder::close() {
+  if (open_.count > 0) slices_.push_back(open_);
+  open_ = Slice{};
+}
+
+void ProfileBuilder::clear() {
+  points_.clear();
+  slices_.clear();
+  open_ = Slice{};
+}
+
+ErrorProfile ProfileBuilder::finish() const { return slice_size_ == 0 ? from_points() : from_slices(); }
+
+// Up to 256 slices of equal numbers of graded inputs, in input order.
+ErrorProfile ProfileBuilder::from_points() const {
+  ErrorProfile p;
+  if (points_.empty()) return p;
+  std::vector<Point> sorted = points_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Point& a, const Point& b) { return a.order < b.order; });
+  const std::size_t n = sorted.size(), slices = std::min(kProfileSlices, n);
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::size_t lo = s * n / slices, hi = (s + 1) * n / slices;
+    Slice m;
+    for (std::size_t i = lo; i < hi; ++i) {
+      const Point& q = sorted[i];
+      if (q.frac > m.frac) m.frac = q.frac;
+      if (q.distance > m.distance) m.distance = q.distance;
+      if (q.normalized > m.normalized) m.normalized = q.normalized;
+      m.failed += q.failed;
+    }
+    p.x_lo.push_back(sorted[lo].x);
+    p.x_hi.push_back(sorted[hi - 1].x);
+    p.max_frac_ulp.push_back(none_is_nan(m.frac));
+    p.max_distance.push_back(none_is_nan(m.distance));
+    p.max_normalized.push_back(none_is_nan(m.normalized));
+    p.failed.push_back(m.failed);
+  }
+  return p;
+}
+
+// The streamed slices in input order; past 256, grouped into 256 of equal
+// numbers of slices (maxima of maxima), as a merge groups them.
+ErrorProfile ProfileBuilder::from_slices() const {
+  std::vector<Slice> all = slices_;
+  if (open_.count > 0) all.push_back(open_);
+  std::sort(all.begin(), all.end(), [](const Slice& a, const Slice& b) { return a.order_lo < b.order_lo; });
+  for (std::size_t i = 1; i < all.size(); ++i)
+    if (all[i - 1].order_hi >= all[i].order_lo)
+      throw std::logic_error("error profile: streamed points did not arrive in input order");
+  ErrorProfile p;
+  const std::size_t n = all.size(), groups = std::min(kProfileSlices, n);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t lo = g * n / groups, hi = (g + 1) * n / groups;
+    Slice m = all[lo];
+    for (std::size_t i = lo + 1; i < hi; ++i) {
+      m.frac = std::max(m.frac, all[i].frac);
+      m.distance = std::max(m.distance, all[i].distance);
+      m.normalized = std::max(m.normalized, all[i].normalized);
+      m.failed += all[i].failed;
+    }
+    p.x_lo.push_back(m.x_lo);
+    p.x_hi.push_back(all[hi - 1].x_hi);
+    p.max_frac_ulp.push_back(none_is_nan(m.frac));
+    p.max_distance.push_back(none_is_nan(m.distance));
+    p.max_normalized.push_back(none_is_nan(m.normalized));
+    p.failed.push_back(m.failed);
+  }
+  return p;
+}
+
+}  // namespace kc::engine

@@ -1,0 +1,85 @@
+// The error profile of a one-input elementwise result: the input domain
+// cut into at most 256 slices in input order, each with its largest
+// errors and its failures (results JSON `error_profile`, the report's
+// error-versus-input plot).
+//
+// Random cases arrive in any order, so their points are kept and sliced
+// at the end, into slices of equal numbers of graded inputs. An exhaustive
+// block (engine/exhaustive.cpp) arrives in input order, and its 2^20 or
+// more points would be a stream of 48-byte records through memory (at
+// 2^32 points, a fifth of the sweep's time): there the builder keeps only
+// the slice being filled (`stream_in_slices(n)`: n points each, closed
+// early where the input's sign changes, since the order of consecutive
+// patterns turns round at -0). A block of 256 n graded inputs gets the
+// same slices either way; the finished slices are put in input order and,
+// past 256, grouped as `reports/site/merge.cpp` groups a merge's slices.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "engine/results.h"
+
+namespace kc::engine {
+
+inline constexpr std::size_t kProfileSlices = 256;
+
+class ProfileBuilder {
+ public:
+  // Points from now on arrive in input order within each sign, summarized
+  // n at a time (n >= 1). Only before the first point.
+  void stream_in_slices(std::size_t n) { slice_size_ = n; }
+  // One graded input: ordered bits (core/dtype.h ordered_bits), value,
+  // fractional ulp error, integer distance and normalized error (NaN where
+  // they do not apply), and whether it failed its accuracy check.
+  void add(std::int64_t order, double x, double frac, double distance, double normalized, bool failed) {
+    if (slice_size_ == 0) {
+      points_.push_back({order, x, frac, distance, normalized, failed});
+      return;
+    }
+    if (open_.count == slice_size_ || (open_.count > 0 && (order < 0) != (open_.order_lo < 0))) close();
+    Slice& s = open_;
+    if (s.count++ == 0) {
+      s.order_lo = s.order_hi = order;
+      s.x_lo = s.x_hi = x;
+    } else if (order < s.order_lo) {
+      s.order_lo = order, s.x_lo = x;
+    } else if (order > s.order_hi) {
+      s.order_hi = order, s.x_hi = x;
+    }
+    // (The figures are >= 0 or NaN: a NaN compares false and is skipped.)
+    if (frac > s.frac) s.frac = frac;
+    if (distance > s.distance) s.distance = distance;
+    if (normalized > s.normalized) s.normalized = normalized;
+    s.failed += failed;
+  }
+  ErrorProfile finish() const;
+  // Empties it, keeping the point storage (a process grading many blocks).
+  void clear();
+
+ private:
+  struct Point {
+    std::int64_t order;
+    double x, frac, distance, normalized;
+    bool failed;
+  };
+  struct Slice {
+    std::int64_t order_lo = 0, order_hi = 0;
+    double x_lo = 0, x_hi = 0;
+    double frac = -INFINITY, distance = -INFINITY, normalized = -INFINITY;  // -inf: none yet
+    std::int64_t failed = 0;
+    std::size_t count = 0;
+  };
+  void close();
+  ErrorProfile from_points() const;
+  ErrorProfile from_slices() const;
+
+  std::size_t slice_size_ = 0;
+  std::vector<Point> points_;
+  std::vector<Slice> slices_;
+  Slice open_;
+};
+
+}  // namespace kc::engine
