@@ -325,7 +325,12 @@ Tallies::LaneGate Tallies::lane_gate() const {
 }
 
 Tallies::PassBatch::PassBatch(DType type, bool with_replay)
-    : t(type), replays(with_replay), min_normal(pow2(float_format(type).emin)), tie_limit(pow2(float_format(type).precision - 1)) {}
+    : t(type),
+      replays(with_replay),
+      min_normal(pow2(float_format(type).emin)),
+      tie_limit(pow2(float_format(type).precision - 1)),
+      near_overflow(pow2(float_format(type).emax)),
+      sign_mask(std::uint64_t{1} << (float_format(type).total_bits - 1)) {}
 
 void Tallies::add_passes(PassBatch& b) {
   if (b.elements == 0) return;

@@ -161,6 +161,8 @@ struct Tallies {
     DType t;
     bool replays;  // the entry has a semantics replay (each passing element passed it)
     double min_normal, tie_limit;  // of t: 2^emin, and 2^(p-1) (above it every value is an integer)
+    double near_overflow;          // 2^emax: classify_result's bounds, looked up once
+    std::uint64_t sign_mask;       // ordered_bits's, looked up once
     std::int64_t elements = 0, outputs = 0, outputs_zero = 0;
     std::array<std::int64_t, kValueClasses> value_classes{};
     std::array<std::int64_t, 8> result_classes{};
@@ -190,21 +192,30 @@ struct Tallies {
       ++b.value_classes[vc_integer];
     }
     b.value_classes[vc_overflow] += f.overflow;
-    ++b.result_classes[static_cast<std::size_t>(classify_result(b.t, f.rn))];
+    // (classify_result for a T value that is no NaN: the format looked up once)
+    const double ar = std::fabs(f.rn);
+    const contract::ResultClass rc = ar == INFINITY              ? contract::ResultClass::inf
+                                     : ar == 0                   ? contract::ResultClass::zero
+                                     : ar < b.min_normal         ? contract::ResultClass::subnormal
+                                     : ar < 2 * b.min_normal     ? contract::ResultClass::near_underflow
+                                     : ar >= b.near_overflow     ? contract::ResultClass::near_overflow
+                                                                 : contract::ResultClass::normal;
+    ++b.result_classes[static_cast<std::size_t>(rc)];
     ++b.outputs;
     b.outputs_zero += y == 0;
     // add_error (a lane element never fails) and add_normalized
     if (std::isfinite(f.frac)) fracs.push_back(f.frac);
     if (f.abs_err > b.max_abs) b.max_abs = f.abs_err;  // (false for NaN)
     if (f.rel_err > b.max_rel) b.max_rel = f.rel_err;
-    if (!std::isnan(f.frac)) ++b.frac_bins[bin_of(frac_hist.edges, f.frac)];
+    if (!std::isnan(f.frac)) ++b.frac_bins[bin_of(kFracEdgeList, f.frac)];
     if (f.distance >= 0) {
       if (f.distance > b.max_dist) b.max_dist = f.distance;
       b.cr += f.distance == 0;
       ++b.n_dist;
       ++b.dist_bins[bin_of(dist_hist.edges, static_cast<double>(f.distance))];
     }
-    error_profile.add(ordered_bits(b.t, x_bits), x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN, NAN,
+    const auto magnitude = static_cast<std::int64_t>(x_bits & (b.sign_mask - 1));  // ordered_bits
+    error_profile.add(x_bits & b.sign_mask ? -magnitude : magnitude, x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN, NAN,
                 false);
     if (f.bias_sample && std::isfinite(f.signed_normalized)) {
       b.bias_sum += f.signed_normalized;
