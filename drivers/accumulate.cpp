@@ -96,6 +96,7 @@ class Accumulate final : public Driver {
   }
 
   // 128 outputs of 49 terms each: base 0 and 48 contributions uniform on [-1, 1].
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) const override {
     const Tensor index = mode(k) == index_add ? u32_of({48}, std::vector<std::uint64_t>(48, 0))
                                               : u32_of({128, 48}, std::vector<std::uint64_t>(128 * 48, 0));

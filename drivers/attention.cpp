@@ -186,6 +186,7 @@ class Attention final : public AttentionRows {
     return attention_violate(k, rule, valid, index);
   }
 
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return attention_statistics_case(t, seed, false);
   }

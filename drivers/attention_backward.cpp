@@ -48,6 +48,7 @@ class AttentionBackward final : public AttentionRows {
   // The forward's statistics case with dO (drivers/attention_rows.h); only
   // dQ's outputs are samples, one per query row: each of dK's and dV's
   // sums over every query row, so they share every row's softmax errors.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return attention_statistics_case(t, seed, true);
   }

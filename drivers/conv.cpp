@@ -195,6 +195,7 @@ class Conv final : public Driver {
 
   // 512 outputs of 48 products: 48 input channels of [16, 8], 1 x 1
   // weights, values uniform on [-1, 1].
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) const override {
     const Mode m = mode(k);
     const Geometry g{.n = 1, .cin = 48, .h = 16, .w = 8, .cout = 4, .kh = 1, .kw = 1, .sh = 1, .sw = 1, .ph = 0, .pw = 0};

@@ -108,6 +108,10 @@ class Driver {
   virtual std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType, std::uint64_t /*seed*/) const {
     return std::nullopt;
   }
+  // Whether statistics_case gives one, without building it (the table's
+  // start-up check and every run's case count ask; a case is thousands of
+  // generated values, and building them all was most of a process's start).
+  virtual bool has_statistics_case(const contract::KernelSpec&, DType) const { return false; }
   // A case of one element per operand with these bits (`--input`); nullopt
   // when the shape has no such element.
   virtual std::optional<gen::Case> element_case(const contract::KernelSpec&, DType,

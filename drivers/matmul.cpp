@@ -161,6 +161,7 @@ class Matmul final : public Driver {
 
   // 128 x 48 times 48 x 4: 512 dot products of 48 terms, values uniform on
   // [-1, 1] (the folds' statistics values; b from another seed).
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) const override {
     const DType tb = b_dtype(k, t);
     std::vector<std::uint64_t> bv = statistics_values(tb, seed ^ 0x9e3779b97f4a7c15ull);

@@ -218,6 +218,7 @@ class PadBackward final : public Driver {
 
   // 256 inputs of 24 terms each: [128, 2] replicate-padded by 23 each side
   // of the last axis (each edge column gathers its own 24 grad_out values).
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed))},
                      Params().set("in_shape", Dims{128, 2}).set("padding", std::vector<std::int64_t>{0, 0, 23, 23})

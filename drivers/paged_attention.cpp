@@ -106,6 +106,7 @@ class PagedAttention final : public AttentionRows {
   // unused), scale 1/sqrt(8), no cap or slopes. The implicit causal offset
   // gives query slot qp the keys 0..16 + qp: 128 rows of 17 to 48 keys,
   // one output of each a sample (element_at).
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     const StatisticsValues values(t, seed);
     Tensor table(DType::u32, {1, 3}), ctx(DType::u32, {1});

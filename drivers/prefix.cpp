@@ -51,6 +51,7 @@ class Prefix final : public Driver {
   // sample (the earlier ones share its rounding steps: correlated errors),
   // so four times the rows of the reductions' case for as many samples as
   // the test needs to see a sum whose errors are 8 times too large.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     std::vector<std::uint64_t> v;
     for (std::uint64_t part = 0; part < 4; ++part) {

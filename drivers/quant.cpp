@@ -342,6 +342,7 @@ class Qmatmul final : public Driver {
   // a [48, 128] of the statistics values (uniform on [-1, 1]) and a Q8_0
   // weight [16, 128] of random bytes and scales in [2^-8, 2^-7): 768 dot
   // products of 128 terms, values of both signs and similar sizes.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     const qm::Format f = *qm::format_of(8);
     const std::int64_t n = 16, k = 128;

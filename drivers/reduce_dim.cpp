@@ -49,6 +49,7 @@ class ReduceDim final : public Driver {
   }
 
   // 128 output cells of 48 terms each.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {128, 48}, statistics_values(t, seed))}, Params().set("dim", std::int64_t{1}),
                      false};

@@ -49,6 +49,7 @@ class ReduceTo final : public Driver {
   }
 
   // 128 target cells of 48 terms each.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {48, 128}, statistics_values(t, seed))}, Params().set("target", Dims{128}),
                      false};

@@ -88,6 +88,7 @@ class Rope final : public Driver {
   // x [48, 128] and both tables of the statistics values (uniform on
   // [-1, 1], each its own seed): 6144 outputs, each two rounded products
   // and one rounded sum of its own.
+  bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return gen::Case{{gen::tensor_of(t, {48, 128}, statistics_values(t, seed)),
                       gen::tensor_of(t, {48, 128}, statistics_values(t, seed ^ 0x9e3779b97f4a7c15ull)),

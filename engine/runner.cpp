@@ -172,7 +172,7 @@ std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions
   const auto& d = drivers::of(k);
   const std::int64_t sweeps = opts.exhaustive_halves ? d.sweep_count(k, t, opts.sweeps) : 0;
   const contract::Accuracy* m = k.accuracy_for(t);
-  const bool statistics = m && m->check_case_statistics && d.statistics_case(k, t, 0);
+  const bool statistics = m && m->check_case_statistics && d.has_statistics_case(k, t);
   return sweeps + opts.cases + (statistics ? 1 : 0);
 }
 
@@ -292,7 +292,7 @@ std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& ta
     if (std::string why = d->check_entry(k); !why.empty()) problems.push_back(fmt::format("kernel '{}': {}", k.name, why));
     for (auto& p : checks::validate_properties(k)) problems.push_back(std::move(p));
     for (const auto& a : k.accuracy)
-      if (a.accuracy.check_case_statistics && !d->statistics_case(k, a.dtype, 0))
+      if (a.accuracy.check_case_statistics && !d->has_statistics_case(k, a.dtype))
         problems.push_back(fmt::format("kernel '{}': {} asks for per-case statistics, but driver '{}' has no "
                                        "statistics case", k.name, dtype_name(a.dtype), k.driver));
     if (k.accuracy.empty()) problems.push_back(fmt::format("kernel '{}': no accuracy model for any dtype", k.name));

@@ -72,6 +72,34 @@ TEST_P(Conformance, ReferencePassesItsContract) {
     EXPECT_EQ(got.value(field, nlohmann::json()), want) << key << ": " << field << " differs from the default run's digest";
 }
 
+// The same kernel and dtype in the conformance profile (what any correct
+// implementation must do; the reference's own choices and bits counted as
+// differences, never failures), with fewer cases: the reference profile's
+// test above grades every input already, and the default ctest stays
+// short. The reference must pass it, its conformance checks graded.
+TEST_P(Conformance, ReferencePassesTheConformanceProfile) {
+  const auto [k, t] = GetParam();
+  auto backend = make_backend("reference");
+  engine::RunOptions opts;
+  opts.profile = engine::Profile::conformance;
+  opts.cases = 12;
+  opts.sweeps = 1;
+  opts.exhaustive_halves = false;
+  const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
+  EXPECT_GT(r.elements, 0) << "graded nothing";
+  EXPECT_EQ(r.verdict, "pass");
+  for (const auto& f : r.failures) ADD_FAILURE() << f.message;
+  // Every check passes (a reference-profile outcome that fails is a
+  // difference here, counted in `differs`), and the conformance profile's
+  // own checks graded something.
+  bool conformance_checks = false;
+  for (const auto& c : r.checks) {
+    EXPECT_EQ(c.failed, 0) << c.name << " (" << c.profile << " profile)";
+    conformance_checks |= c.profile == engine::profile_name(engine::Profile::conformance) && c.passed > 0;
+  }
+  EXPECT_TRUE(conformance_checks) << "no conformance-profile check passed anything";
+}
+
 INSTANTIATE_TEST_SUITE_P(Conformance, Conformance, ::testing::ValuesIn(items()), [](const auto& info) {
   return std::string(info.param.kernel->family) + "_" + std::string(info.param.kernel->name) +
          "_" + std::string(dtype_name(info.param.dtype));

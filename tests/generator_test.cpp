@@ -77,6 +77,24 @@ TEST(Generators, FamilyCasesAreValidCalls) {
   }
 }
 
+// has_statistics_case answers without building the case: it must say what
+// statistics_case does, for every kernel and dtype, and the case it
+// promises must be a valid call.
+TEST(Generators, StatisticsCasesAreWhereTheDriverSaysAndValid) {
+  int cases = 0;
+  for (const auto& k : contract::all_kernels()) {
+    for (DType t : k.dtypes().list()) {
+      const auto& d = drivers::of(k);
+      const auto c = d.statistics_case(k, t, 7);
+      ASSERT_EQ(d.has_statistics_case(k, t), c.has_value()) << k.name << " " << dtype_name(t);
+      if (!c) continue;
+      ++cases;
+      EXPECT_NO_THROW(ref::execute(k.name, c->inputs, c->params)) << k.name << " " << dtype_name(t);
+    }
+  }
+  EXPECT_GT(cases, 50);
+}
+
 TEST(Generators, BroadcastPairsAreCompatibleAndReduceTargetsFit) {
   const auto* k = contract::find_kernel("broadcast_mul");
   int expanded = 0;
