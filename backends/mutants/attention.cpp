@@ -16,6 +16,7 @@ struct Defect {
   bool alibi_reversed = false;    // slope (qi - kj)
   bool gqa_modulo = false;        // kv head hq mod Hk
   bool softcap_after_alibi = false;
+  bool softcap_after_mask = false;  // the mask's -inf goes through the softcap: tanh(-inf / c) c = -c, a finite score
   bool no_rescale = false;        // flash: O not multiplied by alpha
   bool divides = false;           // naive: p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
   bool rounds_up = false;         // O's accumulation rounded upward (biased)
@@ -38,10 +39,13 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
         const std::int64_t at = ((b * hq_n + hq) * sq + qi) * d;
         std::vector<float> s(static_cast<std::size_t>(sk), -std::numeric_limits<float>::infinity());
         for (std::int64_t kj = 0; kj < sk; ++kj) {
-          if ((causal && kj > qi + df.causal_slack) || (left >= 0 && kj + left < qi) || (right >= 0 && kj > qi + right)) continue;
+          const bool masked =
+              (causal && kj > qi + df.causal_slack) || (left >= 0 && kj + left < qi) || (right >= 0 && kj > qi + right);
+          const bool mask_first = df.softcap_after_mask && cap != 0;
+          if (masked && !mask_first) continue;
           float dot = 0;
-          for (std::int64_t x = 0; x < d; ++x) dot += f(in[0], at + x) * f(in[1], kv + kj * d + x);
-          float v = dot * scale;
+          for (std::int64_t x = 0; x < d && !masked; ++x) dot += f(in[0], at + x) * f(in[1], kv + kj * d + x);
+          float v = masked ? -std::numeric_limits<float>::infinity() : dot * scale;
           const float dist = df.alibi_reversed ? static_cast<float>(qi) - static_cast<float>(kj) : static_cast<float>(kj) - static_cast<float>(qi);
           if (cap != 0 && !df.softcap_after_alibi) v = std::tanh(v * (1.0f / cap)) * cap;
           if (in.size() > 3) v += f(in[3], hq) * dist;
@@ -237,6 +241,10 @@ void register_attention(std::vector<Mutant>& v) {
        with_defect<Defect{.gqa_modulo = true}>},
       {"attention_softcap_after_alibi", {"attention_naive"}, {DType::f32}, "accuracy",
        "f32 attention applies the softcap after ALiBi", with_defect<Defect{.softcap_after_alibi = true}>},
+      {"attention_softcap_after_mask", {"attention_naive", "attention_flash"}, {DType::f32}, "accuracy",
+       "f32 attention masks before the softcap: a masked score's -inf becomes tanh(-inf / c) c = -c, and the key "
+       "gets a weight",
+       with_defect<Defect{.softcap_after_mask = true}>},
       {"attention_paged_no_offset", {"attention_paged_naive"}, {DType::f32}, "accuracy",
        "f32 paged attention places query slot qp at position qp, not max(L - Sq, 0) + qp (the causal offset dropped)",
        paged_with_defect<true, Defect{}>},
