@@ -104,19 +104,29 @@ Tensor StatisticsValues::tensor(std::uint64_t salt, const Dims& d) const {
   return gen::tensor_of(t_, d, v);
 }
 
+// Every stage of the kernel on: a window (row qi sees keys qi - 40 to qi
+// + 12: rows of 13 to 45 keys), a softcap of 2 (scores up to about 2.8:
+// tanh well off linear), ALiBi slopes of both signs and none (head 0),
+// distances up to 47 (ALiBi terms up to 1.5), two query heads per KV head.
 gen::Case attention_statistics_case(DType t, std::uint64_t seed, bool with_grad) {
   const StatisticsValues values(t, seed);
   Params p;
   p.set("softmax_scale", 1.0 / std::sqrt(8.0));
   p.set("causal", std::int64_t{0});
-  p.set("window_left", std::int64_t{-1});
-  p.set("window_right", std::int64_t{-1});
-  p.set("softcap", 0.0);
+  p.set("window_left", std::int64_t{40});
+  p.set("window_right", std::int64_t{12});
+  p.set("softcap", 2.0);
   gen::Case c{{values.tensor(0, {1, 4, 32, 8}), values.tensor(0x9e3779b97f4a7c15ull, {1, 2, 48, 8}),
                values.tensor(0x3c6ef372fe94f82aull, {1, 2, 48, 8})},
               p, false};
   if (with_grad) c.inputs.push_back(values.tensor(0xdaa66d2c7ddf743full, {1, 4, 32, 8}));
+  c.inputs.push_back(statistics_alibi(t));
   return c;
+}
+
+Tensor statistics_alibi(DType t) {
+  return gen::tensor_of(t, {4}, {double_to_bits(t, 0.0), double_to_bits(t, 1.0 / 64), double_to_bits(t, -1.0 / 32),
+                                 double_to_bits(t, 1.0 / 32)});
 }
 
 std::optional<gen::Case> attention_violate(const contract::KernelSpec&, const contract::Precondition& rule,

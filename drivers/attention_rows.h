@@ -37,6 +37,8 @@ class StatisticsValues {
 // shape, as input 3). One output per query row is a sample (element_at):
 // a row's outputs share its softmax's errors, the rows do not.
 gen::Case attention_statistics_case(DType t, std::uint64_t seed, bool with_grad);
+// Its ALiBi slopes, one per query head of four: none, and both signs.
+Tensor statistics_alibi(DType t);
 
 class AttentionRows : public Driver {
  public:

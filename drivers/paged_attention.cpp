@@ -103,9 +103,9 @@ class PagedAttention final : public AttentionRows {
   // The attention driver's statistics case (drivers/attention_rows.h) in
   // the cache: q [1, 4, 32, 8], one context of 48 keys in blocks of 16 of
   // a 4-block cache (Hkv = 2), through the table {2, 0, 3} (block 1
-  // unused), scale 1/sqrt(8), no cap or slopes. The implicit causal offset
-  // gives query slot qp the keys 0..16 + qp: 128 rows of 17 to 48 keys,
-  // one output of each a sample (element_at).
+  // unused), scale 1/sqrt(8), its softcap of 2 and ALiBi slopes. The
+  // implicit causal offset gives query slot qp the keys 0..16 + qp: 128
+  // rows of 17 to 48 keys, one output of each a sample (element_at).
   bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     const StatisticsValues values(t, seed);
@@ -113,9 +113,9 @@ class PagedAttention final : public AttentionRows {
     for (std::int64_t j = 0; const std::uint64_t blk : {2, 0, 3}) table.set_bits(j++, blk);
     ctx.set_bits(0, 48);
     Params p;
-    p.set("softmax_scale", 1.0 / std::sqrt(8.0)).set("block_size", std::int64_t{16}).set("softcap", 0.0);
+    p.set("softmax_scale", 1.0 / std::sqrt(8.0)).set("block_size", std::int64_t{16}).set("softcap", 2.0);
     return gen::Case{{values.tensor(0, {1, 4, 32, 8}), values.tensor(0x9e3779b97f4a7c15ull, {4, 16, 2, 8}),
-                      values.tensor(0x3c6ef372fe94f82aull, {4, 16, 2, 8}), table, ctx},
+                      values.tensor(0x3c6ef372fe94f82aull, {4, 16, 2, 8}), table, ctx, statistics_alibi(t)},
                      p, false};
   }
 
