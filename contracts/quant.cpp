@@ -56,6 +56,7 @@ void register_quant(std::vector<KernelSpec>& out) {
        // subnormal or near either end of f32's range.
        .values = {.lo = 0, .hi = 0, .reaches = {ResultClass::zero, ResultClass::normal, ResultClass::inf, ResultClass::nan}},
        .oracle = oracle::identity,
+       .fast = oracle::fast::identity,
        .replay = oracle::replay::identity,
        .oracle_text = "the format's value from the spec side's model of quant-formats.md (the scale half exactly to "
                       "f32; Q4_K's product and difference each one f32 rounding), bit for bit",

@@ -330,13 +330,17 @@ namespace {
 }
 
 // The accuracy model, when an approximation of z may decide this kernel's
-// elements in this dtype at all: a float dtype of at most 24 bits (the
-// midpoints of T are exact in double), the result in the input dtype, a
-// model with a fixed bound and no magnitude S. nullptr: MPFR's, always.
+// elements in this dtype at all: a result of a float dtype of at most 24
+// bits (the midpoints of T are exact in double), a model with a fixed bound
+// and no magnitude S, and the result in the input dtype unless the model is
+// exact (dequantize_blocks: u32 words in, the values exact in f32).
+// nullptr: MPFR's, always.
 const contract::Accuracy* approximable_model(const Context& c) {
-  if (c.k.out_dtype(c.t) != c.t || !is_float(c.t) || c.t == DType::f64) return nullptr;
+  const DType out = c.k.out_dtype(c.t);
+  if (!is_float(out) || out == DType::f64) return nullptr;
   const contract::Accuracy* acc = c.k.accuracy_for(c.t);
   if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
+  if (out != c.t && acc->kind != AccuracyKind::exact) return nullptr;
   return acc;
 }
 
@@ -445,7 +449,7 @@ template <class Out>
 // The common case of decide() (most of a sweep), in a fraction of its
 // instructions: z near one double s = v + tail (for a plain double, s = v
 // and es = err, where err >= 2^-53 |v|, as every libm and once-rounded
-// approximation gives; a double-double's tail, at most |s| / 16, is folded
+// approximation gives, or err = 0: z = v exactly; a double-double's tail, at most |s| / 16, is folded
 // in with one rounding more: |s - z| <= es = err + 2^-53 |s|) whose
 // widened interval s +- 2 es lies, in magnitude, inside one normal binade
 // of T, below `below` and below half the overflow threshold, and a finite
@@ -475,7 +479,8 @@ template <class Out>
   if (v == 0 && err == 0 && tail == 0 && !a.huge && a.above < 0 && y == 0 && std::signbit(y) == std::signbit(v))
     return decide_exact_zero(f, acc, y, v, g);
   const double es = tail == 0 ? err : err + 0x1p-53 * as;
-  if (a.tiny || a.huge || !(es >= 0x1p-53 * as) || !(es < INFINITY) || y == 0 || !std::isfinite(y) ||
+  const bool exact_value = err == 0 && tail == 0;  // (the interval is the value: no rounding widens it)
+  if (a.tiny || a.huge || !(es >= 0x1p-53 * as || exact_value) || !(es < INFINITY) || y == 0 || !std::isfinite(y) ||
       !(std::fabs(tail) <= 0x1p-4 * as))
     return std::nullopt;
   double w_lo = as - 2 * es, w_hi = as + 2 * es;
@@ -515,12 +520,12 @@ template <class Out>
   g.rel_err = g.abs_err * inv;
   g.rel_uncertainty = (g.abs_err + abs_unc) * inv * (1 + 2 * d) * (1 + 0x1p-50) - g.rel_err;
   g.distance = y == r ? 0 : std::abs(ordered_bits(t_out, double_to_bits(t_out, y)) - ordered_bits(t_out, double_to_bits(t_out, r)));
-  return model_decides(acc, false, g);  // (err > 0 here: the value is not known exactly)
+  return model_decides(acc, exact_value, g);
 }
 
 template <class Out, bool kCommon = true>
 bool decide(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a, Out& g) {
-  const DType t_out = c.t;
+  const DType t_out = c.k.out_dtype(c.t);
   if constexpr (kCommon)
     if (const auto common = decide_common(t_out, float_format(t_out), acc, y, a, g)) return *common;
   const double v = a.value, tail = a.tail, err = a.err;
@@ -742,7 +747,8 @@ bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, do
 }
 
 const contract::Accuracy* fast_model(const Context& c) {
-  return c.opts.fast_oracle && c.k.fast && c.k.inputs.size() == 1 ? approximable_model(c) : nullptr;
+  const bool one_to_one = c.k.driver == "elementwise" && c.k.inputs.size() == 1 && c.k.out_dtype(c.t) == c.t;
+  return c.opts.fast_oracle && c.k.fast && one_to_one ? approximable_model(c) : nullptr;
 }
 
 namespace {

@@ -10,8 +10,8 @@
 // over millions of inputs, every near-tie of the sweeps included.
 //
 // Bounds (|value - z| <= err):
-// * exact in double (neg abs relu step sign floor ceil round sqr mul_scalar
-//   clamp): err = 0. A product of two 24-bit significands has 48 bits.
+// * exact in double (identity neg abs relu step sign floor ceil round sqr
+//   mul_scalar clamp): err = 0. A product of two 24-bit significands has 48 bits.
 // * one rounding in double (sqrt, recip, add_scalar, add, sub, div):
 //   err = 2^-53 |v| (0 for an exactly cancelling sum).
 // * rsqrt, 1/sqrt(x): two roundings: |v - z| <= (2^-53 + 2^-53 + 2^-106)|z|,
@@ -69,6 +69,9 @@ struct Approx {
 // args: the element's operands (one for a unary kernel, two for a binary one).
 using Fn = bool (*)(const double* args, DType t, const Params& params, Approx& out);
 
+// The element's value itself (the data movers', dequantize_blocks': the
+// driver's model gives the exact value as the element's one argument).
+bool identity(const double* args, DType t, const Params& p, Approx& out);
 bool neg(const double* args, DType t, const Params& p, Approx& out);
 bool abs(const double* args, DType t, const Params& p, Approx& out);
 bool relu(const double* args, DType t, const Params& p, Approx& out);
