@@ -38,7 +38,7 @@ std::vector<Param> attention_params() {
 }
 
 // q, k, v's rules (and the backward's do_grad's, where `backward`).
-std::vector<Precondition> attention_rules(bool backward = false) {
+std::vector<Precondition> attention_rules(bool backward = false, bool exec_arm = true) {
   std::vector<Precondition> dout;
   if (backward)
     dout = {{"dtype.mismatch", "do_grad", "do_grad has q's dtype"},
@@ -48,7 +48,7 @@ std::vector<Precondition> attention_rules(bool backward = false) {
   std::vector<Precondition> r = tensor_rules(
       backward ? "four or five input tensors q, k, v, do_grad (and the optional ALiBi slopes)"
                : "three or four input tensors q, k, v (and the optional ALiBi slopes)",
-      "q", backward ? "q is a float dtype" : "q is f32 or f64 (exec FLASH_ATTN)",
+      "q", !exec_arm || backward ? "q is a float dtype" : "q is f32 or f64 (exec FLASH_ATTN)",
       {{"dtype.mismatch", "k", "k has q's dtype"},
        {"dtype.mismatch", "v", "v has q's dtype"},
        {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D] (`q: expected rank 4 [B, H, S, D]`)"},
@@ -71,25 +71,27 @@ std::vector<Precondition> attention_rules(bool backward = false) {
   return r;
 }
 
-KernelSpec attention_entry(std::string_view name) {
-  return {.name = name,
-          .family = "attention",
-          .driver = "attention",
-          .inputs = {{.name = "q", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
-                     {.name = "k", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
-                     {.name = "v", .dtypes = kF32F64, .min_rank = 4, .max_rank = 4},
-                     {.name = "alibi", .dtypes = kF32F64, .min_rank = 1, .max_rank = 1, .optional = true}},
-          .params = attention_params(),
-          .preconditions = attention_rules(),
-          .accuracy = {{DType::f32, models::stage_bound(DType::f32, kStagedText)},
-                       {DType::f64, models::stage_bound(DType::f64, kStagedText)}},
-          .values = {.lo = -2, .hi = 2, .points = thresholds::exp}};
+// dtypes: naive's exec arm takes f32 and f64; flash is the generic
+// function, every float dtype.
+KernelSpec attention_entry(std::string_view name, DTypeSet dtypes) {
+  KernelSpec k{.name = name,
+               .family = "attention",
+               .driver = "attention",
+               .inputs = {{.name = "q", .dtypes = dtypes, .min_rank = 4, .max_rank = 4},
+                          {.name = "k", .dtypes = dtypes, .min_rank = 4, .max_rank = 4},
+                          {.name = "v", .dtypes = dtypes, .min_rank = 4, .max_rank = 4},
+                          {.name = "alibi", .dtypes = dtypes, .min_rank = 1, .max_rank = 1, .optional = true}},
+               .params = attention_params(),
+               .preconditions = attention_rules(false, !dtypes.contains(DType::bf16)),
+               .values = {.lo = -2, .hi = 2, .points = thresholds::exp}};
+  for (DType t : dtypes.list()) k.accuracy.push_back({t, models::stage_bound(t, kStagedText)});
+  return k;
 }
 
 }  // namespace
 
 void register_attention(std::vector<KernelSpec>& out) {
-  KernelSpec naive = attention_entry("attention_naive");
+  KernelSpec naive = attention_entry("attention_naive", kF32F64);
   naive.summary = "softmax(q k^T scale [softcap] [+ ALiBi], masked) v, materialized; p_j = e_j (1/sum)";
   naive.source = "attention.rs:99 (exec FLASH_ATTN)";
   naive.oracle = oracle::attention_naive;
@@ -102,7 +104,7 @@ void register_attention(std::vector<KernelSpec>& out) {
                 "distance f32(kj) - f32(qi). Rows with a non-finite input or score are graded against the replay "
                 "(flash's answer also accepted).";
   out.push_back(std::move(naive));
-  KernelSpec flash = attention_entry("attention_flash");
+  KernelSpec flash = attention_entry("attention_flash", kFloatSet);
   flash.summary = "FlashAttention-2 forward: tiles of 16 keys, online softmax (m, l, O rescaled by e^(m - m_new)), "
                   "O (1/l) at the end";
   flash.source = "attention.rs:229 (not exec-wired)";
@@ -111,6 +113,7 @@ void register_attention(std::vector<KernelSpec>& out) {
   flash.oracle_text = "as attention_naive's exact value; S = the tiled steps' bound / u";
   flash.notes = "Normalises once at the end; a +inf score drops only its tile (naive zeroes the row); l = 0 gives +0.";
   flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
+                       .dtypes = kF32F64,
                        .related = "attention_naive"}};
   out.push_back(std::move(flash));
 

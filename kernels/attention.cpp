@@ -65,23 +65,26 @@ void scores(const T* q, const T* k, std::int64_t sk, std::int64_t d, std::int64_
   }
 }
 
+// (Generic in T: f32 and f64, and bf16 and f16 for attention_flash, whose
+// every operation is one f32 operation rounded back, kernels/scalar.h.)
 template <class T>
 void naive_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
-  T m = -std::numeric_limits<T>::infinity();
+  const T zero = cst<T>(0.0);
+  T m = cst<T>(-std::numeric_limits<double>::infinity());
   for (T x : s)
     if (x > m) m = x;
-  for (std::int64_t x = 0; x < d; ++x) out[x] = T(0);
-  if (!std::isfinite(m)) return;  // fully masked, all NaN or -inf, or a +inf score: +0
+  for (std::int64_t x = 0; x < d; ++x) out[x] = zero;
+  if (!std::isfinite(to_f64(m))) return;  // fully masked, all NaN or -inf, or a +inf score: +0
   std::vector<T> e(s.size());
-  T sum = T(0);
+  T sum = zero;
   for (std::size_t j = 0; j < s.size(); ++j) {
-    e[j] = std::isfinite(s[j]) ? m_exp(sub_in_order(s[j], m)) : T(0);
+    e[j] = std::isfinite(to_f64(s[j])) ? m_exp(sub_in_order(s[j], m)) : zero;
     sum = acc_add(sum, e[j]);
   }
-  const T inv = T(1) / sum;
+  const T inv = cst<T>(1.0) / sum;
   for (std::size_t j = 0; j < s.size(); ++j) {
     const T pj = mul_in_order(e[j], inv);
-    if (pj == T(0)) continue;  // an inf or NaN in V under zero weight does not propagate
+    if (to_f64(pj) == 0) continue;  // an inf or NaN in V under zero weight does not propagate
     for (std::int64_t x = 0; x < d; ++x) out[x] = acc_add(out[x], mul_in_order(pj, v[static_cast<std::int64_t>(j) * d + x]));
   }
 }
@@ -89,36 +92,37 @@ void naive_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
 template <class T>
 void flash_row(const std::vector<T>& s, const T* v, std::int64_t d, T* out) {
   constexpr std::size_t kTile = 16;  // BC
-  T m = -std::numeric_limits<T>::infinity(), l = T(0);
-  std::vector<T> o(static_cast<std::size_t>(d), T(0));
+  const T zero = cst<T>(0.0), minus_inf = cst<T>(-std::numeric_limits<double>::infinity());
+  T m = minus_inf, l = zero;
+  std::vector<T> o(static_cast<std::size_t>(d), zero);
   for (std::size_t t0 = 0; t0 < s.size(); t0 += kTile) {
     const std::size_t t1 = std::min(s.size(), t0 + kTile);
-    T tile_max = -std::numeric_limits<T>::infinity();
+    T tile_max = minus_inf;
     for (std::size_t j = t0; j < t1; ++j)
       if (s[j] > tile_max) tile_max = s[j];
     const T m_new = tile_max > m ? tile_max : m;
-    if (!std::isfinite(m_new)) continue;  // the tile is skipped
-    const T alpha = std::isfinite(m) ? m_exp(sub_in_order(m, m_new)) : T(0);
+    if (!std::isfinite(to_f64(m_new))) continue;  // the tile is skipped
+    const T alpha = std::isfinite(to_f64(m)) ? m_exp(sub_in_order(m, m_new)) : zero;
     std::vector<T> pj(t1 - t0);
-    T r = T(0);
+    T r = zero;
     for (std::size_t j = t0; j < t1; ++j) {
-      pj[j - t0] = std::isfinite(s[j]) ? m_exp(sub_in_order(s[j], m_new)) : T(0);
+      pj[j - t0] = std::isfinite(to_f64(s[j])) ? m_exp(sub_in_order(s[j], m_new)) : zero;
       r = acc_add(r, pj[j - t0]);
     }
     l = acc_add(mul_in_order(alpha, l), r);
     for (auto& x : o) x = mul_in_order(x, alpha);
     for (std::size_t j = t0; j < t1; ++j) {
-      if (pj[j - t0] == T(0)) continue;
+      if (to_f64(pj[j - t0]) == 0) continue;
       for (std::int64_t x = 0; x < d; ++x)
         o[static_cast<std::size_t>(x)] = acc_add(o[static_cast<std::size_t>(x)], mul_in_order(pj[j - t0], v[static_cast<std::int64_t>(j) * d + x]));
     }
     m = m_new;
   }
-  if (l == T(0)) {
-    for (std::int64_t x = 0; x < d; ++x) out[x] = T(0);
+  if (to_f64(l) == 0) {
+    for (std::int64_t x = 0; x < d; ++x) out[x] = zero;
     return;
   }
-  const T inv = T(1) / l;
+  const T inv = cst<T>(1.0) / l;
   for (std::int64_t x = 0; x < d; ++x) out[x] = mul_in_order(o[static_cast<std::size_t>(x)], inv);
 }
 
@@ -154,8 +158,8 @@ Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, co
                       p.integer("window_right"), static_cast<float>(p.real("softcap"))};
   const Dims4 q = dims4(in[0]), k = dims4(in[1]);
   Tensor out(in[0].dtype(), in[0].dims());
-  // (f32 and f64 only: the arm's dtypes)
-  const auto each = [&]<class T>() {
+  // (naive: f32 and f64, the exec arm's dtypes; flash: every float dtype)
+  by_dtype(in[0].dtype(), [&]<class T>() {
     const T *qs = in[0].as<T>().data(), *ks = in[1].as<T>().data(), *vs = in[2].as<T>().data();
     const T* slopes = in.size() > 3 ? in[3].as<T>().data() : nullptr;
     T* os = out.as_mutable<T>().data();
@@ -171,9 +175,7 @@ Tensor attention(std::string_view op, bool flash, std::span<const Tensor> in, co
           else naive_row(s, vs + kv_at, q.d, os + at);
         }
       }
-  };
-  if (in[0].dtype() == DType::f64) each.template operator()<double>();
-  else each.template operator()<float>();
+  });
   return out;
 }
 
@@ -348,14 +350,15 @@ Tensor paged(std::span<const Tensor> in, const Params& p) {
 void register_attention(Arms& table) {
   // Exec FLASH_ATTN (exec.rs:1355): f32/f64, the ALiBi slopes an optional
   // fourth input of the same dtype. attention_flash is not exec-wired:
-  // kconform calls it with the same operands.
+  // kconform calls the generic function with the same operands, in every
+  // float dtype (FKC attention.fkc.md: F32, F64, BF16, F16; math in T).
   const std::vector<ParamDecl> params{{"softmax_scale", ParamKind::real},
                                       {"causal", ParamKind::integer, 0, 1},
                                       {"window_left", ParamKind::integer, -1, INT32_MAX},
                                       {"window_right", ParamKind::integer, -1, INT32_MAX},
                                       {"softcap", ParamKind::real}};
   for (const auto& [name, flash] : {std::pair{"attention_naive", false}, std::pair{"attention_flash", true}})
-    table.push_back(Arm{.op = name, .dtypes = {DType::f32, DType::f64}, .arity = 4, .params = params,
+    table.push_back(Arm{.op = name, .dtypes = flash ? kFloatSet : DTypeSet{DType::f32, DType::f64}, .arity = 4, .params = params,
                         .eval = [name = name, flash = flash](std::span<const Tensor> in, const Params& p) {
                           return std::vector<Tensor>{attention(name, flash, in, p)};
                         },

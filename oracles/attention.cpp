@@ -116,7 +116,7 @@ Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
 void attend(const Row& in, Exact& out, bool flash) {
   const DType t = in.ctx.dtype;
   const Layout l = Layout::of(in.a);
-  const Mask mk = Mask::of(*in.ctx.params);
+  const Mask mk = Mask::of(*in.ctx.params, t);
   const auto col = static_cast<std::size_t>(in.i);
   Stages st(t);
   Scores s = scores(l, mk, t, st);

@@ -51,9 +51,7 @@ bool all_finite(std::span<const double> xs) {
 void grade_cell(const Row& in, CellGrades& cg) {
   const DType t = in.ctx.dtype;
   const Cell c = Cell::of(in.a);
-  Mask mk = Mask::of(*in.ctx.params);
-  // T(scale) and T(softcap) (§12: T::from(f32); the halves round them again)
-  mk.scale = replay::narrow(t, mk.scale), mk.softcap = replay::narrow(t, mk.softcap);
+  const Mask mk = Mask::of(*in.ctx.params, t);
   const replay::InT a{t};
   Stages st(t);
   const auto d = static_cast<std::size_t>(c.d), nk = static_cast<std::size_t>(c.sk), dq = c.dq_count();

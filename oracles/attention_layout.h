@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/params.h"
+#include "oracles/replay.h"
 
 namespace kc::oracle::attention {
 
@@ -72,11 +73,13 @@ struct Cell {
 struct Mask {
   bool causal = false;
   std::int64_t left = -1, right = -1;
-  double scale = 0, softcap = 0;  // scale as f32 (widened); softcap as f32, 0: none
-  static Mask of(const Params& p) {
+  double scale = 0, softcap = 0;  // T(f32(softmax_scale)), T(f32(softcap)) (0: none), widened
+  // The f32 parameters enter T by T::from(f32) (§12, §0.3): exact for f32
+  // and f64, one more rounding for the halves.
+  static Mask of(const Params& p, DType t) {
     return {p.integer("causal") != 0, p.integer("window_left"), p.integer("window_right"),
-            static_cast<double>(static_cast<float>(p.real("softmax_scale"))),
-            static_cast<double>(static_cast<float>(p.real("softcap")))};
+            replay::narrow(t, static_cast<float>(p.real("softmax_scale"))),
+            replay::narrow(t, static_cast<float>(p.real("softcap")))};
   }
   // position_admissible, in its order (top-left causal, no Sq/Sk offset).
   bool admissible(std::int64_t qi, std::int64_t kj) const {

@@ -45,7 +45,7 @@ std::vector<double> scores_t(const InT& a, const Layout& l, const Mask& mk, std:
 double attention_naive(const ReplayIn& in) {
   const InT a{in.t};
   const Layout l = Layout::of(in.args);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params));
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params, in.t));
   double m = -INFINITY;
   for (double x : s)
     if (x > m) m = x;
@@ -65,7 +65,7 @@ double attention_naive(const ReplayIn& in) {
 double attention_flash(const ReplayIn& in) {
   const InT a{in.t};
   const Layout l = Layout::of(in.args);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params));
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params, in.t));
   double sum = 0.0, o = 0.0;
   attention::each_tile(s, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
     const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
@@ -114,9 +114,7 @@ namespace kc::oracle::replay {
 std::vector<double> flash_backward_cell(DType t, const Params& params, std::span<const double> args) {
   const InT a{t};
   const attention::Cell c = attention::Cell::of(args);
-  Mask mk = Mask::of(params);
-  // T(scale) and T(softcap) (§12: T::from(f32); the halves round them again)
-  mk.scale = narrow(t, mk.scale), mk.softcap = narrow(t, mk.softcap);
+  const Mask mk = Mask::of(params, t);
   const auto d = static_cast<std::size_t>(c.d), nk = static_cast<std::size_t>(c.sk), dq = c.dq_count();
   std::vector<double> out(c.outputs(), 0.0), pre, p(nk), dp(nk);
   const double cinv = a.div(1.0, mk.softcap);
