@@ -20,7 +20,6 @@
 
 #include "checks/check.h"
 #include "checks/row_oracle.h"
-#include "oracles/exact_sum.h"
 
 namespace kc::checks {
 
@@ -29,20 +28,6 @@ namespace {
 using oracle::Mp;
 
 double dv_at(std::int64_t i) { return static_cast<double>((i * 3 + 1) % 5 - 2); }
-
-// sum_i a_i b_i exactly, rounded into the scope's precision.
-class ExactDot {
- public:
-  void add(double a, double b) { s_.add_product(a, b); }
-  Mp value() {
-    Mp z;
-    s_.round_into(oracle::raw(z), MPFR_RNDN);
-    return z;
-  }
-
- private:
-  oracle::ExactSum s_;
-};
 
 class AttentionBackwardMatchesForward final : public Check {
  public:
@@ -54,15 +39,10 @@ class AttentionBackwardMatchesForward final : public Check {
       if (v.y.numel() != nq + 2 * nk) return;  // (the output check failed it)
       // The backward's bounds, element by element; any replayed cell or
       // non-finite output: not compared.
-      std::vector<Mp> bound(static_cast<std::size_t>(v.y.numel()));
+      const auto bounds = output_bounds(v.c.k, v.c.t, v.cs, v.y);
+      if (!bounds) return;
+      const std::vector<Mp>& bound = *bounds;
       bool comparable = true;
-      v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
-        if (!comparable) return;
-        const RowExact r = row_exact(v.c.k, v.c.t, v.cs.params, e.args, {}, static_cast<std::size_t>(e.form));
-        comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(v.y.value_at(e.out));
-        bound[static_cast<std::size_t>(e.out)] = r.bound;
-      });
-      if (!comparable) return;
       oracle::PrecisionScope scope(1024);
       ExactDot lhs, rhs;
       Mp b(0);

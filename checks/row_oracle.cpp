@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "drivers/driver.h"
 #include "oracles/exact.h"
 #include "oracles/rounding.h"
 
@@ -17,6 +18,20 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
   RowExact r{ex.value, oracle::Mp(INFINITY), ex.replayed};
   if (ex.magnitude && !ex.replayed) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
   return r;
+}
+
+std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
+                                                     const Tensor& y) {
+  std::vector<oracle::Mp> bound(static_cast<std::size_t>(y.numel()));
+  bool comparable = true;
+  drivers::of(k).for_each_element(k, cs, [&](const drivers::Element& e) {
+    if (!comparable) return;
+    const RowExact r = row_exact(k, t, cs.params, e.args, {}, static_cast<std::size_t>(e.form));
+    comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(y.value_at(e.out));
+    bound[static_cast<std::size_t>(e.out)] = r.bound;
+  });
+  if (!comparable) return std::nullopt;
+  return bound;
 }
 
 bool row_values(const Tensor& x, std::int64_t at, std::int64_t n, std::vector<double>& out) {

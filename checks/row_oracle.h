@@ -4,11 +4,14 @@
 // (oracles/exact.h), at the working precision of the dtype.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "contracts/contract.h"
 #include "core/tensor.h"
+#include "generators/case.h"
+#include "oracles/exact_sum.h"
 #include "oracles/mp.h"
 
 namespace kc::oracle {
@@ -27,6 +30,27 @@ struct RowExact {
 // Element i of the row(s) a (and b) under entry k's oracle, in dtype t.
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
                    std::span<const double> b, std::size_t i);
+
+// Each output element's bound under its entry's Row oracle (elements of
+// the case's driver, in output order): nullopt where some element is
+// graded against the replay, has no finite bound or a non-finite output
+// (the relations about exact values do not apply to that case).
+std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
+                                                     const Tensor& y);
+
+// sum_i a_i b_i exactly (oracles/exact_sum.h), rounded into the scope's precision.
+class ExactDot {
+ public:
+  void add(double a, double b) { s_.add_product(a, b); }
+  oracle::Mp value() {
+    oracle::Mp z;
+    s_.round_into(oracle::raw(z), MPFR_RNDN);
+    return z;
+  }
+
+ private:
+  oracle::ExactSum s_;
+};
 
 // The rows of the last axis of a tensor: calls f(first flat index, n).
 template <class F>

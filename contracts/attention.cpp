@@ -141,7 +141,10 @@ void register_attention(std::vector<KernelSpec>& out) {
                        .dtypes = kF32F64,
                        .related = "attention_naive"},
                       {.name = "<dQ, q> = <dK, k> within the bounds (the scores' invariant direction)",
-                       .check = "attention_backward_matches_forward"}},
+                       .check = "attention_backward_matches_forward"},
+                      {.name = "<dQ, dq> + <dK, dk> = <dO, J (dq, dk, 0)> within the bounds (a general direction, J "
+                               "the forward's exact Jacobian in MPFR)",
+                       .check = "attention_backward_jvp"}},
        .values = {.lo = -2, .hi = 2, .points = thresholds::exp},
        .oracle = oracle::attention_flash_backward,
        .replay = oracle::replay::attention_flash_backward,
