@@ -20,7 +20,11 @@ struct Defect {
   bool no_rescale = false;        // flash: O not multiplied by alpha
   bool divides = false;           // naive: p_j = e_j / sum (correct: one rounding fewer than e_j (1/sum))
   bool rounds_up = false;         // O's accumulation rounded upward (biased)
+  bool exp_via_exp2 = false;      // e^x as exp2(x log2 e): one rounding more, scaled by |x|
 };
+
+// e^x as the kernel of `df` takes it.
+float exp_of(const Defect& df, float x) { return df.exp_via_exp2 ? std::exp2(x * 1.44269504f) : std::exp(x); }
 
 Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, const Params& p, Defect df) {
   Outputs y = ref::execute(kernel, in, p);
@@ -59,7 +63,7 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
           if (std::isfinite(m)) {
             std::vector<float> e(s.size());
             float sum = 0;
-            for (std::size_t j = 0; j < s.size(); ++j) sum += (e[j] = std::isfinite(s[j]) ? std::exp(s[j] - m) : 0.0f);
+            for (std::size_t j = 0; j < s.size(); ++j) sum += (e[j] = std::isfinite(s[j]) ? exp_of(df, s[j] - m) : 0.0f);
             const float inv = 1.0f / sum;
             for (std::size_t j = 0; j < s.size(); ++j) {
               const float pj = df.divides ? e[j] / sum : e[j] * inv;
@@ -79,10 +83,10 @@ Outputs attention_with(std::string_view kernel, std::span<const Tensor> in, cons
             for (std::size_t j = t0; j < t1; ++j) if (s[j] > tm) tm = s[j];
             const float mn = tm > m ? tm : m;
             if (!std::isfinite(mn)) continue;
-            const float alpha = std::isfinite(m) ? std::exp(m - mn) : 0.0f;
+            const float alpha = std::isfinite(m) ? exp_of(df, m - mn) : 0.0f;
             float r = 0;
             std::vector<float> pj(t1 - t0);
-            for (std::size_t j = t0; j < t1; ++j) r += (pj[j - t0] = std::isfinite(s[j]) ? std::exp(s[j] - mn) : 0.0f);
+            for (std::size_t j = t0; j < t1; ++j) r += (pj[j - t0] = std::isfinite(s[j]) ? exp_of(df, s[j] - mn) : 0.0f);
             l = alpha * l + r;
             if (!df.no_rescale) for (auto& o : out) o *= alpha;
             for (std::size_t j = t0; j < t1; ++j)
@@ -245,6 +249,10 @@ void register_attention(std::vector<Mutant>& v) {
        "f32 attention masks before the softcap: a masked score's -inf becomes tanh(-inf / c) c = -c, and the key "
        "gets a weight",
        with_defect<Defect{.softcap_after_mask = true}>},
+      {"attention_exp_via_exp2", {"attention_naive", "attention_flash"}, {DType::f32}, "semantics",
+       "f32 attention takes e^x as exp2(x log2 e), a fast-math rewrite: its relative error u |x| sits on a weight "
+       "e^-|x|, so an output moves by at most about 0.37 u |v|: correct, not the reference's bits",
+       with_defect<Defect{.exp_via_exp2 = true}>, "reference", true},
       {"attention_paged_no_offset", {"attention_paged_naive"}, {DType::f32}, "accuracy",
        "f32 paged attention places query slot qp at position qp, not max(L - Sq, 0) + qp (the causal offset dropped)",
        paged_with_defect<true, Defect{}>},
