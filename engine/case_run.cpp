@@ -184,16 +184,22 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
       return element_report(c, name, case_id, path, cs, e, yv, yb, g, exact_text(c, e, cs.params, g), alone);
     };
     auto report = [&] { return report_as(check); };
-    const std::string key = g.pass && !semantics_failed ? "" : element_key(c, e);
-    acc.record(c, tally, g.pass, key, report);
+    // The key, only where a failure's report can still be kept.
+    CheckTally* sem_tally = g.semantics_ok ? (semantics_tally ? semantics_tally
+                                                              : (semantics_tally = &acc.tally(kSemanticsCheck, "semantics", Profile::reference)))
+                                           : nullptr;
+    // (A semantics failure is reported under its own check only where the accuracy passed.)
+    const bool keyed = !(g.pass && !semantics_failed) &&
+                       (acc.keeps(c, tally) || (g.pass && sem_tally && acc.keeps(c, *sem_tally)));
+    const std::string key = keyed ? element_key(c, e) : "";
+    acc.record(c, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
     if (full_stats && !g.pass && !g.unbounded) acc.add_failure(g);  // (the unbounded: a semantics finding)
-    if (g.semantics_ok) {
+    if (sem_tally) {
       // An element that failed its accuracy too is reported once, there
       // (its error line names the reference's bits); here it is counted.
-      auto& sem = *(semantics_tally ? semantics_tally
-                                    : (semantics_tally = &acc.tally(kSemanticsCheck, "semantics", Profile::reference)));
+      auto& sem = *sem_tally;
       acc.record(c, sem, *g.semantics_ok, key,
-                 g.pass ? std::function<ElementReport()>([&] { return report_as(sem.name); }) : nullptr);
+                 g.pass && keyed ? std::function<ElementReport()>([&] { return report_as(sem.name); }) : nullptr);
     }
     if (!g.reference_choice.empty()) {
       // Correct, but not the reference's choice: fails only the reference profile.

@@ -11,6 +11,15 @@ double none_is_nan(double m) { return m == -INFINITY ? NAN : m; }
 
 }  // namespace
 
+void ProfileBuilder::append(ErrorProfile& p, const Slice& s) {
+  p.x_lo.push_back(s.x_lo);
+  p.x_hi.push_back(s.x_hi);
+  p.max_frac_ulp.push_back(none_is_nan(s.frac));
+  p.max_distance.push_back(none_is_nan(s.distance));
+  p.max_normalized.push_back(none_is_nan(s.normalized));
+  p.failed.push_back(s.failed);
+}
+
 void ProfileBuilder::close() {
   if (open_.count > 0) slices_.push_back(open_);
   open_ = Slice{};
@@ -34,6 +43,7 @@ ErrorProfile ProfileBuilder::from_points() const {
   for (std::size_t s = 0; s < slices; ++s) {
     const std::size_t lo = s * n / slices, hi = (s + 1) * n / slices;
     Slice m;
+    m.x_lo = sorted[lo].x, m.x_hi = sorted[hi - 1].x;
     for (std::size_t i = lo; i < hi; ++i) {
       const Point& q = sorted[i];
       if (q.frac > m.frac) m.frac = q.frac;
@@ -41,12 +51,7 @@ ErrorProfile ProfileBuilder::from_points() const {
       if (q.normalized > m.normalized) m.normalized = q.normalized;
       m.failed += q.failed;
     }
-    p.x_lo.push_back(sorted[lo].x);
-    p.x_hi.push_back(sorted[hi - 1].x);
-    p.max_frac_ulp.push_back(none_is_nan(m.frac));
-    p.max_distance.push_back(none_is_nan(m.distance));
-    p.max_normalized.push_back(none_is_nan(m.normalized));
-    p.failed.push_back(m.failed);
+    append(p, m);
   }
   return p;
 }
@@ -65,18 +70,14 @@ ErrorProfile ProfileBuilder::from_slices() const {
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t lo = g * n / groups, hi = (g + 1) * n / groups;
     Slice m = all[lo];
+    m.x_hi = all[hi - 1].x_hi;
     for (std::size_t i = lo + 1; i < hi; ++i) {
       m.frac = std::max(m.frac, all[i].frac);
       m.distance = std::max(m.distance, all[i].distance);
       m.normalized = std::max(m.normalized, all[i].normalized);
       m.failed += all[i].failed;
     }
-    p.x_lo.push_back(m.x_lo);
-    p.x_hi.push_back(all[hi - 1].x_hi);
-    p.max_frac_ulp.push_back(none_is_nan(m.frac));
-    p.max_distance.push_back(none_is_nan(m.distance));
-    p.max_normalized.push_back(none_is_nan(m.normalized));
-    p.failed.push_back(m.failed);
+    append(p, m);
   }
   return p;
 }

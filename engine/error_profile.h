@@ -73,6 +73,7 @@ class ProfileBuilder {
     std::size_t count = 0;
   };
   void close();
+  static void append(ErrorProfile& p, const Slice& s);  // one slice of the profile, NaN where it has no figure
   ErrorProfile from_points() const;
   ErrorProfile from_slices() const;
 

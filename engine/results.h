@@ -45,6 +45,9 @@ struct CheckTally {
   // check that fails in a conformance run counts in `differs`, not `failed`.
   std::string profile = "conformance";
   std::int64_t passed = 0, failed = 0, differs = 0;
+  // Reports of its failures (or differences) kept by the run (engine/
+  // tally.cpp; capped per check, not written to the results).
+  std::int64_t kept = 0;
   // Times the check could not judge (a statistic with too few samples): never a failure.
   std::int64_t not_graded = 0;
   std::string detail;  // e.g. the bias statistic, or why it was not graded

@@ -127,8 +127,13 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
                             f.message, f.repro == shrunk_case ? "" : "\n  shrunk case: " + shrunk_case);
     // The same input already listed under the check (the unshrunk case's
     // element): the shrunk report replaces it, so each is listed once.
-    if (!f.input_hex.empty())
-      std::erase_if(acc.failures, [&](const ElementReport& e) { return e.check == check && e.input_hex == f.input_hex && e.params == f.params; });
+    if (!f.input_hex.empty()) {
+      const auto erased = std::erase_if(acc.failures, [&](const ElementReport& e) {
+        return e.check == check && e.input_hex == f.input_hex && e.params == f.params;
+      });
+      for (auto& t : acc.tallies)
+        if (t.name == check) t.kept -= static_cast<std::int64_t>(erased);
+    }
     acc.failures.push_back(f);
     return;
   }

@@ -137,14 +137,15 @@ void Tallies::record(const Context& c, CheckTally& t, bool ok, const std::string
   // A conformance run does not fail on the reference's own choices: it
   // counts them and keeps examples, listed as "differs from the reference".
   const bool differs_only = c.opts.profile == Profile::conformance && t.profile == profile_name(Profile::reference);
-  auto& kept = differs_only ? differences : failures;
   if (differs_only) ++t.differs;
   else ++t.failed, ++failed;
-  if (!make) return;
-  std::size_t stored = 0;
-  for (const auto& f : kept) stored += f.check == t.name;
-  if (stored >= c.opts.max_failures_per_check || !kept_.insert({t.name, key}).second) return;
-  kept.push_back(make());
+  if (!make || !keeps(c, t) || !kept_.insert({t.name, key}).second) return;
+  (differs_only ? differences : failures).push_back(make());
+  ++t.kept;
+}
+
+bool Tallies::keeps(const Context& c, const CheckTally& t) const {
+  return t.kept < static_cast<std::int64_t>(c.opts.max_failures_per_check);
 }
 
 void Tallies::not_graded(CheckTally& t, const std::string& why) {

@@ -101,6 +101,11 @@ struct Tallies {
   void record(const Context& c, CheckTally& t, bool ok, const std::string& key,
               const std::function<ElementReport()>& make);
   void record(const Context& c, CheckTally& t, bool ok) { record(c, t, ok, "", nullptr); }
+  // Whether a failure of t recorded now could still be kept (fewer than the
+  // run's cap kept): where not, its key and report need not be made (a
+  // mutant fails millions of elements, and formatting each key was most of
+  // its run).
+  bool keeps(const Context& c, const CheckTally& t) const;
   // A check that could not judge (too few samples): says why, fails nothing.
   void not_graded(CheckTally& t, const std::string& why);
 
