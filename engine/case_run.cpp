@@ -258,13 +258,10 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
         candidate.assign(n, 0);
       }
       for (std::size_t k = 0; k < n; ++k) {
-        const std::int64_t i = lo + static_cast<std::int64_t>(k);
-        if (passed[k] && !candidate[k]) {
-          acc.add_pass(batch, figures[k], x.value(i), x.bits(i), yr.value(i), full_stats);
-          continue;
-        }
+        k = acc.add_pass_run(batch, figures.data(), passed.data(), candidate.data(), x, yr, lo, k, n, full_stats);
+        if (k == n) break;
         acc.add_passes(batch);
-        c.driver.element_at(c.k, cs, i, e);
+        c.driver.element_at(c.k, cs, lo + static_cast<std::int64_t>(k), e);
         per_element(e);
       }
     }

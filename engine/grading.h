@@ -81,7 +81,7 @@ struct Figures {
 };
 
 // What the bulk lane (engine/case_run.cpp) keeps of a fast-path grade: the
-// figures Tallies::block_candidates and Tallies::add_pass read, each as
+// figures Tallies::block_candidates and Tallies::add_pass_run read, each as
 // Figures has it (decide() fills either record the same way). A sweep
 // writes one per input, so it is kept small: a third of Figures.
 struct LaneFigures {

@@ -176,57 +176,93 @@ struct Tallies {
     std::int64_t n_dist = 0, cr = 0, max_dist = 0, bias_n = 0;
     double max_abs = 0, max_rel = 0, bias_sum = 0, bias_sq = 0;
   };
-  // A passing lane element: finite non-zero input x (bits x_bits), result
-  // y (not NaN), figures f of a model that is not condition-aware and whose
-  // output dtype is its input's (grading.h fast_model). `full_stats` as
-  // grade_case's: false counts the element only.
-  [[gnu::always_inline]] void add_pass(PassBatch& b, const LaneFigures& f, double x, std::uint64_t x_bits, double y,
-                                       bool full_stats) {
-    ++b.elements;
-    if (!full_stats) return;
-    // add_coverage
-    ++b.value_classes[std::fabs(x) < b.min_normal ? vc_subnormal : vc_normal];
-    // At or above 2^(p-1) every value of T is an integer (and none a tie);
-    // below, the integer part is exact in 64 bits (a conversion, not a
-    // trunc() call: the baseline x86-64 has no rounding instruction).
-    if (std::fabs(x) < b.tie_limit) {
-      const double whole = static_cast<double>(static_cast<std::int64_t>(x));
-      b.value_classes[vc_tie] += std::fabs(x - whole) == 0.5;
-      b.value_classes[vc_integer] += x == whole;
-    } else {
-      ++b.value_classes[vc_integer];
+  // The passing lane elements from k on (passed and not a candidate):
+  // finite non-zero inputs x, results y (not NaN), figures f of a model
+  // that is not condition-aware and whose output dtype is its input's
+  // (grading.h fast_model), element i = lo + k. Counted into the batch as
+  // the general path would record each; returns the first k that is not
+  // one (n where all are). `full_stats` as grade_case's: false counts the
+  // elements only. (A run of them with its counters in registers: the
+  // batch's fields, updated per element in memory, were a chain of
+  // dependent read-modify-writes.)
+  std::size_t add_pass_run(PassBatch& b, const LaneFigures* f, const char* passed, const char* candidate,
+                           const ElementReader& x, const ElementReader& y, std::int64_t lo, std::size_t k,
+                           std::size_t n, bool full_stats) {
+    const std::size_t k0 = k;
+    while (k < n && passed[k] && !candidate[k]) ++k;
+    b.elements += static_cast<std::int64_t>(k - k0);
+    if (!full_stats || k == k0) return k;
+    std::int64_t subnormal = 0, ties = 0, integers = 0, overflows = 0, zeros_out = 0, n_dist = 0, cr = 0;
+    std::int64_t rc_zero = 0, rc_sub = 0, rc_under = 0, rc_over = 0, rc_inf = 0;
+    std::int64_t max_dist = b.max_dist, bias_n = 0;
+    // (The bias sums continue the batch's, in element order: the same roundings as one element at a time.)
+    double max_abs = b.max_abs, max_rel = b.max_rel, bias_sum = b.bias_sum, bias_sq = b.bias_sq;
+    for (std::size_t j = k0; j < k; ++j) {
+      const LaneFigures& g = f[j];
+      const std::int64_t i = lo + static_cast<std::int64_t>(j);
+      const double xv = x.value(i);
+      const double ax = std::fabs(xv);
+      // add_coverage: at or above 2^(p-1) every value of T is an integer
+      // (and none a tie); below, the integer part is exact in 64 bits (a
+      // conversion, not a trunc() call: the baseline x86-64 has no
+      // rounding instruction).
+      subnormal += ax < b.min_normal;
+      if (ax < b.tie_limit) {
+        const double whole = static_cast<double>(static_cast<std::int64_t>(xv));
+        ties += std::fabs(xv - whole) == 0.5;
+        integers += xv == whole;
+      } else {
+        ++integers;
+      }
+      overflows += g.overflow;
+      // (classify_result for a T value that is no NaN, the format looked up once)
+      const double ar = std::fabs(g.rn);
+      rc_inf += ar == INFINITY;
+      rc_zero += ar == 0;
+      rc_sub += ar > 0 && ar < b.min_normal;
+      rc_under += ar >= b.min_normal && ar < 2 * b.min_normal;
+      rc_over += ar >= b.near_overflow && ar < INFINITY;
+      zeros_out += y.value(i) == 0;
+      // add_error (a lane element never fails) and add_normalized
+      if (std::isfinite(g.frac)) fracs.push_back(g.frac);
+      if (g.abs_err > max_abs) max_abs = g.abs_err;  // (false for NaN)
+      if (g.rel_err > max_rel) max_rel = g.rel_err;
+      if (!std::isnan(g.frac)) ++b.frac_bins[bin_of(kFracEdgeList, g.frac)];
+      if (g.distance >= 0) {
+        if (g.distance > max_dist) max_dist = g.distance;
+        cr += g.distance == 0;
+        ++n_dist;
+        ++b.dist_bins[bin_of(dist_hist.edges, static_cast<double>(g.distance))];
+      }
+      const std::uint64_t xb = x.bits(i);
+      const auto magnitude = static_cast<std::int64_t>(xb & (b.sign_mask - 1));  // ordered_bits
+      error_profile.add(xb & b.sign_mask ? -magnitude : magnitude, xv, g.frac,
+                        g.distance >= 0 ? static_cast<double>(g.distance) : NAN, NAN, false);
+      if (g.bias_sample && std::isfinite(g.signed_normalized)) {
+        bias_sum += g.signed_normalized;
+        bias_sq += g.signed_normalized * g.signed_normalized;
+        ++bias_n;
+      }
     }
-    b.value_classes[vc_overflow] += f.overflow;
-    // (classify_result for a T value that is no NaN: the format looked up once)
-    const double ar = std::fabs(f.rn);
-    const contract::ResultClass rc = ar == INFINITY              ? contract::ResultClass::inf
-                                     : ar == 0                   ? contract::ResultClass::zero
-                                     : ar < b.min_normal         ? contract::ResultClass::subnormal
-                                     : ar < 2 * b.min_normal     ? contract::ResultClass::near_underflow
-                                     : ar >= b.near_overflow     ? contract::ResultClass::near_overflow
-                                                                 : contract::ResultClass::normal;
-    ++b.result_classes[static_cast<std::size_t>(rc)];
-    ++b.outputs;
-    b.outputs_zero += y == 0;
-    // add_error (a lane element never fails) and add_normalized
-    if (std::isfinite(f.frac)) fracs.push_back(f.frac);
-    if (f.abs_err > b.max_abs) b.max_abs = f.abs_err;  // (false for NaN)
-    if (f.rel_err > b.max_rel) b.max_rel = f.rel_err;
-    if (!std::isnan(f.frac)) ++b.frac_bins[bin_of(kFracEdgeList, f.frac)];
-    if (f.distance >= 0) {
-      if (f.distance > b.max_dist) b.max_dist = f.distance;
-      b.cr += f.distance == 0;
-      ++b.n_dist;
-      ++b.dist_bins[bin_of(dist_hist.edges, static_cast<double>(f.distance))];
-    }
-    const auto magnitude = static_cast<std::int64_t>(x_bits & (b.sign_mask - 1));  // ordered_bits
-    error_profile.add(x_bits & b.sign_mask ? -magnitude : magnitude, x, f.frac, f.distance >= 0 ? static_cast<double>(f.distance) : NAN, NAN,
-                false);
-    if (f.bias_sample && std::isfinite(f.signed_normalized)) {
-      b.bias_sum += f.signed_normalized;
-      b.bias_sq += f.signed_normalized * f.signed_normalized;
-      ++b.bias_n;
-    }
+    const auto count = static_cast<std::int64_t>(k - k0);
+    b.value_classes[vc_subnormal] += subnormal;
+    b.value_classes[vc_normal] += count - subnormal;
+    b.value_classes[vc_tie] += ties;
+    b.value_classes[vc_integer] += integers;
+    b.value_classes[vc_overflow] += overflows;
+    using RC = contract::ResultClass;
+    b.result_classes[static_cast<std::size_t>(RC::zero)] += rc_zero;
+    b.result_classes[static_cast<std::size_t>(RC::subnormal)] += rc_sub;
+    b.result_classes[static_cast<std::size_t>(RC::near_underflow)] += rc_under;
+    b.result_classes[static_cast<std::size_t>(RC::near_overflow)] += rc_over;
+    b.result_classes[static_cast<std::size_t>(RC::inf)] += rc_inf;
+    b.result_classes[static_cast<std::size_t>(RC::normal)] += count - rc_zero - rc_sub - rc_under - rc_over - rc_inf;
+    b.outputs += count;
+    b.outputs_zero += zeros_out;
+    b.max_abs = max_abs, b.max_rel = max_rel, b.max_dist = max_dist;
+    b.n_dist += n_dist, b.cr += cr;
+    b.bias_sum = bias_sum, b.bias_sq = bias_sq, b.bias_n += bias_n;
+    return k;
   }
   // Adds the batch to the tallies and empties it.
   void add_passes(PassBatch& b);
