@@ -58,9 +58,9 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   // for every block. The inputs arrive in order: the error profile is
   // summarized as they come, 256 slices to a block.
   static thread_local std::vector<double> kept_fracs;
-  acc.fracs.swap(kept_fracs);
-  acc.fracs.clear();
-  acc.fracs.reserve(static_cast<std::size_t>(hi - lo));
+  acc.fracs.values.swap(kept_fracs);
+  acc.fracs.values.clear();
+  acc.fracs.values.reserve(static_cast<std::size_t>(hi - lo));
   acc.error_profile.stream_in_slices(std::max<std::uint64_t>(1, (hi - lo + kProfileSlices - 1) / kProfileSlices));
   std::optional<gen::Case> first;
   std::int64_t id = 0;
@@ -93,7 +93,7 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
     for (const auto& ch : checks) ch->on_finish(run, acc);
   }
   acc.finish(c, res);
-  kept_fracs.swap(acc.fracs);
+  kept_fracs.swap(acc.fracs.values);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

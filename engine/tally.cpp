@@ -181,7 +181,7 @@ void Tallies::add_coverage(const Context& c, std::span<const double> args, const
 
 void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::uint64_t x_bits, double x) {
   const bool failing = !g.pass;
-  if (std::isfinite(g.frac)) fracs.push_back(g.frac);
+  if (std::isfinite(g.frac)) fracs.push(g.frac);
   if (!std::isnan(g.abs_err)) max_abs_err = std::max(max_abs_err, g.abs_err);
   if (!std::isnan(g.rel_err)) max_rel_err = std::max(max_rel_err, g.rel_err);
   add_to(frac_hist, g.frac, failing);
@@ -364,15 +364,16 @@ void Tallies::keep_worst(const ElementReport& r) {
 
 void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   AccuracyStats& s = res.accuracy;
-  s.graded = static_cast<std::int64_t>(fracs.size());
+  s.graded = static_cast<std::int64_t>(fracs.values.size());
   s.special = special;
   s.replayed = replayed;
   s.oracle_escalations = escalations;
-  if (!fracs.empty()) {
-    s.max_frac_ulp = *std::max_element(fracs.begin(), fracs.end());
-    s.mean_frac_ulp = std::accumulate(fracs.begin(), fracs.end(), 0.0) / static_cast<double>(fracs.size());
-    s.p99_frac_ulp = quantile_99(fracs);
-    s.correctly_rounded_share = static_cast<double>(cr) / static_cast<double>(fracs.size());
+  if (!fracs.values.empty()) {
+    const auto n = static_cast<double>(fracs.values.size());
+    s.max_frac_ulp = fracs.max;
+    s.mean_frac_ulp = fracs.sum / n;
+    s.p99_frac_ulp = quantile_99(fracs.values);
+    s.correctly_rounded_share = static_cast<double>(cr) / n;
     s.not_correctly_rounded = n_dist - cr;
   }
   // A failure is never dropped from the maximum: a wrong NaN, infinity or
