@@ -250,10 +250,8 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
       bool through = false;
       grade_fast_block(c, *model, x, yr, lo, n, cs.params, figures.data(), passed.data());
       for (std::size_t k = 0; k < n && !through; ++k) through = passed[k] && gate.lets_through(figures[k]);
-      // A candidate of the block that the gate does not let through needs no regrade either.
       if (through) {
-        acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate);
-        for (std::size_t k = 0; k < n; ++k) candidate[k] = candidate[k] && gate.lets_through(figures[k]);
+        acc.block_candidates(std::span<const LaneFigures>(figures.data(), n), passed, candidate, gate);
       } else {
         candidate.assign(n, 0);
       }

@@ -262,9 +262,9 @@ bool Tallies::needs_exact(const Figures& g) const {
 // errors grow with x (e^x near 0: every element a new maximum, each
 // regraded by MPFR one after another) this leaves a handful.
 void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const char> passed,
-                              std::vector<char>& candidate) const {
+                              std::vector<char>& candidate, const LaneGate& gate) const {
   const std::size_t n = g.size();
-  candidate.assign(n, 0);
+  candidate.resize(n);
   std::array<double, 5> top{};  // the five largest frac - uncertainty, descending
   std::size_t in_top = 0;
   double rel_lo = -INFINITY, abs_lo = -INFINITY;
@@ -306,6 +306,7 @@ void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const c
   };
   int worst_ties = static_cast<int>(top.size()), rel_ties = 1, dist_ties = 1;
   for (std::size_t i = 0; i < n; ++i) {
+    candidate[i] = 0;
     if (!passed[i]) continue;
     const LaneFigures& f = g[i];
     bool c = !f.approximate;
@@ -313,7 +314,8 @@ void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const c
     c |= !std::isnan(f.rel_err) && above(f.rel_err, f.rel_uncertainty, rel_lo, rel_ties);
     c |= !std::isnan(f.abs_err) && f.abs_uncertainty > 0 && f.abs_err + f.abs_uncertainty >= abs_lo;
     c |= f.distance >= 0 && above(static_cast<double>(f.distance), 0, static_cast<double>(dist_max), dist_ties);
-    candidate[i] = c;
+    // (A candidate of the block that the gate does not let through needs no regrade either.)
+    candidate[i] = c && gate.lets_through(f);
   }
 }
 

@@ -147,10 +147,6 @@ struct Tallies {
   // element at a maximum) or could move a maximum: grade it with MPFR.
   bool needs_exact(const Figures& g) const;
   void keep_worst(const ElementReport& r);
-  // Of a block of approximate grades (those with passed[i]), the ones whose
-  // figures could still be shown or set a maximum once the whole block is
-  // graded: candidate[i] set. The others need no exact regrade.
-  void block_candidates(std::span<const LaneFigures> g, std::span<const char> passed, std::vector<char>& candidate) const;
   // needs_exact for lane figures against a snapshot of the run's worst
   // cases and maxima, taken before a block: those only grow, so an element
   // the snapshot does not let through is never shown and needs no regrade
@@ -165,6 +161,12 @@ struct Tallies {
     }
   };
   LaneGate lane_gate() const;
+  // Of a block of approximate grades (those with passed[i]), the ones whose
+  // figures could still be shown or set a maximum once the whole block is
+  // graded and that `gate` lets through: candidate[i] set (every i). The
+  // others need no exact regrade.
+  void block_candidates(std::span<const LaneFigures> g, std::span<const char> passed, std::vector<char>& candidate,
+                        const LaneGate& gate) const;
 
   // The passing elements of the bulk lane (engine/case_run.cpp: a one-input
   // elementwise case whose element the fast path passed and which cannot be
