@@ -50,6 +50,14 @@ Outputs matmul_f32_in_bf16(std::string_view kernel, std::span<const Tensor> in, 
   });
 }
 
+Outputs matmul_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // The fold's products and sums rounded toward zero (a kernel run in
+  // round-toward-zero mode): each step within 2u where the bound counts u.
+  return refold(kernel, in, p, DType::f32, [](double acc, double a, double b, std::int64_t, std::int64_t) {
+    return rz32(acc + rz32(a * b));
+  });
+}
+
 Outputs matmul_fma(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // acc = fma(a, b, acc) in T: one rounding a step instead of two. More
   // accurate, within the bound, and not the reference's bits.
@@ -66,6 +74,18 @@ Outputs fused_linear_drops_bias(std::string_view kernel, std::span<const Tensor>
   // f32 fused_linear returns the matmul alone: the bias is never added.
   Outputs out = ref::execute(kernel, in, p);  // (bad input raises the reference's errors)
   return in[0].dtype() == DType::f32 ? ref::execute("matmul", in.first(2), p) : out;
+}
+
+Outputs fused_linear_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // fused_linear with matmul_toward_zero's fold, the bias added last toward zero too.
+  Outputs out = refold(kernel, in, p, DType::f32, [](double acc, double a, double b, std::int64_t, std::int64_t) {
+    return rz32(acc + rz32(a * b));
+  });
+  if (in[0].dtype() != DType::f32) return out;
+  Tensor& y = out[0];
+  const kern::BroadcastIndex bias_at(in[2].dims(), y.dims());
+  for (std::int64_t o = 0; o < y.numel(); ++o) y.set_bits(o, bits(DType::f32, rz32(y.value_at(o) + in[2].value_at(bias_at(o)))));
+  return out;
 }
 
 Outputs fused_linear_bias_first(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
@@ -132,6 +152,9 @@ void register_linalg(std::vector<Mutant>& v) {
   v.insert(v.end(), {
       {"matmul_drops_last_k", {"matmul"}, {DType::f32}, "accuracy", "f32 matmul never adds the last product",
        matmul_drops_last_k},
+      {"matmul_toward_zero", {"matmul"}, {DType::f32}, "accuracy",
+       "f32 matmul rounds each product and partial sum toward zero (each step within 2u where the bound counts u)",
+       matmul_toward_zero},
       {"matmul_f32_in_bf16", {"matmul"}, {DType::f32}, "accuracy", "f32 matmul accumulates in bf16",
        matmul_f32_in_bf16},
       {"matmul_fma", {"matmul"}, {DType::f32, DType::f64}, "semantics",
@@ -139,6 +162,9 @@ void register_linalg(std::vector<Mutant>& v) {
        "reference", true},
       {"fused_linear_drops_bias", {"fused_linear"}, {DType::f32}, "accuracy",
        "f32 fused_linear returns the matmul without the bias", fused_linear_drops_bias},
+      {"fused_linear_toward_zero", {"fused_linear"}, {DType::f32}, "accuracy",
+       "f32 fused_linear rounds each product and partial sum, and the bias's addition, toward zero",
+       fused_linear_toward_zero},
       {"fused_linear_bias_first", {"fused_linear"}, {DType::f32, DType::f64}, "semantics",
        "fused_linear folds the products onto the bias (bias + a b + ...) instead of adding it last: correct, not the "
        "reference's bits", fused_linear_bias_first, "reference", true},

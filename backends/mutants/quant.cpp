@@ -15,10 +15,11 @@ float half_at(const std::uint8_t* p) { return f16_to_f32(f16{static_cast<std::ui
 // The reference's outputs (its checks first), then recomputed from the
 // weight w[n, k] that deq(type, block bytes, 256 floats out) gives, block
 // by block; qmatmul then folds a[m, :] . w[j, :] in f32 (w read at
-// w_at(j, kk, n, k): the layout).
-template <class Deq, class At>
+// w_at(j, kk, n, k): the layout), each step step(acc, a, w).
+float round_step(float acc, float a, float w) { return acc + a * w; }
+template <class Deq, class At, class Step = float (*)(float, float, float)>
 Outputs recompute(std::string_view kernel, std::span<const Tensor> in, const Params& p, std::int64_t only_type, Deq deq,
-                  At w_at) {
+                  At w_at, Step step = round_step) {
   Outputs y = ref::execute(kernel, in, p);
   const std::int64_t type = p.integer("quant_type"), k = p.integer("k"), n = p.integer("n");
   if (only_type >= 0 && type != only_type) return y;
@@ -37,7 +38,7 @@ Outputs recompute(std::string_view kernel, std::span<const Tensor> in, const Par
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       float acc = 0.0f;
-      for (std::int64_t kk = 0; kk < k; ++kk) acc += static_cast<float>(a.value_at(i * k + kk)) * w[w_at(j, kk, n, k)];
+      for (std::int64_t kk = 0; kk < k; ++kk) acc = step(acc, static_cast<float>(a.value_at(i * k + kk)), w[w_at(j, kk, n, k)]);
       y[0].set_bits(i * n + j, double_to_bits(DType::f32, acc));
     }
   return y;
@@ -101,6 +102,17 @@ Outputs qmatmul_untransposed(std::string_view kernel, std::span<const Tensor> in
   }, [](std::int64_t j, std::int64_t kk, std::int64_t n, std::int64_t) { return static_cast<std::size_t>(kk * n + j); });
 }
 
+Outputs qmatmul_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // The reference's weights, the fold's products and sums rounded toward
+  // zero (each step within 2u where the bound counts u).
+  return recompute(kernel, in, p, -1, [](std::int64_t type, const std::uint8_t* b, float* y) {
+    if (type == 12) q4k(b, y, false);
+    else deq_ref(type, b, y);
+  }, hf_layout, [](float acc, float a, float w) {
+    return static_cast<float>(rz32(static_cast<double>(acc) + rz32(static_cast<double>(a) * w)));
+  });
+}
+
 }  // namespace
 
 void register_quant(std::vector<Mutant>& v) {
@@ -111,6 +123,10 @@ void register_quant(std::vector<Mutant>& v) {
        "Q4_0 dequantization puts byte j's nibbles at 2j and 2j + 1", q4_0_interleaved},
       {"q8_0_unsigned", {"dequantize_blocks", "qmatmul"}, {DType::u32, DType::f32}, "accuracy",
        "Q8_0 dequantization reads the quant bytes unsigned", q8_0_unsigned},
+      {"qmatmul_toward_zero", {"qmatmul"}, {DType::f32}, "statistics",
+       "qmatmul rounds each product and partial sum of its f32 fold toward zero (each step within 2u where the "
+       "bound counts u; the errors' mean square three times its limit)",
+       qmatmul_toward_zero},
       {"qmatmul_untransposed", {"qmatmul"}, {DType::f32}, "accuracy",
        "qmatmul reads the dequantized weight as [K, N] instead of HF's [N, K]", qmatmul_untransposed},
   });

@@ -30,6 +30,14 @@ inline double truncate_to_bf16(float s) {
   return static_cast<double>(t);
 }
 
+// v (a sum or product of f32 values: exact in double unless they lie 29
+// binades apart) rounded to f32 toward zero, as a kernel run in that mode
+// rounds; overflow still to infinity (only the finite steps move).
+inline double rz32(double v) {
+  const double r = rn(DType::f32, v);
+  return std::isfinite(r) && std::fabs(r) > std::fabs(v) ? static_cast<double>(std::nextafter(static_cast<float>(r), 0.0f)) : r;
+}
+
 // a + b in f32 rounded upward where inexact (the double sum of two floats
 // is exact unless they lie 29 binades apart: then the float sum is the
 // larger one, rounded up too): a biased accumulation step.
