@@ -84,6 +84,29 @@ Outputs layer_norm_fast_rsqrt(std::string_view kernel, std::span<const Tensor> i
   return layer_norm_with(kernel, in, p, biased, rstd_fast);
 }
 
+// The reference's rms_norm rows with every operation rounded toward zero
+// (a kernel run in that mode: each within 2u where the bound counts u);
+// sqrt too (the correctly rounded root's neighbour toward zero where
+// inexact). Rows with a non-finite or huge value as the reference, to
+// nearest: the defect is in the rounding only.
+float z32(double v) { return static_cast<float>(rz32(v)); }
+float sqrt_toward_zero(float a) {
+  const float r = std::sqrt(a);
+  return static_cast<double>(r) * r > a ? std::nextafter(r, 0.0f) : r;
+}
+Outputs rms_norm_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
+    const float n = static_cast<float>(x.size()), eps = eps_of(p);
+    bool ordinary = true;
+    for (float v : x) ordinary &= std::isfinite(v) && std::fabs(v) < 1e15f;
+    float q = 0;
+    for (float v : x) q = ordinary ? z32(static_cast<double>(q) + z32(static_cast<double>(v) * v)) : q + v * v;
+    const float r = ordinary ? z32(1.0 / sqrt_toward_zero(z32(static_cast<double>(z32(static_cast<double>(q) / n)) + eps)))
+                             : rstd_inside(q / n, eps);
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = ordinary ? z32(static_cast<double>(x[j]) * r) : x[j] * r;
+  });
+}
+
 Outputs rms_norm_no_mean(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // sum x^2, not divided by n.
   return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
@@ -143,6 +166,10 @@ void register_norm(std::vector<Mutant>& v) {
        "f32 layer_norm takes 1/sqrt(v + eps) as a 12-bit estimate and one Newton step (2 to 4 ulps off): within "
        "the bound, not the reference's bits",
        layer_norm_fast_rsqrt, "reference", true},
+      {"rms_norm_toward_zero", {"rms_norm_last_dim"}, {DType::f32}, "statistics",
+       "f32 rms_norm rounds every operation toward zero (each within 2u where the bound counts u; the errors' mean "
+       "square three times its limit)",
+       rms_norm_toward_zero},
       {"rms_norm_no_mean", {"rms_norm_last_dim"}, {DType::f32}, "accuracy",
        "f32 rms_norm forgets to divide sum x^2 by n", rms_norm_no_mean},
       {"rms_norm_divides", {"rms_norm_last_dim"}, {DType::f32}, "semantics",
