@@ -107,6 +107,30 @@ Outputs rms_norm_toward_zero(std::string_view kernel, std::span<const Tensor> in
   });
 }
 
+// layer_norm's rows likewise, rows of one value (variance 0: 0 / sqrt(eps),
+// or NaN with eps = 0) as the reference.
+Outputs layer_norm_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
+    const float n = static_cast<float>(x.size()), eps = eps_of(p);
+    bool finite = true, spread = false;
+    for (float v : x) finite &= std::isfinite(v) && std::fabs(v) < 1e15f, spread |= v != x[0];
+    if (!finite || !spread) {
+      const float mu = mean(x), r = rstd_inside(biased(x, mu), eps);
+      for (std::size_t j = 0; j < x.size(); ++j) y[j] = (x[j] - mu) * r;
+      return;
+    }
+    float mu = 0, q = 0;
+    for (float v : x) mu = z32(static_cast<double>(mu) + v);
+    mu = z32(static_cast<double>(mu) / n);
+    for (float v : x) {
+      const float d = z32(static_cast<double>(v) - mu);
+      q = z32(static_cast<double>(q) + z32(static_cast<double>(d) * d));
+    }
+    const float r = z32(1.0 / sqrt_toward_zero(z32(static_cast<double>(z32(static_cast<double>(q) / n)) + eps)));
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = z32(static_cast<double>(z32(static_cast<double>(x[j]) - mu)) * r);
+  });
+}
+
 Outputs rms_norm_no_mean(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // sum x^2, not divided by n.
   return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
@@ -166,6 +190,9 @@ void register_norm(std::vector<Mutant>& v) {
        "f32 layer_norm takes 1/sqrt(v + eps) as a 12-bit estimate and one Newton step (2 to 4 ulps off): within "
        "the bound, not the reference's bits",
        layer_norm_fast_rsqrt, "reference", true},
+      {"layer_norm_toward_zero", {"layer_norm_last_dim"}, {DType::f32}, "statistics",
+       "f32 layer_norm rounds every operation toward zero (each within 2u where the bound counts u)",
+       layer_norm_toward_zero},
       {"rms_norm_toward_zero", {"rms_norm_last_dim"}, {DType::f32}, "statistics",
        "f32 rms_norm rounds every operation toward zero (each within 2u where the bound counts u; the errors' mean "
        "square three times its limit)",
