@@ -162,7 +162,12 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
     Grade g;
     if (fast) static_cast<Figures&>(g) = f;
     else g = grade_element(c, e, yv, yb, cs.params, GradeMode::mpfr);
-    if (acc.needs_exact(g)) g = grade_element(c, e, yv, yb, cs.params, GradeMode::exact);
+    // (A fast failure whose report will be kept: MPFR's, with its words.)
+    const auto kept_failure = [&] {
+      return !g.pass && g.approximate &&
+             acc.keeps(c, *(accuracy_tally ? accuracy_tally : (accuracy_tally = &acc.tally("accuracy", "accuracy"))));
+    };
+    if (acc.needs_exact(g) || kept_failure()) g = grade_element(c, e, yv, yb, cs.params, GradeMode::exact);
     ++acc.elements;
     acc.escalations += g.escalations;
     if (full_stats) acc.add_coverage(c, e, g, yv);

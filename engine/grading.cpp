@@ -624,11 +624,48 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
 
 // The double fast path: the kernel's exact function in double with its
 // bound (oracles/fast.h), decided as above.
+// An exact model's failure where z is exactly a normal T value v (a data
+// mover's element, a dequantized value) and y another non-zero finite
+// one: every figure grade_at gives is exact in double (y - v where that
+// subtraction is exact, scaled by a power of 2; the distance), but the
+// relative error, rounded once here and twice there (at the working
+// precision, then to double): it carries an uncertainty, and needs_exact
+// regrades an element whose figures could be shown or move a maximum. A
+// backend that fails millions of elements (a mutant of dequantize_blocks)
+// is graded at the fast path's cost. The failure's words (`why`) are
+// grade_at's; an element whose report is kept is regraded by MPFR
+// (engine/case_run.cpp).
+bool fast_exact_failure(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a,
+                        Figures& g) {
+  const DType t_out = c.k.out_dtype(c.t);
+  const double v = a.value, av = std::fabs(v);
+  if (acc.kind != AccuracyKind::exact || a.err != 0 || a.tail != 0 || a.tiny || a.huge || !std::isfinite(y) || y == 0 ||
+      y == v || !(av >= pow2(float_format(t_out).emin)) || !(av <= max_finite(t_out)) || round_to_format(v, t_out) != v)
+    return false;
+  // y - v, and whether it is exact (TwoSum's error term is 0).
+  const double d1 = y - v, bv = d1 - y, av2 = d1 - bv, err = (y - av2) + (-v - bv);
+  if (err != 0 || !std::isfinite(d1)) return false;
+  const int q = binade_of(av) - float_format(t_out).precision + 1;
+  g = Figures{};
+  g.approximate = true;
+  g.pass = false;
+  g.failure = Failure::not_exact;
+  g.bound = 0;
+  g.rn = v;
+  g.signed_frac = d1 * pow2(-q);
+  g.frac = std::fabs(g.signed_frac);
+  g.abs_err = std::fabs(d1);
+  g.rel_err = g.abs_err / av;
+  g.rel_uncertainty = 0x1p-52 * g.rel_err;
+  g.distance = std::abs(ordered_bits(t_out, double_to_bits(t_out, y)) - ordered_bits(t_out, double_to_bits(t_out, v)));
+  return true;
+}
+
 bool grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g) {
   if (!c.k.fast) return false;
   const contract::Accuracy* acc = approximable(c, e, y);
   oracle::fast::Approx a;
-  return acc && c.k.fast(e.args.data(), c.t, params, a) && decide(c, *acc, y, a, g);
+  return acc && c.k.fast(e.args.data(), c.t, params, a) && (decide(c, *acc, y, a, g) || fast_exact_failure(c, *acc, y, a, g));
 }
 
 // The first, cheap evaluation of an oracle that rounds once (KernelSpec::
