@@ -50,12 +50,24 @@ Outputs rope_fma(std::string_view kernel, std::span<const Tensor> in, const Para
   });
 }
 
+Outputs rope_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // The two products and their difference or sum rounded toward zero (a
+  // kernel run in that mode: each within 2u where the bound counts u).
+  return rope_f32(kernel, in, p, half_split, [](float a, float c, float b, float s, std::int64_t col, std::int64_t h) {
+    const double x = rz32(static_cast<double>(a) * c), q = rz32(static_cast<double>(b) * s);
+    return static_cast<float>(rz32(col < h ? x - q : x + q));
+  });
+}
+
 }  // namespace
 
 void register_rope(std::vector<Mutant>& v) {
   v.insert(v.end(), {
       {"rope_interleaved", {"rope"}, {DType::f32}, "accuracy",
        "f32 rope pairs neighbours (2i, 2i + 1) instead of i and i + D/2", rope_interleaved},
+      {"rope_toward_zero", {"rope"}, {DType::f32}, "accuracy",
+       "f32 rope rounds its products and their difference or sum toward zero (each within 2u where the bound counts u)",
+       rope_toward_zero},
       {"rope_high_half_minus", {"rope"}, {DType::f32}, "accuracy",
        "f32 rope subtracts in the high half too (x[i + h] cos - x[i] sin)", rope_high_half_minus},
       {"rope_fma", {"rope"}, {DType::f32}, "semantics", "f32 rope fuses its first product into the sum (an FMA): correct, "
