@@ -179,10 +179,13 @@ class LastDim final : public Driver {
   // scale over a's: tiny and subnormal normalized values), and with a
   // second input x = (-a, 0, a), g = (0, b, 0) (a gradient of any
   // magnitude on a row of any spread: results from subnormal up to max).
-  int sweep_count(const contract::KernelSpec&, DType t, int) const override {
-    return is_float(t) ? (first_ == FirstInput::log_softmax_output ? 1 : 2) : 0;
+  // The norm backwards (data and g) take a third: fold-adversarial rows.
+  int sweep_count(const contract::KernelSpec& k, DType t, int) const override {
+    if (!is_float(t)) return 0;
+    return first_ == FirstInput::log_softmax_output ? 1 : first_ == FirstInput::data && k.inputs.size() == 2 ? 3 : 2;
   }
   gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const override {
+    if (index == 2) return fold_adversarial_case(k, t, seed);
     const Tensor pairs = all_pairs(t, sweep_values(k, t));
     std::vector<Tensor> in{pairs};
     if (index == 1 && first_ == FirstInput::softmax_output) {
@@ -213,6 +216,45 @@ class LastDim final : public Driver {
     Params p;
     for (const auto& spec : k.params) p.set(std::string(spec.name), spec.samples.empty() ? 0.0 : spec.samples[seed % spec.samples.size()]);
     return gen::Case{std::move(in), p, false};
+  }
+
+  // Rows where the folds of g (sum g, sum g x) reach their gamma_(n-1)
+  // allowance: TOSA's small values added to a large one. g = (G, t_1 ..
+  // t_(n-2), 0) with G = 16 and every t_j within (u G, 2u G) or just
+  // below u G; x = 2^-5 on the whole row (layer_norm: yh = 0, dx = -r sum
+  // g / N at the last position; rms_norm: the products g_j x_j exact and
+  // of the same pattern, D = x^2 + E nearly E), eps = 0.1 (so the folds
+  // of x, exact but allowed gamma_(n-1) of their terms, move r by under
+  // 1% of that). Each t_j leaves a fold at G: to nearest below u G it is
+  // lost whole (the reference reaches 0.8 of the bound: the fold's error
+  // (n - 2) 0.95 u G against its allowance (n - 1) u G); above, rounding
+  // to nearest loses 2u G - t_j, toward zero t_j itself, 1.5 times the
+  // allowance (docs/accuracy-bounds.md "Norms"). The last g is 0, so
+  // dx's last element is the fold's share alone. Rows of 32 (gamma_31's
+  // 1/(1 - 31u) stays below 1.14 in bf16); G x and t_j x normal in f16.
+  static gen::Case fold_adversarial_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) {
+    constexpr std::int64_t kRows = 4, kLength = 32;
+    const double u = std::ldexp(1.0, -float_format(t).precision), big = 16, x = 1.0 / 32;
+    std::uint64_t state = seed ^ 0x5851f42d4c957f2dull;
+    const auto uniform = [&state] {  // splitmix64 -> [0, 1)
+      std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-53;
+    };
+    Tensor xs(t, {kRows, kLength}), gs(t, {kRows, kLength});
+    for (std::int64_t r = 0; r < kRows; ++r)
+      for (std::int64_t j = 0; j < kLength; ++j) {
+        const bool lost_whole = r < kRows / 2;
+        const double small = u * big * (lost_whole ? 0.90 + 0.09 * uniform() : 1.2 + 0.7 * uniform());
+        const double g = j == 0 ? big : j == kLength - 1 ? 0.0 : small;
+        xs.set_bits(r * kLength + j, double_to_bits(t, x));
+        gs.set_bits(r * kLength + j, double_to_bits(t, round_to_format(g, t)));
+      }
+    Params p;
+    for (const auto& q : k.params)
+      if (q.name == "eps") p.set("eps", 0.1);
+    return gen::Case{{std::move(xs), std::move(gs)}, p, false};
   }
 
   // rank.min: scalar inputs; last_dim.zero: an empty last axis;
