@@ -156,7 +156,7 @@ struct Tallies {
     double worst_lo, max_rel, max_abs;
     std::int64_t max_dist;
     [[gnu::always_inline]] bool lets_through(const LaneFigures& f) const {
-      return !f.approximate || (std::isfinite(f.frac) && f.frac + f.uncertainty > worst_lo) || f.distance > max_dist ||
+      return !f.approximate || (std::isfinite(f.frac) && f.frac + f.uncertainty > worst_lo) || (f.distance >= 0 && f.distance > max_dist) ||
              (!std::isnan(f.rel_err) && f.rel_err + f.rel_uncertainty > max_rel) || f.abs_err + f.abs_uncertainty > max_abs;
     }
   };
