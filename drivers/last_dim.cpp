@@ -235,18 +235,14 @@ class LastDim final : public Driver {
   static gen::Case fold_adversarial_case(const contract::KernelSpec& k, DType t, std::uint64_t seed) {
     constexpr std::int64_t kRows = 4, kLength = 32;
     const double u = std::ldexp(1.0, -float_format(t).precision), big = 16, x = 1.0 / 32;
-    std::uint64_t state = seed ^ 0x5851f42d4c957f2dull;
-    const auto uniform = [&state] {  // splitmix64 -> [0, 1)
-      std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-53;
-    };
+    // (uniform on [0, 1]: the statistics cases' values, in f64)
+    const std::vector<std::uint64_t> draws = statistics_values(DType::f64, seed, kRows * kLength);
     Tensor xs(t, {kRows, kLength}), gs(t, {kRows, kLength});
     for (std::int64_t r = 0; r < kRows; ++r)
       for (std::int64_t j = 0; j < kLength; ++j) {
         const bool lost_whole = r < kRows / 2;
-        const double small = u * big * (lost_whole ? 0.90 + 0.09 * uniform() : 1.2 + 0.7 * uniform());
+        const double w = (bits_to_double(DType::f64, draws[static_cast<std::size_t>(r * kLength + j)]) + 1) / 2;
+        const double small = u * big * (lost_whole ? 0.90 + 0.09 * w : 1.2 + 0.7 * w);
         const double g = j == 0 ? big : j == kLength - 1 ? 0.0 : small;
         xs.set_bits(r * kLength + j, double_to_bits(t, x));
         gs.set_bits(r * kLength + j, double_to_bits(t, round_to_format(g, t)));

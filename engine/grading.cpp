@@ -622,8 +622,6 @@ bool decide(const Context& c, const contract::Accuracy& acc, double y, const ora
   return model_decides(acc, exact_value, g);
 }
 
-// The double fast path: the kernel's exact function in double with its
-// bound (oracles/fast.h), decided as above.
 // An exact model's failure where z is exactly a normal T value v (a data
 // mover's element, a dequantized value) and y another non-zero finite
 // one: every figure grade_at gives is exact in double (y - v where that
@@ -661,6 +659,8 @@ bool fast_exact_failure(const Context& c, const contract::Accuracy& acc, double 
   return true;
 }
 
+// The double fast path: the kernel's exact function in double with its
+// bound (oracles/fast.h), decided as above (or an exact model's failure).
 bool grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g) {
   if (!c.k.fast) return false;
   const contract::Accuracy* acc = approximable(c, e, y);

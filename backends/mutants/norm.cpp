@@ -4,6 +4,7 @@
 // error first).
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "backends/mutants/support.h"
@@ -84,114 +85,94 @@ Outputs layer_norm_fast_rsqrt(std::string_view kernel, std::span<const Tensor> i
   return layer_norm_with(kernel, in, p, biased, rstd_fast);
 }
 
-// The reference's rms_norm rows with every operation rounded toward zero
-// (a kernel run in that mode: each within 2u where the bound counts u);
-// sqrt too (the correctly rounded root's neighbour toward zero where
-// inexact). Rows with a non-finite or huge value as the reference, to
-// nearest: the defect is in the rounding only.
+// The toward-zero mutants: the reference's steps, in its order, with every
+// operation rounded toward zero (a kernel run in that mode: each step
+// within 2u where the bound counts u); sqrt too (the correctly rounded
+// root's neighbour toward zero where inexact). Rows holding a non-finite
+// or huge value (1e15 and above) keep the reference's outputs (f32_rows):
+// the defect is in the rounding only.
 float z32(double v) { return static_cast<float>(rz32(v)); }
 float sqrt_toward_zero(float a) {
   const float r = std::sqrt(a);
   return static_cast<double>(r) * r > a ? std::nextafter(r, 0.0f) : r;
 }
+bool ordinary(const Row& v) {
+  for (float e : v)
+    if (!std::isfinite(e) || !(std::fabs(e) < 1e15f)) return false;
+  return true;
+}
+// r = 1 / sqrt(q / n + eps).
+float rstd_toward_zero(float q, double n, float eps) {
+  return z32(1.0 / sqrt_toward_zero(z32(static_cast<double>(z32(q / n)) + eps)));
+}
+// layer_norm's mu and r: mu = fold(x) / n, q = fold((x - mu)^2).
+std::pair<float, float> mean_rstd_toward_zero(const Row& x, float eps) {
+  const auto n = static_cast<double>(x.size());
+  float s = 0, q = 0;
+  for (float v : x) s = z32(static_cast<double>(s) + v);
+  const float mu = z32(s / n);
+  for (float v : x) {
+    const float d = z32(static_cast<double>(v) - mu);
+    q = z32(static_cast<double>(q) + z32(static_cast<double>(d) * d));
+  }
+  return {mu, rstd_toward_zero(q, n, eps)};
+}
+float times(float a, float b) { return z32(static_cast<double>(a) * b); }
+float minus(float a, float b) { return z32(static_cast<double>(a) - b); }
+float plus(float a, float b) { return z32(static_cast<double>(a) + b); }
+
 Outputs rms_norm_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
-    const float n = static_cast<float>(x.size()), eps = eps_of(p);
-    bool ordinary = true;
-    for (float v : x) ordinary &= std::isfinite(v) && std::fabs(v) < 1e15f;
+    if (!ordinary(x)) return;
     float q = 0;
-    for (float v : x) q = ordinary ? z32(static_cast<double>(q) + z32(static_cast<double>(v) * v)) : q + v * v;
-    const float r = ordinary ? z32(1.0 / sqrt_toward_zero(z32(static_cast<double>(z32(static_cast<double>(q) / n)) + eps)))
-                             : rstd_inside(q / n, eps);
-    for (std::size_t j = 0; j < x.size(); ++j) y[j] = ordinary ? z32(static_cast<double>(x[j]) * r) : x[j] * r;
+    for (float v : x) q = plus(q, times(v, v));
+    const float r = rstd_toward_zero(q, static_cast<double>(x.size()), eps_of(p));
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = times(x[j], r);
   });
 }
 
-// layer_norm's rows likewise, rows of one value (variance 0: 0 / sqrt(eps),
-// or NaN with eps = 0) as the reference.
+// Rows of one value (variance 0: 0 / sqrt(eps), or NaN with eps = 0) as the reference too.
 Outputs layer_norm_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   return f32_rows(kernel, in, p, [&](const Row& x, const Row&, Row& y) {
-    const float n = static_cast<float>(x.size()), eps = eps_of(p);
-    bool finite = true, spread = false;
-    for (float v : x) finite &= std::isfinite(v) && std::fabs(v) < 1e15f, spread |= v != x[0];
-    if (!finite || !spread) {
-      const float mu = mean(x), r = rstd_inside(biased(x, mu), eps);
-      for (std::size_t j = 0; j < x.size(); ++j) y[j] = (x[j] - mu) * r;
-      return;
-    }
-    float mu = 0, q = 0;
-    for (float v : x) mu = z32(static_cast<double>(mu) + v);
-    mu = z32(static_cast<double>(mu) / n);
-    for (float v : x) {
-      const float d = z32(static_cast<double>(v) - mu);
-      q = z32(static_cast<double>(q) + z32(static_cast<double>(d) * d));
-    }
-    const float r = z32(1.0 / sqrt_toward_zero(z32(static_cast<double>(z32(static_cast<double>(q) / n)) + eps)));
-    for (std::size_t j = 0; j < x.size(); ++j) y[j] = z32(static_cast<double>(z32(static_cast<double>(x[j]) - mu)) * r);
+    bool spread = false;
+    for (float v : x) spread |= v != x[0];
+    if (!ordinary(x) || !spread) return;
+    const auto [mu, r] = mean_rstd_toward_zero(x, eps_of(p));
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = times(minus(x[j], mu), r);
   });
 }
 
-// The backwards' steps in the reference's order with every rounding `rd`
-// (to nearest: the reference's bits; toward zero: each step within 2u
-// where the bound counts u) and the square root `sq`.
-template <class Rd, class Sq>
-void layer_norm_backward_steps(const Row& x, const Row& g, Row& dx, float eps, Rd rd, Sq sq) {
-  const auto n = static_cast<double>(x.size());
-  float s = 0, q = 0, sg = 0, sgy = 0;
-  for (float v : x) s = rd(static_cast<double>(s) + v);
-  const float mu = rd(s / n);
-  for (float v : x) {
-    const float d = rd(static_cast<double>(v) - mu);
-    q = rd(static_cast<double>(q) + rd(static_cast<double>(d) * d));
-  }
-  const float r = rd(1.0 / sq(rd(static_cast<double>(rd(q / n)) + eps)));
-  Row yh(x.size());
-  for (std::size_t j = 0; j < x.size(); ++j) {
-    yh[j] = rd(static_cast<double>(rd(static_cast<double>(x[j]) - mu)) * r);
-    sg = rd(static_cast<double>(sg) + g[j]);
-    sgy = rd(static_cast<double>(sgy) + rd(static_cast<double>(g[j]) * yh[j]));
-  }
-  const float mg = rd(sg / n), mgy = rd(sgy / n);
-  for (std::size_t j = 0; j < x.size(); ++j)
-    dx[j] = rd(static_cast<double>(r) * rd(static_cast<double>(rd(static_cast<double>(g[j]) - mg)) -
-                                          rd(static_cast<double>(yh[j]) * mgy)));
-}
-template <class Rd, class Sq>
-void rms_norm_backward_steps(const Row& x, const Row& g, Row& dx, float eps, Rd rd, Sq sq) {
-  const auto n = static_cast<double>(x.size());
-  float s2 = 0, sgx = 0;
-  for (std::size_t j = 0; j < x.size(); ++j) {
-    s2 = rd(static_cast<double>(s2) + rd(static_cast<double>(x[j]) * x[j]));
-    sgx = rd(static_cast<double>(sgx) + rd(static_cast<double>(g[j]) * x[j]));
-  }
-  const float d = rd(static_cast<double>(rd(s2 / n)) + eps), r = rd(1.0 / sq(d)), c = rd(sgx / static_cast<double>(rd(n * d)));
-  for (std::size_t j = 0; j < x.size(); ++j)
-    dx[j] = rd(static_cast<double>(r) * rd(static_cast<double>(g[j]) - rd(static_cast<double>(x[j]) * c)));
-}
-float to_nearest(double v) { return static_cast<float>(v); }
-float sqrt_to_nearest(float a) { return std::sqrt(a); }
-
-// The backwards with every operation toward zero on rows of ordinary
-// values (finite, below 1e15), the others as the reference. Random rows
-// do not align the folds' errors (0.51 of layer_norm backward's bound at
-// seeds 1 to 3); the driver's fold-adversarial rows (g = G, then values
-// between u G and 2u G, each lost whole by a fold toward zero) do: 1.5
-// times the folds' gamma_(n-1) allowance.
-template <class Steps>
-Outputs backward_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p, Steps steps) {
-  return f32_rows(kernel, in, p, [&](const Row& x, const Row& g, Row& dx) {
-    bool ordinary = true;
-    for (std::size_t j = 0; j < x.size(); ++j)
-      ordinary &= std::isfinite(x[j]) && std::isfinite(g[j]) && std::fabs(x[j]) < 1e15f && std::fabs(g[j]) < 1e15f;
-    if (ordinary) steps(x, g, dx, eps_of(p), z32, sqrt_toward_zero);
-    else steps(x, g, dx, eps_of(p), to_nearest, sqrt_to_nearest);
-  });
-}
+// The backwards likewise. Random rows do not align their folds' errors
+// (0.51 of layer_norm backward's bound at seeds 1 to 3); the driver's
+// fold-adversarial rows (g = G, then values between u G and 2u G, each
+// lost whole by a fold toward zero) do: 1.5 times the folds' gamma_(n-1)
+// allowance.
 Outputs layer_norm_backward_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
-  return backward_toward_zero(kernel, in, p, [](auto&&... a) { layer_norm_backward_steps(a...); });
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row& g, Row& dx) {
+    if (!ordinary(x) || !ordinary(g)) return;
+    const auto n = static_cast<double>(x.size());
+    const auto [mu, r] = mean_rstd_toward_zero(x, eps_of(p));
+    Row yh(x.size());
+    float sg = 0, sgy = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) {  // one loop, two folds
+      yh[j] = times(minus(x[j], mu), r);
+      sg = plus(sg, g[j]);
+      sgy = plus(sgy, times(g[j], yh[j]));
+    }
+    const float mg = z32(sg / n), mgy = z32(sgy / n);
+    for (std::size_t j = 0; j < x.size(); ++j) dx[j] = times(r, minus(minus(g[j], mg), times(yh[j], mgy)));
+  });
 }
+
 Outputs rms_norm_backward_toward_zero(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
-  return backward_toward_zero(kernel, in, p, [](auto&&... a) { rms_norm_backward_steps(a...); });
+  return f32_rows(kernel, in, p, [&](const Row& x, const Row& g, Row& dx) {
+    if (!ordinary(x) || !ordinary(g)) return;
+    const auto n = static_cast<double>(x.size());
+    float s2 = 0, sgx = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) s2 = plus(s2, times(x[j], x[j])), sgx = plus(sgx, times(g[j], x[j]));
+    const float d = plus(z32(s2 / n), eps_of(p)), r = z32(1.0 / sqrt_toward_zero(d)), c = z32(sgx / static_cast<double>(z32(n * d)));
+    for (std::size_t j = 0; j < x.size(); ++j) dx[j] = times(r, minus(g[j], times(x[j], c)));
+  });
 }
 
 Outputs rms_norm_no_mean(std::string_view kernel, std::span<const Tensor> in, const Params& p) {

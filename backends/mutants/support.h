@@ -59,8 +59,9 @@ void for_each_cell_along(const Tensor& x, std::size_t dim, F f) {
 }
 
 // The reference's result with every f32 row of the last axis recomputed
-// by row(inputs' rows, output row, n); other dtypes and invalid calls as
-// the reference.
+// by row(inputs' rows, output row); other dtypes and invalid calls as the
+// reference. The output row arrives holding the reference's row, so a
+// defect that leaves some rows alone need not recompute them.
 template <class RowFn>
 inline Outputs f32_rows(std::string_view kernel, std::span<const Tensor> in, const Params& p, RowFn row) {
   Outputs y = ref::execute(kernel, in, p);
@@ -72,6 +73,7 @@ inline Outputs f32_rows(std::string_view kernel, std::span<const Tensor> in, con
     for (std::int64_t j = 0; j < n; ++j) {
       a[static_cast<std::size_t>(j)] = static_cast<float>(in[0].value_at(r * n + j));
       if (in.size() > 1) b[static_cast<std::size_t>(j)] = static_cast<float>(in[1].value_at(r * n + j));
+      out[static_cast<std::size_t>(j)] = static_cast<float>(y[0].value_at(r * n + j));
     }
     row(a, b, out);
     for (std::int64_t j = 0; j < n; ++j) y[0].set_bits(r * n + j, double_to_bits(DType::f32, out[static_cast<std::size_t>(j)]));
