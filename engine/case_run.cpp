@@ -122,7 +122,10 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
   if (!output_matches(c, acc, case_id, path, cs, out, want)) return acc.failed - failed_before;
   for (const Tensor& part : out) layout(c, acc, case_id, path, cs, part, want);
   const Tensor y = graded_sequence(out, want);
-  if (full_stats) acc.add_shape(cs.inputs.front());
+  if (full_stats) {
+    acc.add_shape(cs.inputs.front());
+    acc.fracs.expect(static_cast<std::size_t>(y.numel()));
+  }
 
   checks::CaseView view{c, cs, case_id, path, y, statistics_case, {}};
   bool keep_grades = false;

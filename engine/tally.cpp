@@ -93,28 +93,54 @@ std::uint64_t order_key(double v) {
   return b >> 63 ? ~b : b | (std::uint64_t{1} << 63);
 }
 
-// The element of rank floor(0.99 (n - 1)) of v (no NaN), as nth_element
+}  // namespace
+
+// (engine/tally.h) The element of rank floor(0.99 (n - 1)) of v (no NaN), as nth_element
 // over a copy finds it, without copying or partitioning all of v (a
-// sweep's block holds a million errors): the values are counted in 2^16
-// buckets of their order key's leading bits, and only the bucket holding
-// that rank is gathered and partitioned.
+// sweep's block holds four million errors): a radix selection on the
+// values' order keys, 16 bits a pass. Each pass counts the values that
+// share the prefix found so far by their next 16 bits and keeps the bucket
+// holding that rank; once it holds few values (or the keys are used up)
+// they are gathered and partitioned. (One pass was not enough: in e^x's
+// underflow region nearly every error shares its top 16 bits, and the
+// gathered bucket was the whole block.)
 double quantile_99(const std::vector<double>& v) {
   const auto k = static_cast<std::size_t>(0.99 * static_cast<double>(v.size() - 1));
   static thread_local std::vector<std::size_t> counts;
   static thread_local std::vector<double> bucket;
-  counts.assign(std::size_t{1} << 16, 0);
-  for (const double x : v) ++counts[order_key(x) >> 48];
-  std::size_t below = 0, b = 0;
-  while (below + counts[b] <= k) below += counts[b++];
+  constexpr std::size_t kGatherBelow = std::size_t{1} << 16;
+  std::uint64_t prefix = 0;  // the selected keys' leading `bits` bits
+  int bits = 0;
+  std::size_t below = 0, in_bucket = v.size();  // values under the bucket, and in it
+  while (in_bucket > kGatherBelow && bits < 64) {
+    counts.assign(std::size_t{1} << 16, 0);
+    const int shift = 48 - bits;
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;  // the bucket's least and greatest keys
+    for (const double x : v) {
+      const std::uint64_t key = order_key(x);
+      if (bits == 0 || key >> (64 - bits) == prefix) {
+        ++counts[(key >> shift) & 0xffff];
+        lo = std::min(lo, key);
+        hi = std::max(hi, key);
+      }
+    }
+    // One value throughout (a sweep's underflow region: every error 0): it is the one.
+    if (lo == hi)
+      for (const double x : v)
+        if (order_key(x) == lo) return x;
+    std::size_t b = 0;
+    while (below + counts[b] <= k) below += counts[b++];
+    prefix = (prefix << 16) | b;
+    bits += 16;
+    in_bucket = counts[b];
+  }
   bucket.clear();
   for (const double x : v)
-    if (order_key(x) >> 48 == b) bucket.push_back(x);
+    if (bits == 0 || order_key(x) >> (64 - bits) == prefix) bucket.push_back(x);
   const auto at = static_cast<std::ptrdiff_t>(k - below);
   std::nth_element(bucket.begin(), bucket.begin() + at, bucket.end());
   return bucket[static_cast<std::size_t>(at)];
 }
-
-}  // namespace
 
 Tallies::Tallies()
     : frac_hist(empty_histogram("fractional ulp", kFracEdges)),

@@ -26,6 +26,10 @@
 
 namespace kc::engine {
 
+// The 99th percentile of v (no NaN): the element of rank floor(0.99 (n -
+// 1)), as nth_element over a copy finds it (Statistics::p99_frac_ulp).
+double quantile_99(const std::vector<double>& v);
+
 // Value classes of the coverage, counted in an array per element and
 // named once at the end (Tallies::finish).
 enum ValueClassIndex : std::size_t { vc_zero, vc_subnormal, vc_normal, vc_inf, vc_nan, vc_tie, vc_integer, vc_overflow };
@@ -76,6 +80,12 @@ struct Tallies {
   struct FracList {
     std::vector<double> values;
     double sum = 0, max = -INFINITY;
+    // Room for `more` values ahead, growing geometrically (a sweep's block
+    // pushes 2^22: grown by doubling, its copies were 2% of the sweep).
+    void expect(std::size_t more) {
+      const std::size_t need = values.size() + more;
+      if (need > values.capacity()) values.reserve(std::max(need, 2 * values.capacity()));
+    }
     void push(double f) {
       values.push_back(f);
       sum += f;

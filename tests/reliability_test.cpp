@@ -4,6 +4,7 @@
 // tests/reliability_test.sh.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -11,6 +12,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "engine/conformance.h"
+#include "engine/tally.h"
 #include "oracles/rounding.h"
 #include "reports/html.h"
 #include "reports/site/site.h"
@@ -39,6 +41,42 @@ void expect_input_order(const engine::ErrorProfile& p) {
     if (i > 0) {
       EXPECT_LE(p.x_hi[i - 1], p.x_lo[i]) << i;
     }
+  }
+}
+
+// The radix selection of the 99th percentile (engine/tally.cpp) against
+// nth_element over a copy, on the shapes a sweep's block gives it: spread
+// errors, one value throughout (e^x's underflow region: every error 0),
+// a few distinct values, a dense cluster that needs every 16-bit pass,
+// values on both sides of 0 (-0 too), and lists too short to refine.
+TEST(Reliability, ThePercentileSelectionIsNthElements) {
+  std::uint64_t state = 7;
+  auto next = [&] { return state = state * 6364136223846793005u + 1442695040888963407u; };
+  auto unit = [&] { return static_cast<double>(next() >> 11) * 0x1p-53; };
+  std::vector<std::vector<double>> lists;
+  std::vector<double> v;
+  for (int i = 0; i < 300000; ++i) v.push_back(unit() * 0.5);
+  lists.push_back(v);
+  lists.emplace_back(300000, 0.0);
+  v.clear();
+  for (int i = 0; i < 300000; ++i) v.push_back(static_cast<double>(next() % 3) * 0.25);
+  lists.push_back(v);
+  v.clear();
+  for (int i = 0; i < 300000; ++i) v.push_back(1.0 + static_cast<double>(next() % 1000) * 0x1p-52);
+  lists.push_back(v);
+  v.clear();
+  for (int i = 0; i < 300000; ++i) v.push_back(i % 5 == 0 ? -0.0 : (unit() - 0.5) * 1e-30);
+  lists.push_back(v);
+  for (std::size_t n : {1, 2, 99, 100, 101, 1000}) {
+    v.clear();
+    for (std::size_t i = 0; i < n; ++i) v.push_back(unit());
+    lists.push_back(v);
+  }
+  for (const auto& l : lists) {
+    auto copy = l;
+    const auto k = static_cast<std::size_t>(0.99 * static_cast<double>(copy.size() - 1));
+    std::nth_element(copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(k), copy.end());
+    EXPECT_EQ(engine::quantile_99(l), copy[k]) << l.size() << " values";
   }
 }
 
