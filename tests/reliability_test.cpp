@@ -4,10 +4,14 @@
 // tests/reliability_test.sh.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
 
+#include "backends/plugin/channel.h"
 #include "contracts/accuracy_models.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -42,6 +46,18 @@ void expect_input_order(const engine::ErrorProfile& p) {
       EXPECT_LE(p.x_hi[i - 1], p.x_lo[i]) << i;
     }
   }
+}
+
+// A plug-in's worker exits when it reads EOF on its socket: kconform's
+// end must close when its Channel goes (Worker::stop waited out a second
+// and killed the worker at the end of every plug-in run while it did not).
+TEST(Reliability, AChannelClosesItsEndOfTheSocket) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  { plugin::Channel ch(sv[0]); }
+  char byte = 0;
+  EXPECT_EQ(::recv(sv[1], &byte, 1, MSG_DONTWAIT), 0) << "the peer did not read EOF";
+  ::close(sv[1]);
 }
 
 // The radix selection of the 99th percentile (engine/tally.cpp) against

@@ -2,12 +2,17 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
 namespace kc::plugin {
+
+Channel::~Channel() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 void Channel::write_bytes(std::span<const std::byte> b) {
   std::size_t done = 0;

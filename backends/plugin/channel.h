@@ -23,6 +23,14 @@ struct ChannelTimeout : std::runtime_error {
 class Channel {
  public:
   explicit Channel(int fd) : fd_(fd) {}
+  // The channel owns its end of the socket: closing it is how the worker
+  // learns kconform is done with it (it reads EOF and exits). Without this
+  // every plug-in run waited out Worker::stop's full second and killed a
+  // worker that was still waiting for a call, and every restart after a
+  // crash leaked a descriptor.
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
   int fd() const { return fd_; }
   // Reads give up when no byte arrives for `timeout_ms` (< 0: wait forever).
   void set_timeout_ms(int ms) { timeout_ms_ = ms; }
