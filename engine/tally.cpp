@@ -111,23 +111,22 @@ double quantile_99(const std::vector<double>& v) {
   constexpr std::size_t kGatherBelow = std::size_t{1} << 16;
   std::uint64_t prefix = 0;  // the selected keys' leading `bits` bits
   int bits = 0;
+  const auto selected = [&](std::uint64_t key) { return bits == 0 || key >> (64 - bits) == prefix; };
   std::size_t below = 0, in_bucket = v.size();  // values under the bucket, and in it
   while (in_bucket > kGatherBelow && bits < 64) {
     counts.assign(std::size_t{1} << 16, 0);
     const int shift = 48 - bits;
-    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;  // the bucket's least and greatest keys
+    std::uint64_t lo = ~std::uint64_t{0}, hi = 0;  // the selected keys' least and greatest
+    double at_lo = 0;
     for (const double x : v) {
       const std::uint64_t key = order_key(x);
-      if (bits == 0 || key >> (64 - bits) == prefix) {
-        ++counts[(key >> shift) & 0xffff];
-        lo = std::min(lo, key);
-        hi = std::max(hi, key);
-      }
+      if (!selected(key)) continue;
+      ++counts[(key >> shift) & 0xffff];
+      if (key < lo) lo = key, at_lo = x;
+      hi = std::max(hi, key);
     }
     // One value throughout (a sweep's underflow region: every error 0): it is the one.
-    if (lo == hi)
-      for (const double x : v)
-        if (order_key(x) == lo) return x;
+    if (lo == hi) return at_lo;
     std::size_t b = 0;
     while (below + counts[b] <= k) below += counts[b++];
     prefix = (prefix << 16) | b;
@@ -136,7 +135,7 @@ double quantile_99(const std::vector<double>& v) {
   }
   bucket.clear();
   for (const double x : v)
-    if (bits == 0 || order_key(x) >> (64 - bits) == prefix) bucket.push_back(x);
+    if (selected(order_key(x))) bucket.push_back(x);
   const auto at = static_cast<std::ptrdiff_t>(k - below);
   std::nth_element(bucket.begin(), bucket.begin() + at, bucket.end());
   return bucket[static_cast<std::size_t>(at)];
