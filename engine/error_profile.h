@@ -49,11 +49,24 @@ class ProfileBuilder {
     } else if (order > s.order_hi) {
       s.order_hi = order, s.x_hi = x;
     }
-    // (The figures are >= 0 or NaN: a NaN compares false and is skipped.)
-    if (frac > s.frac) s.frac = frac;
-    if (distance > s.distance) s.distance = distance;
-    if (normalized > s.normalized) s.normalized = normalized;
-    s.failed += failed;
+    take(s, frac, distance, normalized, failed);
+  }
+  // A point whose figures come later (engine/case_run.cpp: a lane
+  // candidate set aside and graded at the end of its stretch): it takes
+  // its place in input order now, so that the slices are those of the
+  // points in order, and fill() adds its figures to the slice (or point)
+  // it went into. Returns that slot.
+  std::size_t reserve(std::int64_t order, double x) {
+    add(order, x, NAN, NAN, NAN, false);
+    return slice_size_ == 0 ? points_.size() - 1 : slices_.size();  // (the open slice closes into slices_[that])
+  }
+  void fill(std::size_t slot, double frac, double distance, double normalized, bool failed) {
+    if (slice_size_ == 0) {
+      Point& q = points_[slot];
+      q.frac = frac, q.distance = distance, q.normalized = normalized, q.failed = failed;
+      return;
+    }
+    take(slot < slices_.size() ? slices_[slot] : open_, frac, distance, normalized, failed);
   }
   ErrorProfile finish() const;
   // Empties it, keeping the point storage (a process grading many blocks).
@@ -73,6 +86,14 @@ class ProfileBuilder {
     std::size_t count = 0;
   };
   void close();
+  // A point's figures into its slice's maxima. (The figures are >= 0 or
+  // NaN: a NaN compares false and is skipped.)
+  static void take(Slice& s, double frac, double distance, double normalized, bool failed) {
+    if (frac > s.frac) s.frac = frac;
+    if (distance > s.distance) s.distance = distance;
+    if (normalized > s.normalized) s.normalized = normalized;
+    s.failed += failed;
+  }
   static void append(ErrorProfile& p, const Slice& s);  // one slice of the profile, NaN where it has no figure
   ErrorProfile from_points() const;
   ErrorProfile from_slices() const;

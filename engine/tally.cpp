@@ -217,14 +217,24 @@ void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::
     add_to(dist_hist, static_cast<double>(g.distance), failing);
   }
   if (g.normalized) add_to(norm_hist, *g.normalized, failing);
-  if (profiled)
-    error_profile.add(ordered_bits(c.t, x_bits), x, g.frac, g.distance >= 0 ? static_cast<double>(g.distance) : NAN,
-                g.normalized.value_or(NAN), failing);
+  if (!profiled) return;
+  const double distance = g.distance >= 0 ? static_cast<double>(g.distance) : NAN;
+  if (profile_slot) error_profile.fill(*profile_slot, g.frac, distance, g.normalized.value_or(NAN), failing);
+  else error_profile.add(ordered_bits(c.t, x_bits), x, g.frac, distance, g.normalized.value_or(NAN), failing);
 }
 
-void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make) {
-  const bool dist = g.distance >= 0 && (!at_max_dist || g.distance > max_dist);
-  const bool rel = !std::isnan(g.rel_err) && (!at_max_rel || g.rel_err > max_rel_err);
+namespace {
+// Whether the element at `at` comes before the one reported in r, in one case.
+bool earlier(const std::optional<Tallies::Place>& at, const ElementReport& r) {
+  return at && at->case_index == r.case_index && at->element < r.element;
+}
+}  // namespace
+
+void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make, std::optional<Place> at) {
+  const bool dist = g.distance >= 0 && (!at_max_dist || g.distance > max_dist ||
+                                        (g.distance == max_dist && earlier(at, *at_max_dist)));
+  const bool rel = !std::isnan(g.rel_err) &&
+                   (!at_max_rel || g.rel_err > max_rel_err || (g.rel_err == max_rel_err && earlier(at, *at_max_rel)));
   if (!dist && !rel) return;
   const ElementReport r = make();  // formatted once, and only when a maximum rises
   if (dist) at_max_dist = r;
@@ -260,18 +270,21 @@ void Tallies::add_failure(const Figures& g) {
   if (std::isnan(g.abs_err)) max_abs_err = max_rel_err = INFINITY;
 }
 
-bool Tallies::could_be_worst(const Figures& g) const {
+bool Tallies::could_be_worst(const Figures& g, std::optional<Place> at) const {
   const double key = g.normalized ? *g.normalized : g.frac;
-  return !g.special && std::isfinite(g.frac) && (worst.size() < 5 || key > worst_key(worst.back()));
+  return !g.special && std::isfinite(g.frac) &&
+         (worst.size() < 5 || key > worst_key(worst.back()) || (key == worst_key(worst.back()) && earlier(at, worst.back())));
 }
 
-bool Tallies::needs_exact(const Figures& g) const {
+bool Tallies::needs_exact(const Figures& g, std::optional<Place> at) const {
   if (!g.approximate) return false;
   Figures hi = g;
   hi.frac = g.frac + g.uncertainty;
-  if (could_be_worst(hi)) return true;
-  if (!at_max_dist || g.distance > max_dist) return true;
-  if (!std::isnan(g.rel_err) && (!at_max_rel || g.rel_err + g.rel_uncertainty > max_rel_err)) return true;
+  if (could_be_worst(hi, at)) return true;
+  if (!at_max_dist || g.distance > max_dist || (g.distance == max_dist && earlier(at, *at_max_dist))) return true;
+  const double rel_hi = g.rel_err + g.rel_uncertainty;
+  if (!std::isnan(g.rel_err) && (!at_max_rel || rel_hi > max_rel_err || (rel_hi == max_rel_err && earlier(at, *at_max_rel))))
+    return true;
   return g.abs_err + g.abs_uncertainty > max_abs_err;
 }
 
@@ -344,12 +357,18 @@ void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const c
   }
 }
 
-Tallies::LaneGate Tallies::lane_gate() const {
+Tallies::LaneGate Tallies::lane_gate(bool ties) const {
   // (As needs_exact: no worst case or maximum yet lets every figure through.)
-  return {.worst_lo = worst.size() < 5 ? -INFINITY : worst_key(worst.back()),
-          .max_rel = at_max_rel ? max_rel_err : -INFINITY,
-          .max_abs = max_abs_err,
-          .max_dist = at_max_dist ? max_dist : std::numeric_limits<std::int64_t>::min()};
+  LaneGate g{.worst_lo = worst.size() < 5 ? -INFINITY : worst_key(worst.back()),
+             .max_rel = at_max_rel ? max_rel_err : -INFINITY,
+             .max_abs = max_abs_err,
+             .max_dist = at_max_dist ? max_dist : std::numeric_limits<std::int64_t>::min()};
+  if (ties) {  // each bound lowered to the figure below it: lets_through's > becomes >=
+    g.worst_lo = std::nextafter(g.worst_lo, -INFINITY);
+    g.max_rel = std::nextafter(g.max_rel, -INFINITY);
+    if (at_max_dist) --g.max_dist;
+  }
+  return g;
 }
 
 Tallies::PassBatch::PassBatch(DType type, bool with_replay)
@@ -360,9 +379,16 @@ Tallies::PassBatch::PassBatch(DType type, bool with_replay)
       near_overflow(pow2(float_format(type).emax)),
       sign_mask(std::uint64_t{1} << (float_format(type).total_bits - 1)) {}
 
-void Tallies::add_passes(PassBatch& b) {
+void Tallies::name_passes(const PassBatch& b) {
   if (b.elements == 0) return;
   // (Created in the order the general path meets them: accuracy first.)
+  tally("accuracy", "accuracy");
+  if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference);
+}
+
+void Tallies::add_passes(PassBatch& b) {
+  if (b.elements == 0) return;
+  name_passes(b);
   tally("accuracy", "accuracy").passed += b.elements;
   if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference).passed += b.elements;
   elements += b.elements;
@@ -384,8 +410,13 @@ void Tallies::add_passes(PassBatch& b) {
 }
 
 void Tallies::keep_worst(const ElementReport& r) {
-  worst.push_back(r);
-  std::stable_sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return worst_key(a) > worst_key(b); });
+  // Ahead of every smaller key, and of an equal one of a later element of
+  // its case (note_extremes); behind the others (those recorded earlier).
+  const double key = worst_key(r);
+  auto at = worst.begin();
+  while (at != worst.end() && !(key > worst_key(*at) || (key == worst_key(*at) && earlier(Place{r.case_index, r.element}, *at))))
+    ++at;
+  worst.insert(at, r);
   if (worst.size() > 5) worst.pop_back();
 }
 

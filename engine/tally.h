@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -144,18 +145,28 @@ struct Tallies {
     const bool profiled = e.replayable && e.shown.size() == 1;
     add_error(c, g, profiled, profiled ? e.shown[0] : 0, profiled ? e.args[0] : 0.0);
   }
-  // profiled: a one-input element, at input x (bits x_bits) of the error profile.
+  // profiled: a one-input element, at input x (bits x_bits) of the error
+  // profile; its figures fill `profile_slot` where that is set (the point
+  // was reserved in input order: ProfileBuilder::reserve).
   void add_error(const Context& c, const Figures& g, bool profiled, std::uint64_t x_bits, double x);
+  std::optional<std::size_t> profile_slot;
   // Before add_error: whether g raises the maximum distance or relative
   // error (then `make` builds the element's report, kept as the one at it).
-  void note_extremes(const Figures& g, const std::function<ElementReport()>& make);
+  // `at`, where given, is the element's place (case, element): of equal
+  // figures in one case the earlier element is the one kept, whatever the
+  // order they are recorded in (engine/case_run.cpp records a stretch's
+  // set-aside candidates after the stretch's other elements).
+  struct Place {
+    std::int64_t case_index, element;
+  };
+  void note_extremes(const Figures& g, const std::function<ElementReport()>& make, std::optional<Place> at = {});
   void add_normalized(const Figures& g);
   // An element that failed its accuracy or special-value check.
   void add_failure(const Figures& g);
-  bool could_be_worst(const Figures& g) const;
+  bool could_be_worst(const Figures& g, std::optional<Place> at = {}) const;
   // A fast-path grade whose figures could be shown (a worst case, the
   // element at a maximum) or could move a maximum: grade it with MPFR.
-  bool needs_exact(const Figures& g) const;
+  bool needs_exact(const Figures& g, std::optional<Place> at = {}) const;
   void keep_worst(const ElementReport& r);
   // needs_exact for lane figures against a snapshot of the run's worst
   // cases and maxima, taken before a block: those only grow, so an element
@@ -170,7 +181,10 @@ struct Tallies {
              (!std::isnan(f.rel_err) && f.rel_err + f.rel_uncertainty > max_rel) || f.abs_err + f.abs_uncertainty > max_abs;
     }
   };
-  LaneGate lane_gate() const;
+  // ties: equal figures let through too (a stretch's set-aside candidates,
+  // decided after later elements of their case were recorded, may come
+  // before those on a tie).
+  LaneGate lane_gate(bool ties = false) const;
   // Of a block of approximate grades (those with passed[i]), the ones whose
   // figures could still be shown or set a maximum once the whole block is
   // graded and that `gate` lets through: candidate[i] set (every i). The
@@ -215,16 +229,59 @@ struct Tallies {
                            std::size_t n, bool full_stats) {
     const std::size_t k0 = k;
     while (k < n && passed[k] && !candidate[k]) ++k;
+    count_passes(b, x, y, k0, k, full_stats, [&](std::size_t j) {
+      return Counted{f[j], lo + static_cast<std::int64_t>(j), kNoSlot};
+    });
+    return k;
+  }
+  // A lane element set aside as a candidate until the candidates of a
+  // stretch of blocks are decided together: its figures, index and error
+  // profile slot (reserved in input order; with full statistics only).
+  struct PendingLane {
+    LaneFigures f;
+    std::int64_t i;
+    std::size_t slot;
+  };
+  // Those of `list` that proved no candidate, counted as add_pass_run
+  // counts a run (their profile figures into their slots).
+  void add_pass_list(PassBatch& b, std::span<const PendingLane> list, const ElementReader& x, const ElementReader& y,
+                     bool full_stats) {
+    count_passes(b, x, y, 0, list.size(), full_stats,
+                 [&](std::size_t j) { return Counted{list[j].f, list[j].i, list[j].slot}; });
+  }
+  // Adds the batch to the tallies and empties it.
+  void add_passes(PassBatch& b);
+  // Creates the tallies add_passes will add the batch to (none for an
+  // empty one), as it would: called before an element is recorded while
+  // passes before it wait in the batch, the tallies keep the order in
+  // which a run meets them, however the batch is timed.
+  void name_passes(const PassBatch& b);
+
+  // The result's statistics, findings, tallies, coverage, error profile and verdict.
+  void finish(const Context& c, KernelDTypeResult& res) const;
+
+ private:
+  // add_pass_run's and add_pass_list's count of elements k0 .. k - 1, each
+  // at(j) = its figures, its element index and its reserved profile slot
+  // (kNoSlot: none, its point is added).
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  struct Counted {
+    const LaneFigures& g;
+    std::int64_t i;
+    std::size_t slot;
+  };
+  template <class At>
+  [[gnu::always_inline]] void count_passes(PassBatch& b, const ElementReader& x, const ElementReader& y, std::size_t k0,
+                                           std::size_t k, bool full_stats, At at) {
     b.elements += static_cast<std::int64_t>(k - k0);
-    if (!full_stats || k == k0) return k;
+    if (!full_stats || k == k0) return;
     std::int64_t subnormal = 0, ties = 0, integers = 0, overflows = 0, zeros_out = 0, n_dist = 0, cr = 0;
     std::int64_t rc_zero = 0, rc_sub = 0, rc_under = 0, rc_over = 0, rc_inf = 0;
     std::int64_t max_dist = b.max_dist, bias_n = 0;
     // (The bias sums continue the batch's, in element order: the same roundings as one element at a time.)
     double max_abs = b.max_abs, max_rel = b.max_rel, bias_sum = b.bias_sum, bias_sq = b.bias_sq;
     for (std::size_t j = k0; j < k; ++j) {
-      const LaneFigures& g = f[j];
-      const std::int64_t i = lo + static_cast<std::int64_t>(j);
+      const auto [g, i, slot] = at(j);
       const double xv = x.value(i);
       const double ax = std::fabs(xv);
       // add_coverage: at or above 2^(p-1) every value of T is an integer
@@ -261,8 +318,9 @@ struct Tallies {
       }
       const std::uint64_t xb = x.bits(i);
       const auto magnitude = static_cast<std::int64_t>(xb & (b.sign_mask - 1));  // ordered_bits
-      error_profile.add(xb & b.sign_mask ? -magnitude : magnitude, xv, g.frac,
-                        g.distance >= 0 ? static_cast<double>(g.distance) : NAN, NAN, false);
+      const double distance = g.distance >= 0 ? static_cast<double>(g.distance) : NAN;
+      if (slot == kNoSlot) error_profile.add(xb & b.sign_mask ? -magnitude : magnitude, xv, g.frac, distance, NAN, false);
+      else error_profile.fill(slot, g.frac, distance, NAN, false);
       if (g.bias_sample && std::isfinite(g.signed_normalized)) {
         bias_sum += g.signed_normalized;
         bias_sq += g.signed_normalized * g.signed_normalized;
@@ -287,15 +345,8 @@ struct Tallies {
     b.max_abs = max_abs, b.max_rel = max_rel, b.max_dist = max_dist;
     b.n_dist += n_dist, b.cr += cr;
     b.bias_sum = bias_sum, b.bias_sq = bias_sq, b.bias_n += bias_n;
-    return k;
   }
-  // Adds the batch to the tallies and empties it.
-  void add_passes(PassBatch& b);
 
-  // The result's statistics, findings, tallies, coverage, error profile and verdict.
-  void finish(const Context& c, KernelDTypeResult& res) const;
-
- private:
   std::set<std::pair<std::string, std::string>> kept_;  // (check, key) of kept failures
 };
 

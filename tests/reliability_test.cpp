@@ -96,6 +96,76 @@ TEST(Reliability, ThePercentileSelectionIsNthElements) {
   }
 }
 
+// The lane grades a stretch's set-aside candidates after the stretch's
+// other elements (engine/case_run.cpp): of equal figures in one case, the
+// element kept as a worst case or shown at a maximum is still the earlier
+// one, whatever the order they were recorded in.
+TEST(Reliability, AnEarlierElementOfACaseWinsATieWhateverTheOrderRecorded) {
+  engine::Tallies t;
+  auto report = [](std::int64_t case_index, std::int64_t element) {
+    engine::ElementReport r;
+    r.case_index = case_index, r.element = element, r.frac_ulp = 0.25;
+    return r;
+  };
+  engine::Figures g;
+  g.frac = 0.25;
+  g.distance = 1;
+  for (std::int64_t el = 10; el < 15; ++el) {
+    ASSERT_TRUE(t.could_be_worst(g, engine::Tallies::Place{3, el}));
+    t.keep_worst(report(3, el));
+  }
+  EXPECT_FALSE(t.could_be_worst(g, engine::Tallies::Place{3, 20}));  // later: the tie stays with the kept
+  EXPECT_FALSE(t.could_be_worst(g, engine::Tallies::Place{4, 1}));   // another case: recorded later is later
+  EXPECT_FALSE(t.could_be_worst(g));
+  ASSERT_TRUE(t.could_be_worst(g, engine::Tallies::Place{3, 5}));
+  t.keep_worst(report(3, 5));
+  std::vector<std::int64_t> kept;
+  for (const auto& w : t.worst) kept.push_back(w.element);
+  EXPECT_EQ(kept, (std::vector<std::int64_t>{5, 10, 11, 12, 13}));
+
+  t.note_extremes(g, [&] { return report(3, 10); }, engine::Tallies::Place{3, 10});
+  t.max_dist = 1;  // (add_error's, after note_extremes)
+  t.note_extremes(g, [&] { return report(3, 12); }, engine::Tallies::Place{3, 12});
+  EXPECT_EQ(t.at_max_dist->element, 10);
+  t.note_extremes(g, [&] { return report(3, 2); }, engine::Tallies::Place{3, 2});
+  EXPECT_EQ(t.at_max_dist->element, 2);
+  // (a tie is not an uncertain figure: nothing to regrade)
+  EXPECT_FALSE(t.needs_exact(g, engine::Tallies::Place{3, 1}));
+  g.approximate = true;
+  g.frac = 0.125;  // (below the worst cases: only the distance can decide)
+  g.rel_err = 0;
+  t.max_rel_err = 1;
+  t.at_max_rel = report(3, 2);
+  t.max_abs_err = 1;
+  g.abs_err = 0;
+  EXPECT_TRUE(t.needs_exact(g, engine::Tallies::Place{3, 1}));   // it would be shown at the distance
+  EXPECT_FALSE(t.needs_exact(g, engine::Tallies::Place{3, 4}));
+}
+
+// A profile point reserved in input order and filled later gives the
+// slices of the points added in order.
+TEST(Reliability, AReservedProfilePointKeepsTheSlicesOfInputOrder) {
+  for (const std::size_t slice : {std::size_t{0}, std::size_t{4}}) {
+    engine::ProfileBuilder in_order, reserved;
+    in_order.stream_in_slices(slice), reserved.stream_in_slices(slice);  // (0: kept as points, sliced at the end)
+    std::vector<std::pair<std::size_t, int>> later;
+    for (int i = 0; i < 23; ++i) {
+      const double frac = static_cast<double>((i * 7) % 11) / 16, x = i * 0.5;
+      in_order.add(i, x, frac, i % 3, NAN, i == 9);
+      if (i == 3 || i == 9 || i == 10 || i == 22) later.emplace_back(reserved.reserve(i, x), i);
+      else reserved.add(i, x, frac, i % 3, NAN, i == 9);
+    }
+    for (const auto& [slot, i] : later) reserved.fill(slot, static_cast<double>((i * 7) % 11) / 16, i % 3, NAN, i == 9);
+    const engine::ErrorProfile a = in_order.finish(), b = reserved.finish();
+    EXPECT_EQ(a.x_lo, b.x_lo) << slice;
+    EXPECT_EQ(a.x_hi, b.x_hi) << slice;
+    EXPECT_EQ(a.max_frac_ulp, b.max_frac_ulp) << slice;
+    EXPECT_EQ(a.max_distance, b.max_distance) << slice;
+    EXPECT_EQ(a.failed, b.failed) << slice;
+    EXPECT_GT(a.x_lo.size(), 4u);
+  }
+}
+
 TEST(Reliability, TheErrorProfileOfF64IsInInputOrder) {
   const auto r = one_run("abs", DType::f64, 3);
   expect_input_order(r.profile);
