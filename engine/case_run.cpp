@@ -288,9 +288,13 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
             not_candidates.push_back(pending[j]);
             continue;
           }
+          // (its profile point's slot, for add_error; reset however general() ends)
+          struct Slot {
+            Tallies& acc;
+            ~Slot() { acc.profile_slot.reset(); }
+          } slot{acc};
           if (full_stats) acc.profile_slot = pending[j].slot;
           general(pending[j].i);
-          acc.profile_slot.reset();
         }
         acc.add_pass_list(batch, not_candidates, x, yr, full_stats);
         pending.clear();
