@@ -268,8 +268,9 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
     constexpr std::size_t kStretch = std::size_t{1} << 16;
     static std::vector<LaneFigures> figures(kBlock), pending_figures;  // reused across cases
     static std::vector<char> passed, candidate, all_passed, still;
-    static std::vector<Tallies::PendingLane> pending, not_candidates;  // set aside, in flat order
+    static std::vector<Tallies::PendingLane> pending;  // set aside (their figures in pending_figures), in flat order
     pending.clear();
+    pending_figures.clear();
     Tallies::PassBatch batch(c.t, c.k.replay != nullptr);
     auto general = [&](std::int64_t i) {
       acc.name_passes(batch);
@@ -278,16 +279,10 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
     };
     auto end_stretch = [&] {
       if (!pending.empty()) {
-        pending_figures.clear();
-        for (const auto& p : pending) pending_figures.push_back(p.f);
         all_passed.assign(pending.size(), 1);
         acc.block_candidates(pending_figures, all_passed, still, acc.lane_gate(/*ties=*/true));
-        not_candidates.clear();
         for (std::size_t j = 0; j < pending.size(); ++j) {
-          if (!still[j]) {
-            not_candidates.push_back(pending[j]);
-            continue;
-          }
+          if (!still[j]) continue;
           // (its profile point's slot, for add_error; reset however general() ends)
           struct Slot {
             Tallies& acc;
@@ -296,8 +291,9 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
           if (full_stats) acc.profile_slot = pending[j].slot;
           general(pending[j].i);
         }
-        acc.add_pass_list(batch, not_candidates, x, yr, full_stats);
+        acc.add_pass_list(batch, pending_figures.data(), pending.data(), still.data(), pending.size(), x, yr, full_stats);
         pending.clear();
+        pending_figures.clear();
       }
       acc.add_passes(batch);
     };
@@ -323,7 +319,8 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
           continue;
         }
         const std::size_t slot = full_stats ? acc.error_profile.reserve(ordered_bits(c.t, x.bits(i)), x.value(i)) : 0;
-        pending.push_back({figures[k], i, slot});
+        pending.push_back({i, slot});
+        pending_figures.push_back(figures[k]);
       }
       if (pending.size() >= kStretch) end_stretch();
     }

@@ -224,17 +224,20 @@ void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::
 }
 
 namespace {
-// Whether the element at `at` comes before the one reported in r, in one case.
-bool earlier(const std::optional<Tallies::Place>& at, const ElementReport& r) {
-  return at && at->case_index == r.case_index && at->element < r.element;
+// Whether a figure v of the element at `at` displaces the figure `kept`
+// of the element reported in r: it is larger, or equal and the element
+// comes before r's in the same case (an earlier element wins a tie,
+// whatever order the two are recorded in).
+// (A distance compared as an integer: past 2^53 a double would merge two.)
+template <class V>
+bool beats(V v, V kept, const std::optional<Tallies::Place>& at, const ElementReport& r) {
+  return v > kept || (v == kept && at && at->case_index == r.case_index && at->element < r.element);
 }
 }  // namespace
 
 void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make, std::optional<Place> at) {
-  const bool dist = g.distance >= 0 && (!at_max_dist || g.distance > max_dist ||
-                                        (g.distance == max_dist && earlier(at, *at_max_dist)));
-  const bool rel = !std::isnan(g.rel_err) &&
-                   (!at_max_rel || g.rel_err > max_rel_err || (g.rel_err == max_rel_err && earlier(at, *at_max_rel)));
+  const bool dist = g.distance >= 0 && (!at_max_dist || beats(g.distance, max_dist, at, *at_max_dist));
+  const bool rel = !std::isnan(g.rel_err) && (!at_max_rel || beats(g.rel_err, max_rel_err, at, *at_max_rel));
   if (!dist && !rel) return;
   const ElementReport r = make();  // formatted once, and only when a maximum rises
   if (dist) at_max_dist = r;
@@ -272,8 +275,7 @@ void Tallies::add_failure(const Figures& g) {
 
 bool Tallies::could_be_worst(const Figures& g, std::optional<Place> at) const {
   const double key = g.normalized ? *g.normalized : g.frac;
-  return !g.special && std::isfinite(g.frac) &&
-         (worst.size() < 5 || key > worst_key(worst.back()) || (key == worst_key(worst.back()) && earlier(at, worst.back())));
+  return !g.special && std::isfinite(g.frac) && (worst.size() < 5 || beats(key, worst_key(worst.back()), at, worst.back()));
 }
 
 bool Tallies::needs_exact(const Figures& g, std::optional<Place> at) const {
@@ -281,9 +283,8 @@ bool Tallies::needs_exact(const Figures& g, std::optional<Place> at) const {
   Figures hi = g;
   hi.frac = g.frac + g.uncertainty;
   if (could_be_worst(hi, at)) return true;
-  if (!at_max_dist || g.distance > max_dist || (g.distance == max_dist && earlier(at, *at_max_dist))) return true;
-  const double rel_hi = g.rel_err + g.rel_uncertainty;
-  if (!std::isnan(g.rel_err) && (!at_max_rel || rel_hi > max_rel_err || (rel_hi == max_rel_err && earlier(at, *at_max_rel))))
+  if (!at_max_dist || beats(g.distance, max_dist, at, *at_max_dist)) return true;
+  if (!std::isnan(g.rel_err) && (!at_max_rel || beats(g.rel_err + g.rel_uncertainty, max_rel_err, at, *at_max_rel)))
     return true;
   return g.abs_err + g.abs_uncertainty > max_abs_err;
 }
@@ -413,9 +414,9 @@ void Tallies::keep_worst(const ElementReport& r) {
   // Ahead of every smaller key, and of an equal one of a later element of
   // its case (note_extremes); behind the others (those recorded earlier).
   const double key = worst_key(r);
+  const Place place{r.case_index, r.element};
   auto at = worst.begin();
-  while (at != worst.end() && !(key > worst_key(*at) || (key == worst_key(*at) && earlier(Place{r.case_index, r.element}, *at))))
-    ++at;
+  while (at != worst.end() && !beats(key, worst_key(*at), place, *at)) ++at;
   worst.insert(at, r);
   if (worst.size() > 5) worst.pop_back();
 }

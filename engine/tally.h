@@ -234,20 +234,24 @@ struct Tallies {
     });
     return k;
   }
-  // A lane element set aside as a candidate until the candidates of a
-  // stretch of blocks are decided together: its figures, index and error
-  // profile slot (reserved in input order; with full statistics only).
+  // Where a lane element set aside as a candidate lies, until the
+  // candidates of a stretch of blocks are decided together (its figures
+  // kept beside): its index and error-profile slot (reserved in input
+  // order; with full statistics only).
   struct PendingLane {
-    LaneFigures f;
     std::int64_t i;
     std::size_t slot;
   };
-  // Those of `list` that proved no candidate, counted as add_pass_run
-  // counts a run (their profile figures into their slots).
-  void add_pass_list(PassBatch& b, std::span<const PendingLane> list, const ElementReader& x, const ElementReader& y,
-                     bool full_stats) {
-    count_passes(b, x, y, 0, list.size(), full_stats,
-                 [&](std::size_t j) { return Counted{list[j].f, list[j].i, list[j].slot}; });
+  // The set-aside elements f[j] at[j] that proved no candidate (!still[j]),
+  // counted as add_pass_run counts a run (their profile figures into
+  // their slots).
+  void add_pass_list(PassBatch& b, const LaneFigures* f, const PendingLane* at, const char* still, std::size_t n,
+                     const ElementReader& x, const ElementReader& y, bool full_stats) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t k0 = k;
+      while (k < n && !still[k]) ++k;
+      count_passes(b, x, y, k0, k, full_stats, [&](std::size_t j) { return Counted{f[j], at[j].i, at[j].slot}; });
+    }
   }
   // Adds the batch to the tallies and empties it.
   void add_passes(PassBatch& b);
