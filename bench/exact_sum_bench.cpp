@@ -40,7 +40,9 @@ std::vector<double> values(bool f32, std::size_t n, unsigned seed, int w = 30) {
   return v;
 }
 
-void BM_dot_exact_sum(benchmark::State& state, bool f32) {
+void BM_dot_exact_sum(benchmark::State& state, bool f32, bool scalar) {
+  // (scalar: the scalar paths alone, as on a CPU without AVX2 and FMA)
+  kc::oracle::ExactSum::set_scalar_only(scalar);
   const auto kTerms = static_cast<std::size_t>(state.range(0));
   const int w = static_cast<int>(state.range(1));
   const auto a = values(f32, kTerms, 1, w), b = values(f32, kTerms, 2, w);
@@ -61,6 +63,8 @@ void BM_dot_exact_sum(benchmark::State& state, bool f32) {
     }
     benchmark::DoNotOptimize(acc.round_into(out, MPFR_RNDN));
   }
+  state.counters["extracted"] = static_cast<double>(acc.terms_extracted());
+  kc::oracle::ExactSum::set_scalar_only(false);
   mpfr_clear(out);
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kTerms));
 }
@@ -130,9 +134,11 @@ void BM_matmul64_f32_oracle(benchmark::State& state) {
 // Dot products of 64 terms (a 64x64x64 matmul's) and of 1024, each over
 // the wide and the narrow range of exponents (arguments: terms, w).
 #define KC_DOT_ARGS ->ArgNames({"terms", "w"})->Args({64, 30})->Args({64, 8})->Args({1024, 30})->Args({1024, 8})
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true, false) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32_scalar, true, true) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_mpfr, f32, true) KC_DOT_ARGS;
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false, false) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_scalar, false, true) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false) KC_DOT_ARGS;
 BENCHMARK(BM_matmul64_f32_kernel)->ArgName("w")->Arg(30)->Arg(8);
 BENCHMARK(BM_matmul64_f32_oracle)->ArgName("w")->Arg(30)->Arg(8);

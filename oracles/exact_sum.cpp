@@ -12,7 +12,7 @@ void ExactSum::clear() {
   for (unsigned j = lo_; j <= hi_ && j < kChunks; ++j) chunks_[j] = 0;
   lo_ = kChunks;
   hi_ = 0;
-  terms_ = load_ = 0;
+  terms_ = extracted_ = load_ = 0;
   all_negative_zero_ = true;
   nan_ = pos_inf_ = neg_inf_ = false;
 }
@@ -229,6 +229,11 @@ void ExactSum::finish_split(unsigned lo, unsigned hi, std::uint64_t not_negative
 }
 
 void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
+  if (extraction_available()) {
+    const std::size_t done = add_all_extracted(terms, n, abs);
+    terms += done, n -= done;
+    if (n == 0) return;
+  }
   // Bins cost a fold per bin touched, the split chunks a wider add per
   // term: below 16 terms the split chunks are the cheaper (measured in
   // bench/exact_sum_bench.cpp).
@@ -236,6 +241,11 @@ void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
   else abs ? add_split<false, true>(terms, n, abs) : add_split<false, false>(terms, n, nullptr);
 }
 void ExactSum::add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs) {
+  if (extraction_available()) {
+    const std::size_t done = add_products_extracted(pairs, n_pairs, abs);
+    pairs += 2 * done, n_pairs -= done;
+    if (n_pairs == 0) return;
+  }
   abs ? add_split<true, true>(pairs, n_pairs, abs) : add_split<true, false>(pairs, n_pairs, nullptr);
 }
 
@@ -255,7 +265,8 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
   // 2^(32 k) itself where D = 0).
   const bool negative = lo_ <= hi_ && chunks_[hi_] == -1;
   const unsigned top = lo_ > hi_ ? lo_ : negative ? hi_ : hi_ + 1;
-  std::array<mp_limb_t, kChunks / 2 + 1> limbs{};
+  std::array<mp_limb_t, kChunks / 2 + 1> limbs;  // (the ones used zeroed below: not all 71, a short sum's)
+  std::fill(limbs.begin(), limbs.begin() + (top - lo_) / 2 + 1, mp_limb_t{0});
   std::uint64_t borrow = 0;
   for (unsigned j = lo_; j < top; ++j) {
     auto d = static_cast<std::uint64_t>(chunks_[j]);

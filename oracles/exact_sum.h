@@ -68,6 +68,8 @@ class ExactSum {
     add_at(neg ? -hi : hi, o + 53);
   }
   std::int64_t terms() const { return terms_; }
+  // Of those, the ones the bulk calls took by extraction (below).
+  std::int64_t terms_extracted() const { return extracted_; }
 
   // Many terms in one call, the same sums as add() and add_product() one at
   // a time, cheaper per term (a dot oracle's terms, 10^5 and more per
@@ -81,6 +83,13 @@ class ExactSum {
   void add_all(const double* terms, std::size_t n, ExactSum* abs = nullptr);
   // a_k b_k for the pairs (a_0, b_0, a_1, b_1, ...), each product exact.
   void add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs = nullptr);
+
+  // Whether the bulk calls take their terms by error-free extraction,
+  // four at a time (oracles/exact_sum_extract.cpp: where the CPU has AVX2
+  // and FMA); set_scalar_only(true) keeps every call on the scalar paths
+  // (the tests hold both equal to MPFR).
+  static bool extraction_available();
+  static void set_scalar_only(bool on);
 
   // The sum rounded into `out` (at out's precision) in mode rnd; returns
   // MPFR's ternary value (0: the sum is exactly out). Normalizes the
@@ -125,6 +134,13 @@ class ExactSum {
   void special(double x);
   void special_product(double a, double b);
   void make_room(std::int64_t load, ExactSum* abs);
+  // The extraction paths (oracles/exact_sum_extract.cpp): the terms they
+  // took, a prefix of the n (the rest are for the scalar paths).
+  std::size_t add_all_extracted(const double* v, std::size_t n, ExactSum* abs);
+  std::size_t add_products_extracted(const double* pairs, std::size_t n, ExactSum* abs);
+  // A block's level sums (sums[2 k]: the sum, sums[2 k + 1]: the
+  // magnitudes'), each an exact double, into the chunks; n terms more.
+  void add_level_sums(const double* sums, int levels, std::size_t n, ExactSum* abs);
   template <bool kAbs>
   void add_binned(const double* v, std::size_t n, ExactSum* abs);
   template <bool kProducts, bool kAbs>
@@ -146,7 +162,7 @@ class ExactSum {
   std::array<std::uint16_t, 4096> bin_count_{};
   std::array<std::uint16_t, kBinBlock> bin_listed_{};
   unsigned lo_ = kChunks, hi_ = 0;  // the chunks touched: [lo_, hi_]
-  std::int64_t terms_ = 0;
+  std::int64_t terms_ = 0, extracted_ = 0;
   // What the chunks took since they were last normalized, in units of 2^85
   // per chunk (one term's most): normalized before it reaches 2^40, so a
   // chunk stays below 2^32 + 2^125 < 2^127.

@@ -25,6 +25,7 @@ struct Factors {
   DType t = DType::f32;
   std::size_t n = 0;
   double u = 0, gamma = 0, growth = 0;
+  double max_finite = 0, zero_reach = 0;  // (per dtype; each ldexp a call, per output otherwise)
   // gamma_n / u and n eta (1 + u)^(n - 1) / u, for S (dot below; each a
   // double times a power of 2, exact at 53 bits)
   mpfr_t gamma_over_u, under_over_u;
@@ -41,6 +42,8 @@ const Factors& factors(DType t, std::size_t n) {
   f.u = unit_roundoff(t);
   f.gamma = gamma(f.u, n);
   f.growth = std::exp(2 * static_cast<double>(n) * std::log1p(f.u)) * (1 + 0x1p-40);
+  f.max_finite = max_finite(t);
+  f.zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
   const FloatFormat ff = float_format(t);
   const long log2_u = std::ilogb(f.u);  // (u = 2^-p)
   mpfr_set_d(f.gamma_over_u, f.gamma, MPFR_RNDN);
@@ -118,13 +121,16 @@ void dot(const Dot& in, Exact& out) {
   products.resize(n);
   const ProductSums ps = product_sums(in.pairs.data(), products.data(), n, in.ctx.error_variance);
   const double sum_sq = ps.sum_sq, abs_d = ps.abs;
+  // The factors of n for this dtype, computed once per length: a run's
+  // outputs of a case share n (factors() above).
+  const Factors& f = factors(t, n);
   // Every fl(a b) in T is -0 (another correct order's result, below): only
   // where every product is below T's zero reach (|a b| at most half T's
   // smallest subnormal, whose tie rounds to 0, the even neighbour; f64's
   // products are fl(a b) already), so abs_d <= n reach (twice that: abs_d
   // is rounded) or 0; then each is rounded to see.
   bool all_negative_zero = false;
-  const double zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
+  const double zero_reach = f.zero_reach;
   if (n > 0 && abs_d <= 2 * static_cast<double>(n) * zero_reach) {
     all_negative_zero = true;
     for (std::size_t k = 0; k < n && all_negative_zero; ++k) {
@@ -137,15 +143,12 @@ void dot(const Dot& in, Exact& out) {
   // as 106-bit ones, the others as the exact doubles they are.
   if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
   else exact.add_all(products.data(), n, &abs_sum);
-  // The factors of n for this dtype, computed once per length: a run's
-  // outputs of a case share n (factors() above).
-  const Factors& f = factors(t, n);
   // The fold in T (the reference's result where it overflows), replayed
   // only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
   // <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
   // overflows (non-finite terms make abs_d inf or NaN: replayed).
   double fold = 0.0;
-  if (!(abs_d * f.growth < max_finite(t))) {
+  if (!(abs_d * f.growth < f.max_finite)) {
     const replay::InT in_t{t};
     for (std::size_t k = 0; k < n; ++k) fold = in_t.add(fold, in_t.mul(in.pairs[2 * k], in.pairs[2 * k + 1]));
   }
@@ -182,7 +185,7 @@ void dot(const Dot& in, Exact& out) {
     double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
     for (double pd : products)
       if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
-    const double limit = max_finite(t) * (1 + 0x1p-20);
+    const double limit = f.max_finite * (1 + 0x1p-20);
     if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
   }
   // S = (gamma_n sum |a_k b_k| + n eta (1 + u)^(n - 1)) / u, in place: the

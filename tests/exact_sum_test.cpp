@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <mpfr.h>
@@ -53,7 +54,7 @@ int sign(int v) { return (v > 0) - (v < 0); }
 // The bulk entry points too (add_products, and add_all where every product
 // is exact in double, each with the magnitudes' sum), in two calls, against
 // the same MPFR sums (of |a b| for the magnitudes).
-void expect_same(const std::vector<Term>& terms, const char* what) {
+void expect_same_on_path(const std::vector<Term>& terms, const std::string& what) {
   ExactSum acc, bulk, bulk_abs, all, all_abs;
   mpfr_t scratch;
   mpfr_init2(scratch, 24);
@@ -120,6 +121,17 @@ void expect_same(const std::vector<Term>& terms, const char* what) {
     mpfr_clear(want);
     mpfr_clear(got);
   }
+}
+
+// Both paths of the bulk calls: extraction (where the CPU has it) and the
+// scalar ones.
+void expect_same(const std::vector<Term>& terms, const std::string& what) {
+  for (const bool scalar : {false, true}) {
+    if (!scalar && !ExactSum::extraction_available()) continue;
+    ExactSum::set_scalar_only(scalar);
+    expect_same_on_path(terms, what + (scalar ? " (scalar paths)" : " (extraction)"));
+  }
+  ExactSum::set_scalar_only(false);
 }
 
 // A finite value of every binade of the dtype (subnormals included), by
@@ -227,6 +239,14 @@ TEST(ExactSum, ZerosAndSpecialValues) {
   expect_same({{inf, 1.0}, {-inf, 1.0}}, "inf - inf");
   expect_same({{inf, 0.0}}, "inf x 0");
   expect_same({{NAN, 1.0}, {2.0, 3.0}}, "NaN term");
+  // A non-finite term in the middle of a block (where the extraction
+  // reads four at a time) and at its end.
+  for (const double special : {double{NAN}, -double{NAN}, inf, -inf})
+    for (const std::size_t at : {0u, 1u, 5u, 17u, 19u}) {
+      std::vector<Term> terms(20, {1.5, 2.0});
+      terms[at] = {special, 1.0};
+      expect_same(terms, "a non-finite term at " + std::to_string(at) + " of 20");
+    }
   // add_all's bins: infinities share one per sign, NaN of either sign too
   // (found by a fraction field), -0 is the negative subnormal bin's.
   expect_same({{inf, 1.0}, {inf, 2.0}, {inf, 3.0}, {1.0, 1.0}}, "three +inf");
@@ -247,6 +267,117 @@ TEST(ExactSum, ZerosAndSpecialValues) {
   EXPECT_EQ(mpfr_get_d(out, MPFR_RNDN), 0.25);
   EXPECT_EQ(acc.terms(), 2);
   mpfr_clear(out);
+}
+
+// f64 terms whose products the extraction path takes (finite, above
+// 2^-968): windows of exponents anywhere from the bottom (low parts e
+// among the subnormals) to the top (sigma up to 2^1023), spans from 0 to
+// 900 binades, cancelling pairs, lengths across the blocks of 256; every
+// sum as MPFR's, and most trials extracted (the path under test).
+TEST(ExactSum, ExtractableF64Products) {
+  std::mt19937_64 rng(2026);
+  int extracted = 0;
+  constexpr int kTrials = 400;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const int span = trial % 4 == 0 ? 0 : static_cast<int>(rng() % 450);
+    // a, b below 2^(bottom + span + 1), products up to 2^1016 (sigma 2^1023 for 64 terms)
+    const int bottom = -484 + static_cast<int>(rng() % static_cast<std::uint64_t>(991 - span));
+    const std::size_t n = trial % 10 == 0 ? 250 + rng() % 300 : 1 + rng() % 100;
+    std::vector<Term> terms;
+    auto draw = [&] {
+      const double m = static_cast<double>(rng() >> 11) * 0x1p-52;  // [0, 2): 53 random bits
+      return std::ldexp(m, bottom + static_cast<int>(rng() % static_cast<std::uint64_t>(span + 1))) * (rng() & 1 ? -1 : 1);
+    };
+    while (terms.size() < n) {
+      const Term t{draw(), draw()};
+      terms.push_back(t);
+      if (rng() % 4 == 0) terms.push_back({-t.a, t.b});  // cancels exactly
+    }
+    std::shuffle(terms.begin(), terms.end(), rng);
+    expect_same(terms, "extractable f64 products, span " + std::to_string(span) + " from 2^" + std::to_string(bottom));
+    std::vector<double> pairs;
+    for (const Term& t : terms) pairs.insert(pairs.end(), {t.a, t.b});
+    ExactSum s;
+    s.add_products(pairs.data(), terms.size());
+    extracted += s.terms_extracted() == static_cast<std::int64_t>(terms.size());
+  }
+  if (ExactSum::extraction_available()) {
+    EXPECT_GT(extracted, kTrials * 8 / 10);
+  }
+}
+
+// The extraction's level sums at their bound (oracles/exact_sum_extract.cpp,
+// (3)): a block of n = 2^M terms, 1.0 (sigma = 2^s, s = 1 + M) and n - 1
+// terms of 45 random bits or more just below half the first level's
+// spacing, 2^(s - 53): level 1 leaves them whole, and level 2 (53 - M bits
+// lower) sums n - 1 of them to nearly 2^s', the most its sums hold
+// exactly; fewer bits a level, and that sum rounds. Or just above half
+// that with a sigma half as large (M taken one too small): level 1 leaves
+// residuals of nearly 2^(s - 54) each, one sign, past that level's bound.
+TEST(ExactSum, LevelSumsAtTheirBound) {
+  std::mt19937_64 rng(8);
+  // (expect_same's bulk calls take each half of the terms in a call of its
+  // own: a block as above in each half, and one block over both halves,
+  // whose halves are then such blocks of M - 1 with other residuals)
+  for (int m = 1; m <= 8; ++m)
+    for (const int blocks : {1, 2})
+    for (const bool high : {true, false})
+      for (const bool mixed : {false, true}) {
+        const std::size_t n = std::size_t{1} << m;
+        std::vector<Term> terms;
+        const int s = 1 + m;
+        while (terms.size() < blocks * n) {
+          if (terms.size() % n == 0) terms.push_back({1.0, 1.0});
+          const double u = static_cast<double>(rng() >> 11) * 0x1p-53;  // [0, 1), 53 bits
+          // [2^(s - 53) (1 - 2^-9), 2^(s - 53)), or [2^(s - 54), 2^(s - 54) (1 + 2^-8))
+          const double t = high ? std::ldexp(2.0 - u * 0x1p-8, s - 54) : std::ldexp(1.0 + u * 0x1p-8, s - 54);
+          terms.push_back({mixed && terms.size() % 2 == 0 ? -t : t, 1.0});
+        }
+        terms.resize(blocks * n);
+        expect_same(terms, "level sums at their bound, M = " + std::to_string(m) + ", " + std::to_string(blocks) +
+                               " block(s)" + (high ? ", high" : ", low") +
+                               (mixed ? ", mixed signs" : ""));
+      }
+}
+
+// The extraction path takes the blocks it can (the tests above hold its
+// sums equal to MPFR's; this, that it is the path they went through) and
+// leaves to the scalar paths the blocks it cannot: a non-finite term, a
+// product that underflows, a term too large for its sigma.
+TEST(ExactSum, TheBulkCallsTakeTheBlocksTheyCanByExtraction) {
+  if (!ExactSum::extraction_available()) GTEST_SKIP() << "this CPU has no AVX2 and FMA: the scalar paths only";
+  std::mt19937_64 rng(5);
+  std::vector<double> products, pairs;
+  for (int i = 0; i < 300; ++i) {
+    const double a = static_cast<float>(std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
+    const double b = static_cast<float>(-std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
+    products.push_back(a * b);
+    pairs.insert(pairs.end(), {a, b});
+  }
+  auto extracted = [](auto add) {
+    ExactSum acc, abs;
+    add(acc, abs);
+    EXPECT_EQ(acc.terms_extracted(), abs.terms_extracted());
+    return acc.terms_extracted();
+  };
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 64, &a); }), 64);
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 300, &a); }), 300);
+  // A non-finite term in the second block of 256: the first is extracted.
+  products[280] = INFINITY;
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 300, &a); }), 256);
+  products[280] = 0x1p1020;  // (sigma would be 2^(1020 + 1 + 6) > 2^1023)
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data() + 256, 44, &a); }), 0);
+  // A product of doubles that underflows (to 0, or below 2^-968): p + e is not it.
+  for (const double tiny : {0x1p-1000, 0x1p-600}) {
+    pairs[2] = tiny, pairs[3] = 0x1p-500;
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0) << tiny;
+  }
+  // A zero factor is fine: p = e = 0.
+  pairs[2] = 0.0;
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 64);
+  ExactSum::set_scalar_only(true);
+  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0);
+  ExactSum::set_scalar_only(false);
 }
 
 TEST(ExactSum, AddEqualsAddProductByOne) {
