@@ -253,7 +253,8 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
 }
 
 bool cpu_has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // (__builtin_cpu_init first: a call during static initialisation would otherwise read it unset)
+  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
   return has;
 }
 
