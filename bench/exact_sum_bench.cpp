@@ -112,7 +112,8 @@ void BM_matmul64_f32_kernel(benchmark::State& state) {
 
 // Every output's element (its 64 pairs, the driver's index maths) and its
 // oracle at f32's working precision, as the engine evaluates them.
-void BM_matmul64_f32_oracle(benchmark::State& state) {
+void BM_matmul64_f32_oracle(benchmark::State& state, bool scalar) {
+  kc::oracle::ExactSum::set_scalar_only(scalar);  // (scalar: the exact sums' scalar paths alone)
   const auto* k = kc::contract::find_kernel("matmul_2d");
   const auto& driver = kc::drivers::of(*k);
   const kc::gen::Case c{matmul_operands(static_cast<int>(state.range(0))), kc::Params(), false};
@@ -129,6 +130,7 @@ void BM_matmul64_f32_oracle(benchmark::State& state) {
       driver.evaluate(*k, ctx, e, ex);
       benchmark::DoNotOptimize(ex);
     }
+  kc::oracle::ExactSum::set_scalar_only(false);
 }
 
 // Dot products of 64 terms (a 64x64x64 matmul's) and of 1024, each over
@@ -141,6 +143,7 @@ BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false, false) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_scalar, false, true) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false) KC_DOT_ARGS;
 BENCHMARK(BM_matmul64_f32_kernel)->ArgName("w")->Arg(30)->Arg(8);
-BENCHMARK(BM_matmul64_f32_oracle)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, extraction, false)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, scalar, true)->ArgName("w")->Arg(30)->Arg(8);
 
 }  // namespace
