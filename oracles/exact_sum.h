@@ -51,7 +51,7 @@ class ExactSum {
     Parts p;
     if (!decompose(x, p)) return special(x);
     note_term(p.m == 0, p.neg);
-    add_at(p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m), p.e - kUnitExponent);
+    add_parts(p);
   }
   // One term a b, the product taken exactly: m_a m_b < 2^106 as one
   // 128-bit product, added as its halves of 53 bits.
@@ -127,6 +127,10 @@ class ExactSum {
     chunks_[j] += static_cast<__int128>(v) * (std::int64_t{1} << (o & 31));
     lo_ = j < lo_ ? j : lo_;
     hi_ = j > hi_ ? j : hi_;
+  }
+  // A finite double's value, uncounted.
+  void add_parts(const Parts& p) {
+    add_at(p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m), p.e - kUnitExponent);
   }
   // Carries moved up: chunks lo_..hi_ - 1 become digits in [0, 2^32), the
   // top one (hi_) 0 or -1.

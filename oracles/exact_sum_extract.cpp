@@ -43,6 +43,7 @@
 #include <bit>
 #include <cfloat>
 #include <cmath>
+#include <utility>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KC_EXTRACT_AVX2 1
@@ -59,18 +60,18 @@ constexpr std::size_t kBlock = 256;   // terms per block: M <= 8, 45 bits a leve
 constexpr int kMaxLevels = 48;        // (2046 + 53 + 8) bits at 45 a level, and room
 constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
 
-// The levels' sigmas of a block of n terms, max |t| = hi > 0, min nonzero
-// |t| = lo; false where s would pass 1023 (see the top of the file).
-struct Levels {
-  int count = 0;
-  double sigma[kMaxLevels];
-};
 // floor(log2 x) of a finite x > 0, kept >= -1022 (a subnormal's ulp is
 // the smallest normal number's); from the bits (std::ilogb and ldexp are
 // calls, a fifth of a short block's cost).
 int binade(double x) { return std::max(static_cast<int>(std::bit_cast<std::uint64_t>(x) >> 52), 1) - 1023; }
 double power_of_two(int s) { return std::bit_cast<double>(static_cast<std::uint64_t>(s + 1023) << 52); }  // -1022 <= s <= 1023
 
+// The levels' sigmas of a block of n terms, max |t| = hi > 0, min nonzero
+// |t| = lo; false where s would pass 1023 (see the top of the file).
+struct Levels {
+  int count = 0;
+  double sigma[kMaxLevels];
+};
 bool plan_levels(std::size_t n, double hi, double lo, Levels& out) {
   const int m = std::max(1, static_cast<int>(std::bit_width(n - 1)));
   const int quantum = binade(lo) - 52;
@@ -200,23 +201,24 @@ template <int G, From kFrom, bool kKeep>
 // block's terms, the later ones from the residuals (in rt, rs). (Four at a
 // time need 17 vector registers of AVX2's 16: a sum spilled to memory,
 // its additions a store-forwarding chain; three measured 10-15% faster.)
-template <From kFrom>
-void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs) {
-  constexpr int kGroup = 3;
+template <From kFrom, int... G>
+void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs,
+                std::integer_sequence<int, G...>) {
+  constexpr int kGroup = sizeof...(G);
   using Fn = void (*)(const double*, const double*, std::size_t, const double*, double*, double*, double*);
-  static constexpr Fn first[2][4] = {
-      {levels<1, kFrom, false>, levels<2, kFrom, false>, levels<3, kFrom, false>, levels<4, kFrom, false>},
-      {levels<1, kFrom, true>, levels<2, kFrom, true>, levels<3, kFrom, true>, levels<4, kFrom, true>}};
-  static constexpr Fn later[2][4] = {
-      {levels<1, From::residuals, false>, levels<2, From::residuals, false>, levels<3, From::residuals, false>,
-       levels<4, From::residuals, false>},
-      {levels<1, From::residuals, true>, levels<2, From::residuals, true>, levels<3, From::residuals, true>,
-       levels<4, From::residuals, true>}};
+  // [from the block's terms][keeping the residuals][group size - 1]
+  static constexpr Fn kLevels[2][2][kGroup] = {
+      {{levels<G + 1, kFrom, false>...}, {levels<G + 1, kFrom, true>...}},
+      {{levels<G + 1, From::residuals, false>...}, {levels<G + 1, From::residuals, true>...}}};
   for (int k = 0; k < lv.count; k += kGroup) {
     const int g = std::min(kGroup, lv.count - k);
     const bool keep = k + g < lv.count;
-    (k == 0 ? first : later)[keep][g - 1](k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
+    kLevels[k > 0][keep][g - 1](k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
   }
+}
+template <From kFrom>
+void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs) {
+  run_levels<kFrom>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 3>());
 }
 
 // p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...); false where a
@@ -279,8 +281,7 @@ void ExactSum::add_level_sums(const double* sums, int levels, std::size_t n, Exa
     for (int part = 0; part < (abs ? 2 : 1); ++part) {
       Parts p{};
       decompose(sums[2 * k + part], p);
-      if (p.m == 0) continue;
-      (part == 0 ? this : abs)->add_at(p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m), p.e - kUnitExponent);
+      (part == 0 ? this : abs)->add_parts(p);
     }
   // (a block taken here has a nonzero term: its sum is not -0)
   for (ExactSum* s : {this, abs})

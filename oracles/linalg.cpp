@@ -130,12 +130,11 @@ void dot(const Dot& in, Exact& out) {
   // products are fl(a b) already), so abs_d <= n reach (twice that: abs_d
   // is rounded) or 0; then each is rounded to see.
   bool all_negative_zero = false;
-  const double zero_reach = f.zero_reach;
-  if (n > 0 && abs_d <= 2 * static_cast<double>(n) * zero_reach) {
+  if (n > 0 && abs_d <= 2 * static_cast<double>(n) * f.zero_reach) {
     all_negative_zero = true;
     for (std::size_t k = 0; k < n && all_negative_zero; ++k) {
       const double pd = products[k];
-      const double p = std::fabs(pd) < zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
+      const double p = std::fabs(pd) < f.zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
       all_negative_zero = p == 0 && std::signbit(p);
     }
   }
