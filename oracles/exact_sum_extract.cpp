@@ -20,13 +20,15 @@
 //     most n 2^(s - M) <= 2^s, a double. So are sums of q_i with their
 //     signs flipped.
 // The residuals are the next level's terms with s' = s - (53 - M): by (2)
-// they are at most 2^(s' - M). Each level takes 53 - M bits. The last
-// level is the first whose spacing above sigma, 2^(s - 52), is at most the
-// terms' quantum Q (every t_i, and so every residual, is a multiple of Q:
-// ulp(min |t_i|) at least): there sigma + r_i is a double, q_i = r_i and
-// nothing is left. s is kept >= -1022 (then 2^(s - 53) is below the
-// subnormal quantum and every q_i = r_i: also a last level); with s =
-// ilogb(max |t_i|) + 1 + M > 1023 the block goes to the scalar path.
+// they are at most 2^(s' - M). Each level takes 53 - M bits. Every t_i is
+// a multiple of the terms' quantum Q (ulp(min |t_i|) at least), and so is
+// every residual while 2^(s - 53) >= Q. The last level is the first with
+// 2^(s - 53) <= Q: it extracts nothing, its terms (multiples of Q, at most
+// 2^(s - M)) are summed as they are, every partial sum a multiple of
+// 2^(s - 53) at most n 2^(s - M) <= 2^s, a double, as in (3). s is kept
+// >= -1022 (sigma normal; there 2^(s - 53) < 2^-1074 <= Q: a last level);
+// with s = ilogb(max |t_i|) + 1 + M > 1023 the block goes to the scalar
+// path.
 //
 // Per level the sums of q_i and of q_i with its term's sign are two exact
 // doubles, added to the chunks; a term's magnitude and its sign are kept
@@ -60,29 +62,29 @@ constexpr std::size_t kBlock = 256;   // terms per block: M <= 8, 45 bits a leve
 constexpr int kMaxLevels = 48;        // (2046 + 53 + 8) bits at 45 a level, and room
 constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
 
-// floor(log2 x) of a finite x > 0, kept >= -1022 (a subnormal's ulp is
-// the smallest normal number's); from the bits (std::ilogb and ldexp are
-// calls, a fifth of a short block's cost).
-int binade(double x) { return std::max(static_cast<int>(std::bit_cast<std::uint64_t>(x) >> 52), 1) - 1023; }
-double power_of_two(int s) { return std::bit_cast<double>(static_cast<std::uint64_t>(s + 1023) << 52); }  // -1022 <= s <= 1023
+// 2^s as a double, -1022 <= s <= 1023 (ldexp is a call).
+double power_of_two(int s) { return std::bit_cast<double>(static_cast<std::uint64_t>(s + 1023) << 52); }
 
-// The levels' sigmas of a block of n terms, max |t| = hi > 0, min nonzero
-// |t| = lo; false where s would pass 1023 (see the top of the file).
+// The levels' sigmas of a block of n terms whose largest magnitude is in
+// binade `hi` and smallest nonzero one in binade `lo` (floor(log2 |t|),
+// taken as -1022 below the normal range: a subnormal's ulp is the
+// smallest normal number's); false where s would pass 1023 (see the top of
+// the file).
 struct Levels {
   int count = 0;
   double sigma[kMaxLevels];
 };
-bool plan_levels(std::size_t n, double hi, double lo, Levels& out) {
+bool plan_levels(std::size_t n, int hi, int lo, Levels& out) {
   const int m = std::max(1, static_cast<int>(std::bit_width(n - 1)));
-  const int quantum = binade(lo) - 52;
-  // (hi's binade may be taken as -1022 for a subnormal hi: then every term
-  // is below 2^-1022 <= 2^(s - m), and s = -1022 anyway)
-  int s = std::max(binade(hi) + 1 + m, -1022);
+  const int quantum = lo - 52;
+  // (a subnormal hi, taken as -1022: every term is below 2^-1022 <=
+  // 2^(s - m), and s = -1022 anyway)
+  int s = std::max(hi + 1 + m, -1022);
   if (s > 1023) return false;
   out.count = 0;
   for (;;) {
     out.sigma[out.count++] = power_of_two(s);
-    if (s == -1022 || s - 52 <= quantum) return true;
+    if (s - 53 <= quantum) return true;  // (always at s = -1022: quantum >= -1074)
     s = std::max(s - (53 - m), -1022);
   }
 }
@@ -96,45 +98,53 @@ double with_sign(double x, std::uint64_t sign) { return std::bit_cast<double>(st
 // residuals of an earlier level (t and its sign kept apart).
 enum class From { doubles, low_parts, residuals };
 
+// What plan_levels needs of a block, from the high 32 bits of its
+// magnitudes (sign cleared): their largest (its exponent field is the
+// largest magnitude's; 0x7ff00000 and above, an infinity or a NaN) and the
+// smallest of the nonzero ones' (a zero taken as 0xffffffff; a nonzero
+// subnormal's may be 0, which stands for binade -1022 as it should).
+// Integer max and min (one cycle each): the doubles' max and min made a
+// chain of their latencies, a tenth of a 64-term sum's cost.
 struct Scan {
-  double hi = 0, lo = INFINITY;  // max |x| and min nonzero |x|
-  bool finite = true;
+  std::uint32_t hi = 0, lo = 0xffffffff;
+  bool finite() const { return hi < 0x7ff00000; }
+  bool all_zero() const { return lo == 0xffffffff; }
+  static int binade(std::uint32_t word) { return std::max(static_cast<int>(word >> 20), 1) - 1023; }
+  int hi_binade() const { return binade(hi); }
+  int lo_binade() const { return binade(lo); }
 };
 
 [[gnu::target("avx2,fma")]] Scan scan(const double* x, std::size_t n) {
-  const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(~kSign)));
-  const __m256d zero = _mm256_setzero_pd(), inf = _mm256_set1_pd(INFINITY), max_finite = _mm256_set1_pd(DBL_MAX);
-  __m256d hi = zero, lo = inf, bad = zero;
+  const __m256i abs_mask = _mm256_set1_epi64x(static_cast<long long>(~kSign));
+  const __m256i high_words = _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ull));
+  const __m256i low_ones = _mm256_set1_epi64x(0xffffffff);
+  __m256i hi = _mm256_setzero_si256(), lo = _mm256_set1_epi32(-1);
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const __m256d a = _mm256_and_pd(_mm256_loadu_pd(x + i), abs_mask);
-    hi = _mm256_max_pd(hi, a);
-    lo = _mm256_min_pd(lo, _mm256_blendv_pd(a, inf, _mm256_cmp_pd(a, zero, _CMP_EQ_OQ)));
-    bad = _mm256_or_pd(bad, _mm256_cmp_pd(a, max_finite, _CMP_NLE_UQ));  // inf or NaN
+    const __m256i v = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), abs_mask);
+    const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
+    hi = _mm256_max_epu32(hi, _mm256_and_si256(v, high_words));
+    lo = _mm256_min_epu32(lo, _mm256_or_si256(_mm256_or_si256(v, zero), low_ones));
   }
-  alignas(32) double h[4], l[4], b[4];
-  _mm256_store_pd(h, hi);
-  _mm256_store_pd(l, lo);
-  _mm256_store_pd(b, bad);
+  alignas(32) std::uint32_t h[8], l[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
   Scan out;
-  for (int k = 0; k < 4; ++k) {
-    out.hi = std::max(out.hi, h[k]);
-    out.lo = std::min(out.lo, l[k]);
-    out.finite &= std::bit_cast<std::uint64_t>(b[k]) == 0;
-  }
+  for (int k = 1; k < 8; k += 2) out.hi = std::max(out.hi, h[k]), out.lo = std::min(out.lo, l[k]);
   for (; i < n; ++i) {
-    const double a = std::fabs(x[i]);
-    out.finite &= a <= DBL_MAX;
-    out.hi = std::max(out.hi, a);
-    if (a != 0) out.lo = std::min(out.lo, a);
+    const std::uint64_t v = std::bit_cast<std::uint64_t>(x[i]) & ~kSign;
+    out.hi = std::max(out.hi, static_cast<std::uint32_t>(v >> 32));
+    if (v != 0) out.lo = std::min(out.lo, static_cast<std::uint32_t>(v >> 32));
   }
   return out;
 }
 
 // G levels (sigma[0..G-1]) over n terms: sums[2 k] += sum q (with the
-// terms' signs), sums[2 k + 1] += sum q (the magnitudes'); with kKeep the
-// residuals and their signs into rt and rs (which may be x and y).
-template <int G, From kFrom, bool kKeep>
+// terms' signs), sums[2 k + 1] += sum q (the magnitudes'). A block's last
+// group (kLast) ends with its last level, which sums the residuals as
+// they are, no sigma (top of the file). Another group
+// keeps the residuals and their signs in rt and rs (which may be x, y).
+template <int G, From kFrom, bool kLast>
 [[gnu::target("avx2,fma")]] void levels(const double* x, const double* y, std::size_t n, const double* sigma, double* sums,
                                         double* rt, double* rs) {
   const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
@@ -160,12 +170,12 @@ template <int G, From kFrom, bool kKeep>
     // the five operations of a level then share four pipes, not two)
 #pragma GCC unroll 4
     for (int k = 0; k < G; ++k) {
-      const __m256d q = _mm256_sub_pd(_mm256_add_pd(t, sg[k]), sg[k]);
+      const __m256d q = kLast && k == G - 1 ? t : _mm256_sub_pd(_mm256_add_pd(t, sg[k]), sg[k]);
       t = _mm256_sub_pd(t, q);
       a[k] = _mm256_fmadd_pd(q, one, a[k]);
       s[k] = _mm256_fmadd_pd(_mm256_xor_pd(q, o), one, s[k]);
     }
-    if constexpr (kKeep) _mm256_storeu_pd(rt + i, t), _mm256_storeu_pd(rs + i, o);
+    if constexpr (!kLast) _mm256_storeu_pd(rt + i, t), _mm256_storeu_pd(rs + i, o);
   }
   for (int k = 0; k < G; ++k) {
     alignas(32) double ls[4], la[4];
@@ -188,37 +198,37 @@ template <int G, From kFrom, bool kKeep>
       o = std::bit_cast<std::uint64_t>(y[i]);
     }
     for (int k = 0; k < G; ++k) {
-      const double q = (t + sigma[k]) - sigma[k];
+      const double q = kLast && k == G - 1 ? t : (t + sigma[k]) - sigma[k];
       t -= q;
       sums[2 * k + 1] += q;
       sums[2 * k] += with_sign(q, o);
     }
-    if constexpr (kKeep) rt[i] = t, rs[i] = std::bit_cast<double>(o);
+    if constexpr (!kLast) rt[i] = t, rs[i] = std::bit_cast<double>(o);
   }
 }
 
-// Every level of a block, three at a time: the first group from the
-// block's terms, the later ones from the residuals (in rt, rs). (Four at a
-// time need 17 vector registers of AVX2's 16: a sum spilled to memory,
-// its additions a store-forwarding chain; three measured 10-15% faster.)
+// Every level of a block: groups of three levels, the first from the
+// block's terms, the later ones from the residuals (in rt, rs), and a last
+// group of up to four. (Four extracting levels need 17 vector registers of
+// AVX2's 16: a sum spilled to memory, its additions a store-forwarding
+// chain, three measured 10-15% faster; a last level of plain sums needs
+// no sigma, so the last group holds four.)
 template <From kFrom, int... G>
 void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs,
                 std::integer_sequence<int, G...>) {
-  constexpr int kGroup = sizeof...(G);
   using Fn = void (*)(const double*, const double*, std::size_t, const double*, double*, double*, double*);
-  // [from the block's terms][keeping the residuals][group size - 1]
-  static constexpr Fn kLevels[2][2][kGroup] = {
-      {{levels<G + 1, kFrom, false>...}, {levels<G + 1, kFrom, true>...}},
-      {{levels<G + 1, From::residuals, false>...}, {levels<G + 1, From::residuals, true>...}}};
-  for (int k = 0; k < lv.count; k += kGroup) {
-    const int g = std::min(kGroup, lv.count - k);
-    const bool keep = k + g < lv.count;
-    kLevels[k > 0][keep][g - 1](k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
-  }
+  // [from the residuals][the last group's size - 1]
+  static constexpr Fn kLastGroup[2][sizeof...(G)] = {{levels<G + 1, kFrom, true>...},
+                                                    {levels<G + 1, From::residuals, true>...}};
+  int k = 0;
+  for (; lv.count - k > 4; k += 3)
+    (k == 0 ? levels<3, kFrom, false> : levels<3, From::residuals, false>)(k == 0 ? x : rt, k == 0 ? y : rs, n,
+                                                                              lv.sigma + k, sums + 2 * k, rt, rs);
+  kLastGroup[k > 0][lv.count - k - 1](k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
 }
 template <From kFrom>
 void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs) {
-  run_levels<kFrom>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 3>());
+  run_levels<kFrom>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 4>());
 }
 
 // p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...); false where a
@@ -295,7 +305,7 @@ std::size_t ExactSum::add_all_extracted(const double* v, std::size_t n, ExactSum
     const std::size_t len = std::min(kBlock, n - start);
     const Scan sc = scan(v + start, len);
     Levels lv;
-    if (!sc.finite || sc.hi == 0 || !plan_levels(len, sc.hi, sc.lo, lv)) return start;
+    if (!sc.finite() || sc.all_zero() || !plan_levels(len, sc.hi_binade(), sc.lo_binade(), lv)) return start;
     double sums[2 * kMaxLevels];
     std::fill(sums, sums + 2 * lv.count, 0.0);
     run_levels<From::doubles>(v + start, nullptr, len, lv, sums, rt, rs);
@@ -316,13 +326,14 @@ std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n,
     if (!two_products(pairs + 2 * start, len, p, e)) return start;
     const Scan sp = scan(p, len), se = scan(e, len);
     Levels lp, le;
-    if (sp.hi == 0 || !plan_levels(len, sp.hi, sp.lo, lp) || (se.hi != 0 && !plan_levels(len, se.hi, se.lo, le)))
+    if (sp.all_zero() || !plan_levels(len, sp.hi_binade(), sp.lo_binade(), lp) ||
+        (!se.all_zero() && !plan_levels(len, se.hi_binade(), se.lo_binade(), le)))
       return start;
     double sums[2 * kMaxLevels];
     std::fill(sums, sums + 2 * lp.count, 0.0);
     run_levels<From::doubles>(p, nullptr, len, lp, sums, rt, rs);
     add_level_sums(sums, lp.count, len, abs);
-    if (se.hi != 0) {  // (the low parts: no terms of their own)
+    if (!se.all_zero()) {  // (the low parts: no terms of their own)
       std::fill(sums, sums + 2 * le.count, 0.0);
       run_levels<From::low_parts>(e, p, len, le, sums, rt, rs);
       add_level_sums(sums, le.count, 0, abs);
