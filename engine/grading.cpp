@@ -64,11 +64,12 @@ std::string decimal(const Mp& z) {
   return z.str(25, std::ios_base::scientific);
 }
 
-// The exact value of the element at the current precision.
-oracle::Exact evaluate(const Context& c, const drivers::Element& e, const Params& params) {
+// The exact value of the element at the current precision, into ex (reset
+// first: its MPFR numbers' storage is reused).
+const oracle::Exact& evaluate(const Context& c, const drivers::Element& e, const Params& params, oracle::Exact& ex) {
   const bool variance = c.statistics_case && e.statistics_sample;
   const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan, variance};
-  oracle::Exact ex;
+  ex.reset();
   c.driver.evaluate(c.k, ctx, e, ex);
   if (!variance) ex.error_variance.reset();
   return ex;
@@ -685,7 +686,8 @@ bool grade_cheap(const Context& c, const drivers::Element& e, double y, const Pa
   const contract::Accuracy* acc = approximable(c, e, y);
   if (!acc) return false;
   oracle::PrecisionScope scope(kCheapBits);
-  const oracle::Exact ex = evaluate(c, e, params);
+  static thread_local oracle::Exact reused;  // (one per thread: evaluate above)
+  const oracle::Exact& ex = evaluate(c, e, params, reused);
   if (ex.replayed || !ex.alternatives.empty() || ex.magnitude || !oracle::is_number(ex.value)) return false;
   const mpfr_t& z = oracle::raw(ex.value);
   const long w = static_cast<long>(mpfr_get_prec(z));
@@ -753,7 +755,8 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
   Grade g;
   for (int attempt = 0; attempt < 3; ++attempt) {
     oracle::PrecisionScope scope(bits);
-    const oracle::Exact ex = evaluate(c, e, params);
+    static thread_local oracle::Exact reused;  // (one per thread: evaluate above)
+    const oracle::Exact& ex = evaluate(c, e, params, reused);
     if (!is_float(t_out)) {
       g = grade_integer(y, ex);
       g.precision = bits;
@@ -841,7 +844,8 @@ std::string exact_text(const Context& c, const drivers::Element& e, const Params
     return rule ? std::string(contract::outcome_name(rule->output)) : "(special)";
   }
   oracle::PrecisionScope scope(g.precision ? g.precision : oracle::working_bits(c.t));
-  return decimal(evaluate(c, e, params).value);
+  oracle::Exact ex;
+  return decimal(evaluate(c, e, params, ex).value);
 }
 
 }  // namespace kc::engine

@@ -101,6 +101,37 @@ struct Exact {
   // model of independent roundings (sums; docs/accuracy-bounds.md,
   // "Statistics of a case"); absent where no such model is stated.
   std::optional<double> error_variance;
+
+  // Ready for the next evaluation at the current precision (the engine
+  // keeps one Exact per thread: two MPFR numbers allocated and freed per
+  // element were a tenth of a 64^3 matmul oracle's time;
+  // bench/exact_sum_bench.cpp): every member as a new Exact has it, the
+  // value NaN, the magnitude's storage kept for set_magnitude.
+  void reset() {
+    mpfr_set_prec(raw(value), PrecisionScope::current());  // (no allocation where its storage is large enough)
+    if (magnitude) {
+      spare_magnitude_.emplace(std::move(*magnitude));  // (the storage moves; the moved-from number holds none)
+      magnitude.reset();
+    }
+    replayed = false;
+    alternatives.clear();
+    unreplayed.reset();
+    unbounded = false;
+    error_variance.reset();
+  }
+  // magnitude engaged at the current precision (NaN), in the storage
+  // reset() kept where there is one (after reset(), the value's precision
+  // is the current one).
+  Mp& set_magnitude() {
+    if (!spare_magnitude_) return magnitude.emplace();
+    magnitude.emplace(std::move(*spare_magnitude_));
+    spare_magnitude_.reset();
+    mpfr_set_prec(raw(*magnitude), mpfr_get_prec(raw(value)));
+    return *magnitude;
+  }
+
+ private:
+  std::optional<Mp> spare_magnitude_;
 };
 
 }  // namespace kc::oracle

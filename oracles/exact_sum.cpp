@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 
 #include <gmp.h>
@@ -9,6 +10,7 @@
 namespace kc::oracle {
 
 void ExactSum::clear() {
+  if (window_adds_ != 0) window_.fill(0), window_adds_ = 0;
   for (unsigned j = lo_; j <= hi_ && j < kChunks; ++j) chunks_[j] = 0;
   lo_ = kChunks;
   hi_ = 0;
@@ -87,8 +89,10 @@ void ExactSum::make_room(std::int64_t load, ExactSum* abs) {
   // A call's load (its terms, or what it adds at once; below 2^40) fits the
   // chunks' headroom whatever came before: normalize first where it would
   // pass 2^40 (never, in practice).
+  // (the caller adds to the chunks: the window goes there first)
   for (ExactSum* s : {this, abs})
     if (s) {
+      s->flush_window();
       if (s->load_ + load >= kNormalizeEvery) s->normalize();
       s->load_ += load;
     }
@@ -258,6 +262,7 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
     mpfr_set_inf(out, pos_inf_ ? 1 : -1);
     return 0;
   }
+  if (window_adds_ != 0) return round_window_into(out, rnd);  // (the chunks are zero then)
   normalize();
   // Digits lo_ .. top - 1 (32 bits each): the magnitude, as 64-bit limbs
   // for GMP. A negative sum is D - 2^(32 k), its sign chunk at top = lo_ +
@@ -287,6 +292,81 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
   mpz_t z;
   mpz_roinit_n(z, limbs.data(), negative ? -static_cast<mp_size_t>(n) : static_cast<mp_size_t>(n));
   return mpfr_set_z_2exp(out, z, kUnitExponent + 32 * static_cast<long>(lo_), rnd);
+}
+
+void ExactSum::add_exact_doubles(const double* v, int count) {
+  // The nonzero doubles' span: lowest bit (e) to top bit (e + 53), each a
+  // finite m 2^e, m < 2^53.
+  int lo = INT_MAX, top = INT_MIN;
+  for (int k = 0; k < count; ++k) {
+    Parts p{};
+    decompose(v[2 * k], p);
+    if (p.m != 0) lo = std::min(lo, p.e), top = std::max(top, p.e + 53);
+  }
+  if (lo > top) return;  // (all zero: nothing to add)
+  const bool empty = window_adds_ == 0;
+  const int base = empty ? lo : window_base_;
+  if (lo_ > hi_ && window_adds_ + count <= kWindowAdds && lo >= base && top - base <= kWindowBits - 16) {
+    window_base_ = base;
+    window_adds_ += count;
+    for (int k = 0; k < count; ++k) {
+      Parts p{};
+      decompose(v[2 * k], p);
+      if (p.m == 0) continue;  // (its e may lie below the base)
+      const int d = p.e - base;
+      // (|m| 2^(d mod 64) < 2^116, shifted unsigned, then signed)
+      const auto m = static_cast<__int128>(static_cast<unsigned __int128>(p.m) << (d & 63));
+      window_[static_cast<unsigned>(d) >> 6] += p.neg ? -m : m;
+    }
+    return;
+  }
+  make_room(count, nullptr);  // (the window, if any, into the chunks first)
+  for (int k = 0; k < count; ++k) {
+    Parts p{};
+    decompose(v[2 * k], p);
+    add_parts(p);
+  }
+}
+
+void ExactSum::flush_window() {
+  if (window_adds_ == 0) return;
+  window_adds_ = 0;
+  make_room(4 * kWindowCells, nullptr);
+  // Each cell W_j (|W_j| < 2^126) as three unsigned digits of 32 bits and a
+  // signed top one (|.| < 2^30), each at its offset in units.
+  for (int j = 0; j < kWindowCells; ++j) {
+    const __int128 w = window_[static_cast<std::size_t>(j)];
+    window_[static_cast<std::size_t>(j)] = 0;
+    if (w == 0) continue;
+    const auto bits = static_cast<unsigned __int128>(w);
+    const int o = window_base_ + 64 * j - kUnitExponent;
+    for (int i = 0; i < 3; ++i) add_at(static_cast<std::int64_t>((bits >> (32 * i)) & 0xffffffff), o + 32 * i);
+    add_at(static_cast<std::int64_t>(w >> 96), o + 96);
+  }
+}
+
+int ExactSum::round_window_into(mpfr_ptr out, mpfr_rnd_t rnd) {
+  // Carries up the cells into 64-bit limbs, two's complement; out of the
+  // top one only the sign is left (the header's headroom).
+  static_assert(sizeof(mp_limb_t) == 8);
+  std::array<mp_limb_t, kWindowCells> limbs;
+  __int128 carry = 0;
+  for (std::size_t j = 0; j < kWindowCells; ++j) {
+    const __int128 t = window_[j] + carry;
+    limbs[j] = static_cast<mp_limb_t>(static_cast<unsigned __int128>(t));
+    carry = t >> 64;  // (arithmetic: floor division)
+  }
+  const bool negative = carry < 0;
+  if (negative) mpn_neg(limbs.data(), limbs.data(), kWindowCells);  // (the magnitude)
+  mp_size_t n = kWindowCells;
+  while (n > 0 && limbs[static_cast<std::size_t>(n - 1)] == 0) --n;
+  if (n == 0) {  // an exact zero (see the header for its sign)
+    mpfr_set_zero(out, terms_ > 0 && all_negative_zero_ ? -1 : 1);
+    return 0;
+  }
+  mpz_t z;
+  mpz_roinit_n(z, limbs.data(), negative ? -n : n);
+  return mpfr_set_z_2exp(out, z, window_base_, rnd);
 }
 
 }  // namespace kc::oracle

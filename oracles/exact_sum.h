@@ -51,6 +51,7 @@ class ExactSum {
     Parts p;
     if (!decompose(x, p)) return special(x);
     note_term(p.m == 0, p.neg);
+    if (window_adds_ != 0) flush_window();
     add_parts(p);
   }
   // One term a b, the product taken exactly: m_a m_b < 2^106 as one
@@ -62,6 +63,7 @@ class ExactSum {
     const unsigned __int128 m = static_cast<unsigned __int128>(pa.m) * pb.m;
     const bool neg = pa.neg != pb.neg;
     note_term(m == 0, neg);
+    if (window_adds_ != 0) flush_window();
     const auto lo = static_cast<std::int64_t>(m & kLow53), hi = static_cast<std::int64_t>(m >> 53);
     const int o = pa.e + pb.e - kUnitExponent;
     add_at(neg ? -lo : lo, o);
@@ -143,8 +145,16 @@ class ExactSum {
   std::size_t add_all_extracted(const double* v, std::size_t n, ExactSum* abs);
   std::size_t add_products_extracted(const double* pairs, std::size_t n, ExactSum* abs);
   // A block's level sums (sums[2 k]: the sum, sums[2 k + 1]: the
-  // magnitudes'), each an exact double, into the chunks; n terms more.
+  // magnitudes'), each an exact double, into the window or the chunks; n
+  // terms more.
   void add_level_sums(const double* sums, int levels, std::size_t n, ExactSum* abs);
+  // The exact doubles v[0], v[2], ... (count of them) into the window
+  // where it can take them (below), else into the chunks.
+  void add_exact_doubles(const double* v, int count);
+  // The window's value into the chunks (the window then unused).
+  void flush_window();
+  // The window's value rounded into out (round_into where it is in use).
+  int round_window_into(mpfr_ptr out, mpfr_rnd_t rnd);
   template <bool kAbs>
   void add_binned(const double* v, std::size_t n, ExactSum* abs);
   template <bool kProducts, bool kAbs>
@@ -154,6 +164,27 @@ class ExactSum {
   template <bool kAbs>
   void finish_split(unsigned lo, unsigned hi, std::uint64_t not_negative_zero, std::int64_t counted, ExactSum* abs);
 
+  // A short sum's window: the level sums of the extraction path, where
+  // they are all the sum holds (a dot product of up to 256 terms: one
+  // block's few doubles), kept as sum_j W_j 2^(window_base_ + 64 j), W_j
+  // signed 128-bit, and rounded from there: a few shifts and adds where the
+  // chunks cost a decomposition per sum, a normalization over every chunk
+  // touched and a clear (a fifth of a 64^3 matmul oracle's time;
+  // bench/exact_sum_bench.cpp). The window is in use while window_adds_ >
+  // 0, and only while the chunks are zero: every path that adds to the
+  // chunks moves the window there first (flush_window). Headroom: a double
+  // m 2^e added at offset d = e - base adds |m| 2^(d mod 64) < 2^116 to
+  // cell d / 64; at most kWindowAdds = 2^10 of them keep a cell below
+  // 2^126. Every double is taken with its top bit (e + 53) at most
+  // kWindowBits - 16 above the base, so the value, below 2^10 times that,
+  // is below 2^(64 kWindowCells - 6) units: the carries out of the top cell
+  // are only the sign (0 or -1) when it is rounded.
+  static constexpr int kWindowCells = 6;
+  static constexpr int kWindowBits = 64 * kWindowCells;
+  static constexpr int kWindowAdds = 1 << 10;
+  std::array<__int128, kWindowCells> window_{};
+  int window_base_ = 0;
+  int window_adds_ = 0;
   std::array<__int128, kChunks> chunks_{};
   // The bulk calls' positive terms (the first kChunks) and negative ones
   // (the rest), apart (add_split); zero between calls.

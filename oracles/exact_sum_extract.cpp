@@ -47,6 +47,8 @@
 #include <cmath>
 #include <utility>
 
+#include "core/cpu.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KC_EXTRACT_AVX2 1
 #include <immintrin.h>
@@ -114,37 +116,50 @@ struct Scan {
   int lo_binade() const { return binade(lo); }
 };
 
-[[gnu::target("avx2,fma")]] Scan scan(const double* x, std::size_t n) {
-  const __m256i abs_mask = _mm256_set1_epi64x(static_cast<long long>(~kSign));
-  const __m256i high_words = _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ull));
-  const __m256i low_ones = _mm256_set1_epi64x(0xffffffff);
-  __m256i hi = _mm256_setzero_si256(), lo = _mm256_set1_epi32(-1);
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const __m256i v = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)), abs_mask);
+// A Scan four lanes at a time (their high words' max and min), and the
+// terms one at a time after them.
+struct ScanLanes {
+  __m256i hi, lo;
+  [[gnu::target("avx2,fma")]] ScanLanes() : hi(_mm256_setzero_si256()), lo(_mm256_set1_epi32(-1)) {}
+  [[gnu::target("avx2,fma")]] void add(__m256d x) {
+    const __m256i v = _mm256_and_si256(_mm256_castpd_si256(x), _mm256_set1_epi64x(static_cast<long long>(~kSign)));
     const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
-    hi = _mm256_max_epu32(hi, _mm256_and_si256(v, high_words));
-    lo = _mm256_min_epu32(lo, _mm256_or_si256(_mm256_or_si256(v, zero), low_ones));
+    hi = _mm256_max_epu32(hi, _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ull))));
+    lo = _mm256_min_epu32(lo, _mm256_or_si256(_mm256_or_si256(v, zero), _mm256_set1_epi64x(0xffffffff)));
   }
-  alignas(32) std::uint32_t h[8], l[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
-  Scan out;
-  for (int k = 1; k < 8; k += 2) out.hi = std::max(out.hi, h[k]), out.lo = std::min(out.lo, l[k]);
-  for (; i < n; ++i) {
-    const std::uint64_t v = std::bit_cast<std::uint64_t>(x[i]) & ~kSign;
-    out.hi = std::max(out.hi, static_cast<std::uint32_t>(v >> 32));
-    if (v != 0) out.lo = std::min(out.lo, static_cast<std::uint32_t>(v >> 32));
+  [[gnu::target("avx2,fma")]] Scan lanes() const {
+    alignas(32) std::uint32_t h[8], l[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+    Scan out;
+    for (int k = 1; k < 8; k += 2) out.hi = std::max(out.hi, h[k]), out.lo = std::min(out.lo, l[k]);
+    return out;
   }
+};
+void scan_one(Scan& out, double x) {
+  const std::uint64_t v = std::bit_cast<std::uint64_t>(x) & ~kSign;
+  out.hi = std::max(out.hi, static_cast<std::uint32_t>(v >> 32));
+  if (v != 0) out.lo = std::min(out.lo, static_cast<std::uint32_t>(v >> 32));
+}
+
+[[gnu::target("avx2,fma")]] Scan scan(const double* x, std::size_t n) {
+  ScanLanes lanes;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) lanes.add(_mm256_loadu_pd(x + i));
+  Scan out = lanes.lanes();
+  for (; i < n; ++i) scan_one(out, x[i]);
   return out;
 }
 
 // G levels (sigma[0..G-1]) over n terms: sums[2 k] += sum q (with the
-// terms' signs), sums[2 k + 1] += sum q (the magnitudes'). A block's last
-// group (kLast) ends with its last level, which sums the residuals as
-// they are, no sigma (top of the file). Another group
-// keeps the residuals and their signs in rt and rs (which may be x, y).
-template <int G, From kFrom, bool kLast>
+// terms' signs), and with kAbs sums[2 k + 1] += sum q (the magnitudes').
+// A block's last group (kLast) ends with its last level, which sums the
+// residuals as they are, no sigma (top of the file). Another group keeps
+// the residuals in rt, and with kAbs their signs in rs (which may be x,
+// y). Without kAbs the terms are extracted with their signs (the method
+// holds for signed terms as it does for magnitudes): one operation a
+// level fewer.
+template <int G, From kFrom, bool kLast, bool kAbs>
 [[gnu::target("avx2,fma")]] void levels(const double* x, const double* y, std::size_t n, const double* sigma, double* sums,
                                         double* rt, double* rs) {
   const __m256d sign = _mm256_set1_pd(-0.0), one = _mm256_set1_pd(1.0);
@@ -153,8 +168,10 @@ template <int G, From kFrom, bool kLast>
   for (int k = 0; k < G; ++k) sg[k] = _mm256_set1_pd(sigma[k]), s[k] = a[k] = _mm256_setzero_pd();
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    __m256d t, o;
-    if constexpr (kFrom == From::doubles) {
+    __m256d t, o = _mm256_setzero_pd();
+    if constexpr (!kAbs) {
+      t = _mm256_loadu_pd(x + i);  // (doubles, low parts and residuals alike: signed)
+    } else if constexpr (kFrom == From::doubles) {
       const __m256d v = _mm256_loadu_pd(x + i);
       o = _mm256_and_pd(v, sign);
       t = _mm256_andnot_pd(sign, v);
@@ -172,22 +189,31 @@ template <int G, From kFrom, bool kLast>
     for (int k = 0; k < G; ++k) {
       const __m256d q = kLast && k == G - 1 ? t : _mm256_sub_pd(_mm256_add_pd(t, sg[k]), sg[k]);
       t = _mm256_sub_pd(t, q);
-      a[k] = _mm256_fmadd_pd(q, one, a[k]);
-      s[k] = _mm256_fmadd_pd(_mm256_xor_pd(q, o), one, s[k]);
+      if constexpr (kAbs) {
+        a[k] = _mm256_fmadd_pd(q, one, a[k]);
+        s[k] = _mm256_fmadd_pd(_mm256_xor_pd(q, o), one, s[k]);
+      } else {
+        s[k] = _mm256_fmadd_pd(q, one, s[k]);
+      }
     }
-    if constexpr (!kLast) _mm256_storeu_pd(rt + i, t), _mm256_storeu_pd(rs + i, o);
+    if constexpr (!kLast) {
+      _mm256_storeu_pd(rt + i, t);
+      if constexpr (kAbs) _mm256_storeu_pd(rs + i, o);
+    }
   }
   for (int k = 0; k < G; ++k) {
     alignas(32) double ls[4], la[4];
     _mm256_store_pd(ls, s[k]);
     _mm256_store_pd(la, a[k]);
     sums[2 * k] += (ls[0] + ls[1]) + (ls[2] + ls[3]);
-    sums[2 * k + 1] += (la[0] + la[1]) + (la[2] + la[3]);
+    if constexpr (kAbs) sums[2 * k + 1] += (la[0] + la[1]) + (la[2] + la[3]);
   }
   for (; i < n; ++i) {  // the last terms one at a time, the same operations
-    std::uint64_t o;
+    std::uint64_t o = 0;
     double t;
-    if constexpr (kFrom == From::doubles) {
+    if constexpr (!kAbs) {
+      t = x[i];
+    } else if constexpr (kFrom == From::doubles) {
       o = std::bit_cast<std::uint64_t>(x[i]) & kSign;
       t = std::fabs(x[i]);
     } else if constexpr (kFrom == From::low_parts) {
@@ -200,10 +226,13 @@ template <int G, From kFrom, bool kLast>
     for (int k = 0; k < G; ++k) {
       const double q = kLast && k == G - 1 ? t : (t + sigma[k]) - sigma[k];
       t -= q;
-      sums[2 * k + 1] += q;
+      if constexpr (kAbs) sums[2 * k + 1] += q;
       sums[2 * k] += with_sign(q, o);
     }
-    if constexpr (!kLast) rt[i] = t, rs[i] = std::bit_cast<double>(o);
+    if constexpr (!kLast) {
+      rt[i] = t;
+      if constexpr (kAbs) rs[i] = std::bit_cast<double>(o);
+    }
   }
 }
 
@@ -213,40 +242,46 @@ template <int G, From kFrom, bool kLast>
 // AVX2's 16: a sum spilled to memory, its additions a store-forwarding
 // chain, three measured 10-15% faster; a last level of plain sums needs
 // no sigma, so the last group holds four.)
-template <From kFrom, int... G>
+template <From kFrom, bool kAbs, int... G>
 void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs,
                 std::integer_sequence<int, G...>) {
   using Fn = void (*)(const double*, const double*, std::size_t, const double*, double*, double*, double*);
   // [from the residuals][the last group's size - 1]
-  static constexpr Fn kLastGroup[2][sizeof...(G)] = {{levels<G + 1, kFrom, true>...},
-                                                    {levels<G + 1, From::residuals, true>...}};
+  static constexpr Fn kLastGroup[2][sizeof...(G)] = {{levels<G + 1, kFrom, true, kAbs>...},
+                                                    {levels<G + 1, From::residuals, true, kAbs>...}};
   int k = 0;
   for (; lv.count - k > 4; k += 3)
-    (k == 0 ? levels<3, kFrom, false> : levels<3, From::residuals, false>)(k == 0 ? x : rt, k == 0 ? y : rs, n,
-                                                                              lv.sigma + k, sums + 2 * k, rt, rs);
+    (k == 0 ? levels<3, kFrom, false, kAbs> : levels<3, From::residuals, false, kAbs>)(
+        k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
   kLastGroup[k > 0][lv.count - k - 1](k == 0 ? x : rt, k == 0 ? y : rs, n, lv.sigma + k, sums + 2 * k, rt, rs);
 }
 template <From kFrom>
-void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs) {
-  run_levels<kFrom>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 4>());
+void run_levels(const double* x, const double* y, std::size_t n, const Levels& lv, double* sums, double* rt, double* rs,
+                bool abs) {
+  if (abs) run_levels<kFrom, true>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 4>());
+  else run_levels<kFrom, false>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 4>());
 }
 
-// p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...); false where a
-// p is not finite, or is below 2^-968 without a zero factor (e could
-// round, or the product underflow to 0).
+// p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...), and their
+// scans; false where a p is not finite, or is below 2^-968 without a zero
+// factor (e could round, or the product underflow to 0). (The scans here,
+// not in passes of their own over p and e: a tenth of a 64-term f64 sum.)
 // (The products of four pairs come out in the order 0, 2, 1, 3: the
 // sums do not depend on it.)
-[[gnu::target("avx2,fma")]] bool two_products(const double* pairs, std::size_t n, double* p, double* e) {
+[[gnu::target("avx2,fma")]] bool two_products(const double* pairs, std::size_t n, double* p, double* e, Scan& sp, Scan& se) {
   const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(~kSign)));
   const __m256d zero = _mm256_setzero_pd(), tiny = _mm256_set1_pd(0x1p-968), max_finite = _mm256_set1_pd(DBL_MAX);
   __m256d bad = zero;
+  ScanLanes lp, le;
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
     const __m256d v0 = _mm256_loadu_pd(pairs + 2 * i), v1 = _mm256_loadu_pd(pairs + 2 * i + 4);
     const __m256d a = _mm256_unpacklo_pd(v0, v1), b = _mm256_unpackhi_pd(v0, v1);
-    const __m256d pr = _mm256_mul_pd(a, b);
+    const __m256d pr = _mm256_mul_pd(a, b), er = _mm256_fmsub_pd(a, b, pr);
     _mm256_storeu_pd(p + i, pr);
-    _mm256_storeu_pd(e + i, _mm256_fmsub_pd(a, b, pr));
+    _mm256_storeu_pd(e + i, er);
+    lp.add(pr);
+    le.add(er);
     const __m256d m = _mm256_and_pd(pr, abs_mask);
     bad = _mm256_or_pd(bad, _mm256_cmp_pd(m, max_finite, _CMP_NLE_UQ));
     // (p = 0 only as a product with a zero: a product that underflows to 0 is not a p + e)
@@ -254,20 +289,17 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
     bad = _mm256_or_pd(bad, _mm256_andnot_pd(zero_factor, _mm256_cmp_pd(m, tiny, _CMP_LT_OQ)));
   }
   bool ok = _mm256_movemask_pd(bad) == 0;
+  sp = lp.lanes(), se = le.lanes();
   for (; i < n; ++i) {
     const double a = pairs[2 * i], b = pairs[2 * i + 1];
     p[i] = a * b;
     e[i] = std::fma(a, b, -p[i]);
+    scan_one(sp, p[i]);
+    scan_one(se, e[i]);
     const double m = std::fabs(p[i]);
     ok &= m <= DBL_MAX && (a == 0 || b == 0 || m >= 0x1p-968);
   }
   return ok;
-}
-
-bool cpu_has_avx2_fma() {
-  // (__builtin_cpu_init first: a call during static initialisation would otherwise read it unset)
-  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
-  return has;
 }
 
 #endif  // KC_EXTRACT_AVX2
@@ -286,13 +318,8 @@ void ExactSum::set_scalar_only(bool on) { scalar_only.store(on, std::memory_orde
 
 void ExactSum::add_level_sums(const double* sums, int levels, std::size_t n, ExactSum* abs) {
   // (each sum a finite double: at most 2^1023)
-  make_room(levels, abs);
-  for (int k = 0; k < levels; ++k)
-    for (int part = 0; part < (abs ? 2 : 1); ++part) {
-      Parts p{};
-      decompose(sums[2 * k + part], p);
-      (part == 0 ? this : abs)->add_parts(p);
-    }
+  add_exact_doubles(sums, levels);
+  if (abs) abs->add_exact_doubles(sums + 1, levels);
   // (a block taken here has a nonzero term: its sum is not -0)
   for (ExactSum* s : {this, abs})
     if (s) s->terms_ += static_cast<std::int64_t>(n), s->extracted_ += static_cast<std::int64_t>(n), s->all_negative_zero_ = false;
@@ -308,7 +335,7 @@ std::size_t ExactSum::add_all_extracted(const double* v, std::size_t n, ExactSum
     if (!sc.finite() || sc.all_zero() || !plan_levels(len, sc.hi_binade(), sc.lo_binade(), lv)) return start;
     double sums[2 * kMaxLevels];
     std::fill(sums, sums + 2 * lv.count, 0.0);
-    run_levels<From::doubles>(v + start, nullptr, len, lv, sums, rt, rs);
+    run_levels<From::doubles>(v + start, nullptr, len, lv, sums, rt, rs, abs != nullptr);
     add_level_sums(sums, lv.count, len, abs);
   }
   return n;
@@ -323,21 +350,20 @@ std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n,
   double p[kBlock], e[kBlock], rt[kBlock], rs[kBlock];
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t len = std::min(kBlock, n - start);
-    if (!two_products(pairs + 2 * start, len, p, e)) return start;
-    const Scan sp = scan(p, len), se = scan(e, len);
+    Scan sp, se;
+    if (!two_products(pairs + 2 * start, len, p, e, sp, se)) return start;
     Levels lp, le;
     if (sp.all_zero() || !plan_levels(len, sp.hi_binade(), sp.lo_binade(), lp) ||
         (!se.all_zero() && !plan_levels(len, se.hi_binade(), se.lo_binade(), le)))
       return start;
-    double sums[2 * kMaxLevels];
-    std::fill(sums, sums + 2 * lp.count, 0.0);
-    run_levels<From::doubles>(p, nullptr, len, lp, sums, rt, rs);
-    add_level_sums(sums, lp.count, len, abs);
-    if (!se.all_zero()) {  // (the low parts: no terms of their own)
-      std::fill(sums, sums + 2 * le.count, 0.0);
-      run_levels<From::low_parts>(e, p, len, le, sums, rt, rs);
-      add_level_sums(sums, le.count, 0, abs);
-    }
+    // (the high parts' levels, then the low parts', added at once: one
+    // window holds both where it can)
+    const int levels = lp.count + (se.all_zero() ? 0 : le.count);
+    double sums[4 * kMaxLevels];
+    std::fill(sums, sums + 2 * levels, 0.0);
+    run_levels<From::doubles>(p, nullptr, len, lp, sums, rt, rs, abs != nullptr);
+    if (!se.all_zero()) run_levels<From::low_parts>(e, p, len, le, sums + 2 * lp.count, rt, rs, abs != nullptr);
+    add_level_sums(sums, levels, len, abs);
   }
   return n;
 #else

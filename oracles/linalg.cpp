@@ -4,6 +4,12 @@
 
 #include <cmath>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define KC_PRODUCTS_AVX2 1
+#include <immintrin.h>
+#endif
+
+#include "core/cpu.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/replay.h"
@@ -26,6 +32,10 @@ struct Factors {
   std::size_t n = 0;
   double u = 0, gamma = 0, growth = 0;
   double max_finite = 0, zero_reach = 0;  // (per dtype; each ldexp a call, per output otherwise)
+  // S's upper bound from the double sum of |p_k| (dot below): the margin
+  // (1 - 2^-53)^-n (1 + 2^-40), gamma_n / u and n eta (1 + u)^(n - 1) / u
+  // as doubles, and f64's n 2^-1074
+  double abs_margin = 0, gamma_over_u_d = 0, under_over_u_d = 0, underflow_tail = 0;
   // gamma_n / u and n eta (1 + u)^(n - 1) / u, for S (dot below; each a
   // double times a power of 2, exact at 53 bits)
   mpfr_t gamma_over_u, under_over_u;
@@ -46,6 +56,11 @@ const Factors& factors(DType t, std::size_t n) {
   f.zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
   const FloatFormat ff = float_format(t);
   const long log2_u = std::ilogb(f.u);  // (u = 2^-p)
+  f.abs_margin = std::exp(-static_cast<double>(n) * std::log1p(-0x1p-53)) * (1 + 0x1p-40);
+  f.gamma_over_u_d = std::ldexp(f.gamma, static_cast<int>(-log2_u));
+  f.under_over_u_d = std::ldexp(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
+                                ff.emin - ff.precision - static_cast<int>(log2_u));
+  f.underflow_tail = t == DType::f64 ? static_cast<double>(n) * 0x1p-1074 : 0.0;
   mpfr_set_d(f.gamma_over_u, f.gamma, MPFR_RNDN);
   mpfr_mul_2si(f.gamma_over_u, f.gamma_over_u, -log2_u, MPFR_RNDN);
   mpfr_set_d(f.under_over_u, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
@@ -68,12 +83,39 @@ const Factors& factors(DType t, std::size_t n) {
 struct ProductSums {
   double abs, sum_sq;
 };
+#ifdef KC_PRODUCTS_AVX2
+// The loop below, four products a step: the same products and the same
+// four partial sums (lane j sums the terms k = j mod 4, in order).
+[[gnu::target("avx2")]] std::size_t abs_products_avx2(const double* __restrict pairs, double* __restrict products,
+                                                      std::size_t n, double* partial) {
+  const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
+  __m256d acc = _mm256_setzero_pd();
+  std::size_t k = 0;
+  for (; k + 4 <= n; k += 4) {
+    const __m256d v0 = _mm256_loadu_pd(pairs + 2 * k), v1 = _mm256_loadu_pd(pairs + 2 * k + 4);
+    // (a0 a2 a1 a3) (b0 b2 b1 b3): the products in the order 0 2 1 3, put back in order
+    const __m256d p = _mm256_permute4x64_pd(_mm256_mul_pd(_mm256_unpacklo_pd(v0, v1), _mm256_unpackhi_pd(v0, v1)), 0xd8);
+    _mm256_storeu_pd(products + k, p);
+    acc = _mm256_add_pd(acc, _mm256_and_pd(p, abs_mask));
+  }
+  _mm256_storeu_pd(partial, acc);
+  return k;
+}
+#endif
+
 [[gnu::noinline]] ProductSums product_sums(const double* __restrict pairs, double* __restrict products, std::size_t n,
                                            bool variance) {
   // (Four named partial sums, four terms a step: indexed as abs4[k % 4],
   // GCC kept them in memory, a store-forwarding chain again.)
   double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   std::size_t k = 0;
+#ifdef KC_PRODUCTS_AVX2
+  if (cpu_has_avx2_fma()) {  // (a third of this function's time; bench/exact_sum_bench.cpp)
+    double partial[4];
+    k = abs_products_avx2(pairs, products, n, partial);
+    a0 = partial[0], a1 = partial[1], a2 = partial[2], a3 = partial[3];
+  }
+#endif
   for (; k + 4 <= n; k += 4) {
     const double p0 = pairs[2 * k] * pairs[2 * k + 1], p1 = pairs[2 * k + 2] * pairs[2 * k + 3];
     const double p2 = pairs[2 * k + 4] * pairs[2 * k + 5], p3 = pairs[2 * k + 6] * pairs[2 * k + 7];
@@ -117,7 +159,6 @@ void dot(const Dot& in, Exact& out) {
   static thread_local ExactSum exact, abs_sum;
   static thread_local std::vector<double> products;
   exact.clear();
-  abs_sum.clear();
   products.resize(n);
   const ProductSums ps = product_sums(in.pairs.data(), products.data(), n, in.ctx.error_variance);
   const double sum_sq = ps.sum_sq, abs_d = ps.abs;
@@ -138,10 +179,10 @@ void dot(const Dot& in, Exact& out) {
       all_negative_zero = p == 0 && std::signbit(p);
     }
   }
-  // The exact sums, in bulk (oracles/exact_sum.h): f64 products exactly
+  // The exact sum, in bulk (oracles/exact_sum.h): f64 products exactly
   // as 106-bit ones, the others as the exact doubles they are.
-  if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
-  else exact.add_all(products.data(), n, &abs_sum);
+  if (t == DType::f64) exact.add_products(in.pairs.data(), n, nullptr);
+  else exact.add_all(products.data(), n, nullptr);
   // The fold in T (the reference's result where it overflows), replayed
   // only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
   // <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
@@ -187,14 +228,42 @@ void dot(const Dot& in, Exact& out) {
     const double limit = f.max_finite * (1 + 0x1p-20);
     if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
   }
-  // S = (gamma_n sum |a_k b_k| + n eta (1 + u)^(n - 1)) / u, in place: the
-  // product and the sum rounded once each at the working precision, the
-  // division by u (a power of 2, exact) taken into both constants
-  // beforehand (the same roundings: a power of 2 commutes with them).
-  mpfr_ptr m = raw(out.magnitude.emplace());
-  abs_sum.round_into(m, MPFR_RNDN);
-  mpfr_mul(m, m, f.gamma_over_u, MPFR_RNDN);
-  mpfr_add(m, m, f.under_over_u, MPFR_RNDN);
+  // S = (gamma_n P + n eta (1 + u)^(n - 1)) / u, P = sum |a_k b_k|, as an
+  // upper bound within a relative (n + 2) 2^-53 + 2^-39 of it, in double
+  // from abs_d (an exact P cost a second exact sum and three MPFR
+  // operations per output, a third of a 64^3 matmul oracle's time;
+  // bench/exact_sum_bench.cpp). Derivation: abs_d adds the n doubles
+  // |fl(p_k)| (p_k = a_k b_k) in some order; an addition of non-negative
+  // doubles rounds down by at most a factor 1 - 2^-53 (and is exact where
+  // it is subnormal), so abs_d >= (1 - 2^-53)^(n - 1) sum |fl(p_k)|. Below
+  // f64 fl(p_k) = p_k; for f64 |p_k| <= |fl(p_k)| / (1 - 2^-53) + 2^-1075
+  // (relative where normal, half the subnormal spacing where not). So P <=
+  // abs_d (1 - 2^-53)^-n + n 2^-1075 (the tail for f64 only), and the
+  // margin's factor 1 + 2^-40 covers its own evaluation by exp and log1p.
+  // The last three roundings (each within 2^-53 relative where normal; a
+  // product below 2^-1022 errs by at most 2^-1075 absolute, under 2^-52 of
+  // the sum, which is at least n eta (1 + u)^(n - 1) / u >= 2^-1022 for
+  // every dtype) and gamma_n's evaluation in double are covered by the
+  // final factor 1 + 2^-40. S is then exact in the working precision (>=
+  // 53 bits). Where it is not finite (a non-finite product, or P past
+  // double's range), P is summed exactly and S rounded in MPFR as before.
+  mpfr_ptr m = raw(out.set_magnitude());
+  const double p_up = abs_d * f.abs_margin + f.underflow_tail;
+  const double s_up = (f.gamma_over_u_d * p_up + f.under_over_u_d) * (1 + 0x1p-40);
+  if (std::isfinite(s_up)) {
+    mpfr_set_d(m, s_up, MPFR_RNDN);
+  } else {
+    // (the value into `exact` again, cleared: only abs_sum is wanted)
+    exact.clear();
+    abs_sum.clear();
+    if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
+    else exact.add_all(products.data(), n, &abs_sum);
+    // The product and the sum rounded once each at the working precision,
+    // the division by u (a power of 2, exact) taken into both constants.
+    abs_sum.round_into(m, MPFR_RNDN);
+    mpfr_mul(m, m, f.gamma_over_u, MPFR_RNDN);
+    mpfr_add(m, m, f.under_over_u, MPFR_RNDN);
+  }
   if (n >= 2 && in.ctx.error_variance) out.error_variance = (f.u * f.u / 3) * sum_sq;
 }
 

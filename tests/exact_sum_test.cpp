@@ -52,10 +52,13 @@ int sign(int v) { return (v > 0) - (v < 0); }
 // The accumulator is also rounded every 7 terms on the way (rounding
 // normalizes it: the sum must not change).
 // The bulk entry points too (add_products, and add_all where every product
-// is exact in double, each with the magnitudes' sum), in two calls, against
-// the same MPFR sums (of |a b| for the magnitudes).
+// is exact in double, each with the magnitudes' sum and without it: the
+// extraction's signed levels), in two calls, against the same MPFR sums
+// (of |a b| for the magnitudes); and bulk calls mixed with single terms
+// and roundings (a window of level sums moved into the chunks, and rounded
+// on the way).
 void expect_same_on_path(const std::vector<Term>& terms, const std::string& what) {
-  ExactSum acc, bulk, bulk_abs, all, all_abs;
+  ExactSum acc, bulk, bulk_abs, all, all_abs, bulk_alone, all_alone, mixed;
   mpfr_t scratch;
   mpfr_init2(scratch, 24);
   for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -83,9 +86,22 @@ void expect_same_on_path(const std::vector<Term>& terms, const std::string& what
   const std::size_t half = terms.size() / 2;
   bulk.add_products(pairs.data(), half, &bulk_abs);
   bulk.add_products(pairs.data() + 2 * half, terms.size() - half, &bulk_abs);
+  bulk_alone.add_products(pairs.data(), half);
+  bulk_alone.add_products(pairs.data() + 2 * half, terms.size() - half);
   if (exact_in_double) {
     all.add_all(products.data(), half, &all_abs);
     all.add_all(products.data() + half, terms.size() - half, &all_abs);
+    all_alone.add_all(products.data(), half);
+    all_alone.add_all(products.data() + half, terms.size() - half);
+  }
+  {
+    mpfr_t r;
+    mpfr_init2(r, 53);
+    mixed.add_products(pairs.data(), half);
+    mixed.round_into(r, MPFR_RNDN);
+    if (half < terms.size()) mixed.add_product(terms[half].a, terms[half].b);
+    if (half + 1 < terms.size()) mixed.add_products(pairs.data() + 2 * (half + 1), terms.size() - half - 1);
+    mpfr_clear(r);
   }
   for (const mpfr_prec_t prec : {11, 24, 53, 157, 4400, 53}) {
     mpfr_t want, got;
@@ -93,8 +109,8 @@ void expect_same_on_path(const std::vector<Term>& terms, const std::string& what
     mpfr_init2(got, prec);
     const int tw = mpfr_dot(terms, want);
     // Each bulk sum (and its magnitudes' sum) as the plain path's.
-    std::vector<std::pair<ExactSum*, bool>> others{{&bulk, false}, {&bulk_abs, true}};
-    if (exact_in_double) others.insert(others.end(), {{&all, false}, {&all_abs, true}});
+    std::vector<std::pair<ExactSum*, bool>> others{{&bulk, false}, {&bulk_abs, true}, {&bulk_alone, false}, {&mixed, false}};
+    if (exact_in_double) others.insert(others.end(), {{&all, false}, {&all_abs, true}, {&all_alone, false}});
     for (auto [other, is_abs] : others) {
       mpfr_t w2, g2;
       mpfr_init2(w2, prec);
@@ -102,7 +118,8 @@ void expect_same_on_path(const std::vector<Term>& terms, const std::string& what
       const int t2 = is_abs ? mpfr_dot(magnitudes, w2) : mpfr_dot(terms, w2);
       const int u2 = other->round_into(g2, MPFR_RNDN);
       const bool same2 = (mpfr_nan_p(w2) && mpfr_nan_p(g2)) || (mpfr_equal_p(w2, g2) && mpfr_signbit(w2) == mpfr_signbit(g2));
-      EXPECT_TRUE(same2) << what << ", precision " << prec << ": the bulk " << (other == &all || other == &all_abs ? "add_all " : "add_products ")
+      EXPECT_TRUE(same2) << what << ", precision " << prec << ": the bulk " << (other == &all || other == &all_abs || other == &all_alone ? "add_all " : "add_products ")
+                         << (other == &bulk_alone || other == &all_alone ? "(alone) " : other == &mixed ? "(mixed) " : "")
                          << (is_abs ? "magnitudes' " : "") << "sum " << mpfr_get_d(g2, MPFR_RNDN) << " (2^" << mpfr_get_exp(g2)
                          << "), MPFR " << mpfr_get_d(w2, MPFR_RNDN) << " (2^" << mpfr_get_exp(w2) << ")";
       EXPECT_EQ(sign(t2), sign(u2)) << what << ", precision " << prec << ": the bulk sum's ternary value";
@@ -172,6 +189,34 @@ TEST(ExactSum, NarrowSpans) {
     if (trial % 7 == 0) terms.push_back({-0.0, 1.0});
     expect_same(terms, "a narrow span");
   }
+}
+
+// The window of level sums (oracles/exact_sum.h) across the bulk calls'
+// blocks: a later block below the window's base (into the chunks), above
+// it (taken), beyond its span (into the chunks), and enough blocks in one
+// range to pass its count of additions (into the chunks).
+TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
+  std::mt19937_64 rng(41);
+  // n terms with 53 random bits in binades [e, e + span], mixed signs.
+  const auto block = [&rng](std::size_t n, int e, int span) {
+    std::vector<Term> out(n);
+    for (auto& t : out)
+      t = {std::ldexp(static_cast<double>(rng() >> 11), e - 52 + static_cast<int>(rng() % static_cast<unsigned>(span + 1))) *
+               (rng() & 1 ? -1 : 1),
+           1.0};
+    return out;
+  };
+  const auto two = [](std::vector<Term> a, const std::vector<Term>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  // (the halves expect_same adds in two calls: the first block, then the second)
+  expect_same(two(block(100, 40, 4), block(100, -20, 4)), "a block 60 binades below the first");
+  expect_same(two(block(100, -20, 4), block(100, 40, 4)), "a block 60 binades above the first");
+  expect_same(two(block(100, 300, 4), block(100, -300, 4)), "blocks 600 binades apart");
+  expect_same(two(block(100, -300, 4), block(100, 300, 4)), "blocks 600 binades apart, the low first");
+  // 600 blocks of 256 in one binade, two levels each: past 2^10 additions.
+  expect_same(block(600 * 256, 0, 0), "600 blocks in one binade");
 }
 
 TEST(ExactSum, CancellationLeavesTheSmallTerms) {
