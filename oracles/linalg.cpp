@@ -32,10 +32,10 @@ struct Factors {
   std::size_t n = 0;
   double u = 0, gamma = 0, growth = 0;
   double max_finite = 0, zero_reach = 0;  // (per dtype; each ldexp a call, per output otherwise)
-  // S's upper bound from the double sum of |p_k| (dot below): the margin
-  // (1 - 2^-53)^-n (1 + 2^-40), gamma_n / u and n eta (1 + u)^(n - 1) / u
-  // as doubles, and f64's n 2^-1074
-  double abs_margin = 0, gamma_over_u_d = 0, under_over_u_d = 0, underflow_tail = 0;
+  // S's upper bound from the double sum of |p_k| (dot below): gamma_n / u
+  // and n eta (1 + u)^(n - 1) / u as doubles, and the margin (1 -
+  // 2^-53)^-(2n + 4) (1 + 2^-40)
+  double gamma_over_u_d = 0, under_over_u_d = 0, s_margin = 0;
   // gamma_n / u and n eta (1 + u)^(n - 1) / u, for S (dot below; each a
   // double times a power of 2, exact at 53 bits)
   mpfr_t gamma_over_u, under_over_u;
@@ -56,11 +56,10 @@ const Factors& factors(DType t, std::size_t n) {
   f.zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
   const FloatFormat ff = float_format(t);
   const long log2_u = std::ilogb(f.u);  // (u = 2^-p)
-  f.abs_margin = std::exp(-static_cast<double>(n) * std::log1p(-0x1p-53)) * (1 + 0x1p-40);
   f.gamma_over_u_d = std::ldexp(f.gamma, static_cast<int>(-log2_u));
   f.under_over_u_d = std::ldexp(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
                                 ff.emin - ff.precision - static_cast<int>(log2_u));
-  f.underflow_tail = t == DType::f64 ? static_cast<double>(n) * 0x1p-1074 : 0.0;
+  f.s_margin = std::exp(-static_cast<double>(2 * n + 4) * std::log1p(-0x1p-53)) * (1 + 0x1p-40);
   mpfr_set_d(f.gamma_over_u, f.gamma, MPFR_RNDN);
   mpfr_mul_2si(f.gamma_over_u, f.gamma_over_u, -log2_u, MPFR_RNDN);
   mpfr_set_d(f.under_over_u, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
@@ -228,28 +227,35 @@ void dot(const Dot& in, Exact& out) {
     const double limit = f.max_finite * (1 + 0x1p-20);
     if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
   }
-  // S = (gamma_n P + n eta (1 + u)^(n - 1)) / u, P = sum |a_k b_k|, as an
-  // upper bound within a relative (n + 2) 2^-53 + 2^-39 of it, in double
-  // from abs_d (an exact P cost a second exact sum and three MPFR
+  // S = (gamma_n P + U) / u, P = sum |a_k b_k|, U = n eta (1 + u)^(n - 1),
+  // as an upper bound within a relative (4n + 8) 2^-53 + 2^-39 of it, in
+  // double from abs_d (an exact P cost a second exact sum and three MPFR
   // operations per output, a third of a 64^3 matmul oracle's time;
-  // bench/exact_sum_bench.cpp). Derivation: abs_d adds the n doubles
-  // |fl(p_k)| (p_k = a_k b_k) in some order; an addition of non-negative
-  // doubles rounds down by at most a factor 1 - 2^-53 (and is exact where
-  // it is subnormal), so abs_d >= (1 - 2^-53)^(n - 1) sum |fl(p_k)|. Below
-  // f64 fl(p_k) = p_k; for f64 |p_k| <= |fl(p_k)| / (1 - 2^-53) + 2^-1075
-  // (relative where normal, half the subnormal spacing where not). So P <=
-  // abs_d (1 - 2^-53)^-n + n 2^-1075 (the tail for f64 only), and the
-  // margin's factor 1 + 2^-40 covers its own evaluation by exp and log1p.
-  // The last three roundings (each within 2^-53 relative where normal; a
-  // product below 2^-1022 errs by at most 2^-1075 absolute, under 2^-52 of
-  // the sum, which is at least n eta (1 + u)^(n - 1) / u >= 2^-1022 for
-  // every dtype) and gamma_n's evaluation in double are covered by the
-  // final factor 1 + 2^-40. S is then exact in the working precision (>=
-  // 53 bits). Where it is not finite (a non-finite product, or P past
-  // double's range), P is summed exactly and S rounded in MPFR as before.
+  // bench/exact_sum_bench.cpp). Derivation, with c = 1 / (1 - 2^-53):
+  // - abs_d adds the n doubles |fl(p_k)| (p_k = a_k b_k) in some order; an
+  //   addition of non-negative doubles rounds down by at most a factor
+  //   1 - 2^-53 (and is exact where subnormal): sum |fl(p_k)| <= c^(n - 1)
+  //   abs_d.
+  // - Below f64 fl(p_k) = p_k. For f64 |p_k| <= c |fl(p_k)| + 2^-1075
+  //   (relative where normal, half the subnormal spacing where not), so P
+  //   <= c^n abs_d + n 2^-1075, and the tail's part of S, gamma_n n 2^-1075
+  //   / u <= n^2 2^-1075 (1 + u)^(n - 1), is n 2^-53 of U / u (= n 2^-1022
+  //   (1 + u)^(n - 1) for f64): S <= c^(2n) (gamma_n / u abs_d + U / u).
+  // - The three roundings below (the product, the sum, the margin) each
+  //   lose at most a factor c where normal; where the product falls below
+  //   2^-1022 its absolute error 2^-1075 is below 2^-53 of the sum, which
+  //   is at least U / u >= 2^-1022 for every dtype: c again.
+  // - gamma_n / u, U / u and the margin come from expm1, log1p and exp,
+  //   within a few ulps: the factor 1 + 2^-40.
+  // So s_margin = c^(2n + 4) (1 + 2^-40) makes s_up an upper bound; from
+  // above, abs_d <= (1 + 2^-53)^(n - 1) sum |fl(p_k)|, |fl(p_k)| <= (1 +
+  // 2^-53) |p_k| for f64, the roundings and the margin give the relative
+  // (4n + 8) 2^-53 + 2^-39 (tests/dot_magnitude_test.cpp checks both
+  // sides). s_up is exact in the working precision (>= 53 bits). Where it
+  // is not finite (a non-finite product, or P past double's range), P is
+  // summed exactly and S rounded in MPFR.
   mpfr_ptr m = raw(out.set_magnitude());
-  const double p_up = abs_d * f.abs_margin + f.underflow_tail;
-  const double s_up = (f.gamma_over_u_d * p_up + f.under_over_u_d) * (1 + 0x1p-40);
+  const double s_up = (f.gamma_over_u_d * abs_d + f.under_over_u_d) * f.s_margin;
   if (std::isfinite(s_up)) {
     mpfr_set_d(m, s_up, MPFR_RNDN);
   } else {
