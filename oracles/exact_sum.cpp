@@ -295,37 +295,40 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
 }
 
 void ExactSum::add_exact_doubles(const double* v, int count) {
-  // The nonzero doubles' span: lowest bit (e) to top bit (e + 53), each a
-  // finite m 2^e, m < 2^53.
-  int lo = INT_MAX, top = INT_MIN;
+  constexpr int kAtOnce = 32;  // (more in parts of that many)
+  if (count > kAtOnce) {
+    add_exact_doubles(v, kAtOnce);
+    return add_exact_doubles(v + 2 * kAtOnce, count - kAtOnce);
+  }
+  // One pass: each nonzero double as a signed m 2^e (|m| < 2^53), and
+  // their span, lowest bit (e) to top bit (e + 53).
+  std::int64_t ms[kAtOnce];
+  int es[kAtOnce];
+  int used = 0, lo = INT_MAX, top = INT_MIN;
   for (int k = 0; k < count; ++k) {
     Parts p{};
     decompose(v[2 * k], p);
-    if (p.m != 0) lo = std::min(lo, p.e), top = std::max(top, p.e + 53);
+    if (p.m == 0) continue;
+    ms[used] = p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m);
+    es[used++] = p.e;
+    lo = std::min(lo, p.e), top = std::max(top, p.e + 53);
   }
-  if (lo > top) return;  // (all zero: nothing to add)
-  const bool empty = window_adds_ == 0;
-  const int base = empty ? lo : window_base_;
+  if (used == 0) return;
+  const int base = window_adds_ == 0 ? lo : window_base_;
   if (lo_ > hi_ && window_adds_ + count <= kWindowAdds && lo >= base && top - base <= kWindowBits - 16) {
     window_base_ = base;
     window_adds_ += count;
-    for (int k = 0; k < count; ++k) {
-      Parts p{};
-      decompose(v[2 * k], p);
-      if (p.m == 0) continue;  // (its e may lie below the base)
-      const int d = p.e - base;
-      // (|m| 2^(d mod 64) < 2^116, shifted unsigned, then signed)
-      const auto m = static_cast<__int128>(static_cast<unsigned __int128>(p.m) << (d & 63));
-      window_[static_cast<unsigned>(d) >> 6] += p.neg ? -m : m;
+    for (int k = 0; k < used; ++k) {
+      const int d = es[k] - base;
+      // (m 2^(d mod 64), |.| < 2^116: the shift taken unsigned, modulo
+      // 2^128, which is the signed value's two's complement)
+      const auto m = static_cast<unsigned __int128>(static_cast<__int128>(ms[k]));
+      window_[static_cast<unsigned>(d) >> 6] += static_cast<__int128>(m << (d & 63));
     }
     return;
   }
   make_room(count, nullptr);  // (the window, if any, into the chunks first)
-  for (int k = 0; k < count; ++k) {
-    Parts p{};
-    decompose(v[2 * k], p);
-    add_parts(p);
-  }
+  for (int k = 0; k < used; ++k) add_at(ms[k], es[k] - kUnitExponent);
 }
 
 void ExactSum::flush_window() {
