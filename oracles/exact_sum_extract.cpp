@@ -43,7 +43,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cfloat>
 #include <cmath>
 #include <utility>
 
@@ -101,12 +100,16 @@ double with_sign(double x, std::uint64_t sign) { return std::bit_cast<double>(st
 enum class From { doubles, low_parts, residuals };
 
 // What plan_levels needs of a block, from the high 32 bits of its
-// magnitudes (sign cleared): their largest (its exponent field is the
-// largest magnitude's; 0x7ff00000 and above, an infinity or a NaN) and the
-// smallest of the nonzero ones' (a zero taken as 0xffffffff; a nonzero
-// subnormal's may be 0, which stands for binade -1022 as it should).
+// magnitudes' bits v (sign cleared): their largest (its exponent field is
+// the largest magnitude's; 0x7ff00000 and above, an infinity or a NaN) and
+// the smallest of v - 1's over the nonzero ones (v = 0 gives 0xffffffff,
+// which no nonzero v - 1 reaches; a nonzero subnormal's may be 0, which
+// stands for binade -1022 as it should). v - 1's high word is v's, or one
+// less where v's low word is 0: then its binade may read one lower, a
+// smaller quantum, which plan_levels may take (a level more at worst).
 // Integer max and min (one cycle each): the doubles' max and min made a
-// chain of their latencies, a tenth of a 64-term sum's cost.
+// chain of their latencies, a tenth of a 64-term sum's cost; v - 1 spares
+// the zero test.
 struct Scan {
   std::uint32_t hi = 0, lo = 0xffffffff;
   bool finite() const { return hi < 0x7ff00000; }
@@ -121,11 +124,11 @@ struct Scan {
 struct ScanLanes {
   __m256i hi, lo;
   [[gnu::target("avx2,fma")]] ScanLanes() : hi(_mm256_setzero_si256()), lo(_mm256_set1_epi32(-1)) {}
+  // (The low words' lanes take part too; lanes() reads the high words'.)
   [[gnu::target("avx2,fma")]] void add(__m256d x) {
     const __m256i v = _mm256_and_si256(_mm256_castpd_si256(x), _mm256_set1_epi64x(static_cast<long long>(~kSign)));
-    const __m256i zero = _mm256_cmpeq_epi64(v, _mm256_setzero_si256());
-    hi = _mm256_max_epu32(hi, _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(0xffffffff00000000ull))));
-    lo = _mm256_min_epu32(lo, _mm256_or_si256(_mm256_or_si256(v, zero), _mm256_set1_epi64x(0xffffffff)));
+    hi = _mm256_max_epu32(hi, v);
+    lo = _mm256_min_epu32(lo, _mm256_sub_epi64(v, _mm256_set1_epi64x(1)));
   }
   [[gnu::target("avx2,fma")]] Scan lanes() const {
     alignas(32) std::uint32_t h[8], l[8];
@@ -139,7 +142,7 @@ struct ScanLanes {
 void scan_one(Scan& out, double x) {
   const std::uint64_t v = std::bit_cast<std::uint64_t>(x) & ~kSign;
   out.hi = std::max(out.hi, static_cast<std::uint32_t>(v >> 32));
-  if (v != 0) out.lo = std::min(out.lo, static_cast<std::uint32_t>(v >> 32));
+  out.lo = std::min(out.lo, static_cast<std::uint32_t>((v - 1) >> 32));  // (v = 0: 0xffffffff)
 }
 
 [[gnu::target("avx2,fma")]] Scan scan(const double* x, std::size_t n) {
@@ -167,6 +170,24 @@ template <int G, From kFrom, bool kLast, bool kAbs>
 #pragma GCC unroll 4
   for (int k = 0; k < G; ++k) sg[k] = _mm256_set1_pd(sigma[k]), s[k] = a[k] = _mm256_setzero_pd();
   std::size_t i = 0;
+  if constexpr (!kAbs) {
+    // Eight terms a step, their sums in two chains (s and, unused here, a):
+    // one chain's additions waited on each other, 4 cycles apiece.
+    for (; i + 8 <= n; i += 8) {
+      __m256d t = _mm256_loadu_pd(x + i), u = _mm256_loadu_pd(x + i + 4);
+#pragma GCC unroll 4
+      for (int k = 0; k < G; ++k) {
+        const bool plain = kLast && k == G - 1;
+        const __m256d q = plain ? t : _mm256_sub_pd(_mm256_add_pd(t, sg[k]), sg[k]);
+        const __m256d p = plain ? u : _mm256_sub_pd(_mm256_add_pd(u, sg[k]), sg[k]);
+        t = _mm256_sub_pd(t, q);
+        u = _mm256_sub_pd(u, p);
+        s[k] = _mm256_fmadd_pd(q, one, s[k]);
+        a[k] = _mm256_fmadd_pd(p, one, a[k]);
+      }
+      if constexpr (!kLast) _mm256_storeu_pd(rt + i, t), _mm256_storeu_pd(rt + i + 4, u);
+    }
+  }
   for (; i + 4 <= n; i += 4) {
     __m256d t, o = _mm256_setzero_pd();
     if constexpr (!kAbs) {
@@ -207,6 +228,7 @@ template <int G, From kFrom, bool kLast, bool kAbs>
     _mm256_store_pd(la, a[k]);
     sums[2 * k] += (ls[0] + ls[1]) + (ls[2] + ls[3]);
     if constexpr (kAbs) sums[2 * k + 1] += (la[0] + la[1]) + (la[2] + la[3]);
+    else sums[2 * k] += (la[0] + la[1]) + (la[2] + la[3]);  // (the second chain)
   }
   for (; i < n; ++i) {  // the last terms one at a time, the same operations
     std::uint64_t o = 0;
@@ -264,14 +286,16 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
 
 // p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...), and their
 // scans; false where a p is not finite, or is below 2^-968 without a zero
-// factor (e could round, or the product underflow to 0). (The scans here,
-// not in passes of their own over p and e: a tenth of a 64-term f64 sum.)
+// factor (e could round, or the product underflow to 0). The first two
+// read from p's scan (its smallest binade may read one lower: a block
+// with a p of exactly 2^-968 may go to the scalar path); a zero p is
+// checked for its zero factor only where there is one. (The scans here,
+// not in passes of their own over p and e, and no compares of their own:
+// two thirds of this function's operations.)
 // (The products of four pairs come out in the order 0, 2, 1, 3: the
 // sums do not depend on it.)
 [[gnu::target("avx2,fma")]] bool two_products(const double* pairs, std::size_t n, double* p, double* e, Scan& sp, Scan& se) {
-  const __m256d abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(static_cast<long long>(~kSign)));
-  const __m256d zero = _mm256_setzero_pd(), tiny = _mm256_set1_pd(0x1p-968), max_finite = _mm256_set1_pd(DBL_MAX);
-  __m256d bad = zero;
+  __m256d zero_p = _mm256_setzero_pd();
   ScanLanes lp, le;
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -282,24 +306,27 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
     _mm256_storeu_pd(e + i, er);
     lp.add(pr);
     le.add(er);
-    const __m256d m = _mm256_and_pd(pr, abs_mask);
-    bad = _mm256_or_pd(bad, _mm256_cmp_pd(m, max_finite, _CMP_NLE_UQ));
-    // (p = 0 only as a product with a zero: a product that underflows to 0 is not a p + e)
-    const __m256d zero_factor = _mm256_or_pd(_mm256_cmp_pd(a, zero, _CMP_EQ_OQ), _mm256_cmp_pd(b, zero, _CMP_EQ_OQ));
-    bad = _mm256_or_pd(bad, _mm256_andnot_pd(zero_factor, _mm256_cmp_pd(m, tiny, _CMP_LT_OQ)));
+    zero_p = _mm256_or_pd(zero_p, _mm256_cmp_pd(pr, _mm256_setzero_pd(), _CMP_EQ_OQ));
   }
-  bool ok = _mm256_movemask_pd(bad) == 0;
   sp = lp.lanes(), se = le.lanes();
+  bool any_zero = _mm256_movemask_pd(zero_p) != 0;
   for (; i < n; ++i) {
     const double a = pairs[2 * i], b = pairs[2 * i + 1];
     p[i] = a * b;
     e[i] = std::fma(a, b, -p[i]);
     scan_one(sp, p[i]);
     scan_one(se, e[i]);
-    const double m = std::fabs(p[i]);
-    ok &= m <= DBL_MAX && (a == 0 || b == 0 || m >= 0x1p-968);
+    any_zero |= p[i] == 0;
   }
-  return ok;
+  if (!sp.finite() || (!sp.all_zero() && sp.lo_binade() < -968)) return false;
+  // (p = 0 only as a product with a zero: a product that underflows to 0 is not a p + e)
+  // (p is in the order above: the products again, from the pairs)
+  if (any_zero)
+    for (std::size_t k = 0; k < n; ++k) {
+      const double a = pairs[2 * k], b = pairs[2 * k + 1];
+      if (a * b == 0 && a != 0 && b != 0) return false;
+    }
+  return true;
 }
 
 #endif  // KC_EXTRACT_AVX2
