@@ -192,9 +192,9 @@ TEST(ExactSum, NarrowSpans) {
 }
 
 // The window of level sums (oracles/exact_sum.h) across the bulk calls'
-// blocks: a later block below the window's base (into the chunks), above
-// it (taken), beyond its span (into the chunks), and enough blocks in one
-// range to pass its count of additions (into the chunks).
+// blocks: a later block below the first (into the chunks), above it
+// (taken), beyond its span (into the chunks), and enough blocks within it
+// to pass its count of additions (into the chunks).
 TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
   std::mt19937_64 rng(41);
   // n terms with 53 random bits in binades [e, e + span], mixed signs.
@@ -215,8 +215,26 @@ TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
   expect_same(two(block(100, -20, 4), block(100, 40, 4)), "a block 60 binades above the first");
   expect_same(two(block(100, 300, 4), block(100, -300, 4)), "blocks 600 binades apart");
   expect_same(two(block(100, -300, 4), block(100, 300, 4)), "blocks 600 binades apart, the low first");
-  // 600 blocks of 256 in one binade, two levels each: past 2^10 additions.
-  expect_same(block(600 * 256, 0, 0), "600 blocks in one binade");
+  // One term 2^-252 in a call of its own (the window's base at its ulp,
+  // 2^-304), then 200 blocks of 256 over binades -200 to 0, six levels
+  // each (their sums' ulps at least 2^-304, their tops near 2^9): past
+  // 2^10 additions.
+  for (const bool scalar : {false, true}) {
+    ExactSum::set_scalar_only(scalar);
+    std::vector<Term> terms = two({{0x1p-252, 1.0}}, block(200 * 256, -200, 200));
+    std::vector<double> products;
+    for (const Term& t : terms) products.push_back(t.a * t.b);
+    ExactSum acc;
+    acc.add_all(products.data(), 1);
+    acc.add_all(products.data() + 1, products.size() - 1);
+    mpfr_t want, got;
+    mpfr_inits2(4400, want, got, static_cast<mpfr_ptr>(nullptr));
+    mpfr_dot(terms, want);
+    EXPECT_EQ(acc.round_into(got, MPFR_RNDN), 0);
+    EXPECT_TRUE(mpfr_equal_p(want, got)) << "past the window's count of additions" << (scalar ? " (scalar paths)" : "");
+    mpfr_clears(want, got, static_cast<mpfr_ptr>(nullptr));
+  }
+  ExactSum::set_scalar_only(false);
 }
 
 TEST(ExactSum, CancellationLeavesTheSmallTerms) {
