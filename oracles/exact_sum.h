@@ -92,6 +92,15 @@ class ExactSum {
   // (the tests hold both equal to MPFR).
   static bool extraction_available();
   static void set_scalar_only(bool on);
+  // Where a product's low part lies, which plans its levels without a scan
+  // of its own: for a b with p = fl(a b) normal, e = a b - p has |e| <=
+  // ulp(p)/2 = 2^(binade(p) - kLowPartTop), and is a multiple of ulp(a)
+  // ulp(b) = 2^(qa + qb), q = max(binade, -1022) - 52 >= binade - 52 (a
+  // subnormal's too); (2^(ea + 1) - 2^(ea - 52)) (2^(eb + 1) - 2^(eb - 52))
+  // lies more than half an ulp below 2^(ea + eb + 2), so binade(p) <= ea +
+  // eb + 1 and qa + qb >= binade(p) - kLowPartQuantum. Both are attained
+  // (tests/exact_sum_test.cpp).
+  static constexpr int kLowPartTop = 53, kLowPartQuantum = 105;
 
   // The sum rounded into `out` (at out's precision) in mode rnd; returns
   // MPFR's ternary value (0: the sum is exactly out). Normalizes the

@@ -284,19 +284,21 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
   else run_levels<kFrom, false>(x, y, n, lv, sums, rt, rs, std::make_integer_sequence<int, 4>());
 }
 
-// p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...), and their
-// scans; false where a p is not finite, or is below 2^-968 without a zero
-// factor (e could round, or the product underflow to 0). The first two
-// read from p's scan (its smallest binade may read one lower: a block
-// with a p of exactly 2^-968 may go to the scalar path); a zero p is
-// checked for its zero factor only where there is one. (The scans here,
-// not in passes of their own over p and e, and no compares of their own:
+// p = fl(a b), e = a b - p for n pairs (a, b, a, b, ...), p's scan and
+// whether some e is nonzero; false where a p is not finite, or is below
+// 2^-968 without a zero factor (e could round, or the product underflow
+// to 0). The first two read from p's scan (its smallest binade may read
+// one lower: a block with a p of exactly 2^-968 may go to the scalar
+// path); a zero p is checked for its zero factor only where there is one.
+// The low parts need no scan of their own (add_products_extracted). (The
+// scan here, not in passes of its own, and no compares for the checks:
 // two thirds of this function's operations.)
 // (The products of four pairs come out in the order 0, 2, 1, 3: the
 // sums do not depend on it.)
-[[gnu::target("avx2,fma")]] bool two_products(const double* pairs, std::size_t n, double* p, double* e, Scan& sp, Scan& se) {
-  __m256d zero_p = _mm256_setzero_pd();
-  ScanLanes lp, le;
+[[gnu::target("avx2,fma")]] bool two_products(const double* pairs, std::size_t n, double* p, double* e, Scan& sp,
+                                              bool& some_e) {
+  __m256d zero_p = _mm256_setzero_pd(), any_e = _mm256_setzero_pd();
+  ScanLanes lp;
   std::size_t i = 0;
   for (; i + 4 <= n; i += 4) {
     const __m256d v0 = _mm256_loadu_pd(pairs + 2 * i), v1 = _mm256_loadu_pd(pairs + 2 * i + 4);
@@ -305,21 +307,22 @@ void run_levels(const double* x, const double* y, std::size_t n, const Levels& l
     _mm256_storeu_pd(p + i, pr);
     _mm256_storeu_pd(e + i, er);
     lp.add(pr);
-    le.add(er);
+    any_e = _mm256_or_pd(any_e, er);  // (the bits of every e: 0 or -0 where all are zero)
     zero_p = _mm256_or_pd(zero_p, _mm256_cmp_pd(pr, _mm256_setzero_pd(), _CMP_EQ_OQ));
   }
-  sp = lp.lanes(), se = le.lanes();
+  sp = lp.lanes();
   bool any_zero = _mm256_movemask_pd(zero_p) != 0;
+  const __m256i e_bits = _mm256_castpd_si256(_mm256_andnot_pd(_mm256_set1_pd(-0.0), any_e));
+  some_e = !_mm256_testz_si256(e_bits, e_bits);
   for (; i < n; ++i) {
     const double a = pairs[2 * i], b = pairs[2 * i + 1];
     p[i] = a * b;
     e[i] = std::fma(a, b, -p[i]);
     scan_one(sp, p[i]);
-    scan_one(se, e[i]);
+    some_e |= e[i] != 0;
     any_zero |= p[i] == 0;
   }
   if (!sp.finite() || (!sp.all_zero() && sp.lo_binade() < -968)) return false;
-  // (p = 0 only as a product with a zero: a product that underflows to 0 is not a p + e)
   // (p is in the order above: the products again, from the pairs)
   if (any_zero)
     for (std::size_t k = 0; k < n; ++k) {
@@ -377,19 +380,25 @@ std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n,
   double p[kBlock], e[kBlock], rt[kBlock], rs[kBlock];
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t len = std::min(kBlock, n - start);
-    Scan sp, se;
-    if (!two_products(pairs + 2 * start, len, p, e, sp, se)) return start;
+    Scan sp;
+    bool some_e = false;
+    if (!two_products(pairs + 2 * start, len, p, e, sp, some_e)) return start;
+    // The low parts' plan from p's scan (exact_sum.h, kLowPartTop and
+    // kLowPartQuantum): every e at most 2^(hi_p - kLowPartTop), a binade
+    // bound, and a multiple of 2^(lo_p - kLowPartQuantum), the quantum of
+    // binade lo_p - kLowPartQuantum + 52 (a zero factor's e is 0). (A scan
+    // of e cost a sixth of a 64-term f64 sum.)
     Levels lp, le;
     if (sp.all_zero() || !plan_levels(len, sp.hi_binade(), sp.lo_binade(), lp) ||
-        (!se.all_zero() && !plan_levels(len, se.hi_binade(), se.lo_binade(), le)))
+        (some_e && !plan_levels(len, sp.hi_binade() - kLowPartTop, sp.lo_binade() - kLowPartQuantum + 52, le)))
       return start;
     // (the high parts' levels, then the low parts', added at once: one
     // window holds both where it can)
-    const int levels = lp.count + (se.all_zero() ? 0 : le.count);
+    const int levels = lp.count + (some_e ? le.count : 0);
     double sums[4 * kMaxLevels];
     std::fill(sums, sums + 2 * levels, 0.0);
     run_levels<From::doubles>(p, nullptr, len, lp, sums, rt, rs, abs != nullptr);
-    if (!se.all_zero()) run_levels<From::low_parts>(e, p, len, le, sums + 2 * lp.count, rt, rs, abs != nullptr);
+    if (some_e) run_levels<From::low_parts>(e, p, len, le, sums + 2 * lp.count, rt, rs, abs != nullptr);
     add_level_sums(sums, levels, len, abs);
   }
   return n;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -337,6 +338,45 @@ TEST(ExactSum, ZerosAndSpecialValues) {
 // among the subnormals) to the top (sigma up to 2^1023), spans from 0 to
 // 900 binades, cancelling pairs, lengths across the blocks of 256; every
 // sum as MPFR's, and most trials extracted (the path under test).
+// The low part e = a b - fl(a b) of a product with a normal p = fl(a b)
+// (exact_sum.h): |e| <= 2^(binade(p) - kLowPartTop), e a multiple of
+// 2^(binade(p) - kLowPartQuantum), each attained (a tie: (1 + 2^-52) 1.5;
+// products in the top half of their binades' range: 1.5 + 2^-52 squared),
+// over random normal pairs, subnormal factors among them.
+TEST(ExactSum, LowPartsWithinTheirBounds) {
+  std::mt19937_64 rng(11);
+  bool top_attained = false, quantum_attained = false;
+  int checked = 0;
+  const auto check = [&](double a, double b) {
+    const double p = a * b, e = std::fma(a, b, -p);
+    if (!(std::fabs(p) >= 0x1p-968) || !std::isfinite(p) || e == 0) return;
+    const int bp = std::ilogb(p);
+    const auto bits = std::bit_cast<std::uint64_t>(std::fabs(e));
+    const int biased = static_cast<int>(bits >> 52);
+    const std::uint64_t m = (bits & ((std::uint64_t{1} << 52) - 1)) | (biased ? std::uint64_t{1} << 52 : 0);
+    const int lowest = (biased ? biased - 1075 : -1074) + std::countr_zero(m);  // e's lowest set bit
+    EXPECT_LE(std::ilogb(e), bp - ExactSum::kLowPartTop) << a << " x " << b;
+    EXPECT_GE(lowest, bp - ExactSum::kLowPartQuantum) << a << " x " << b;
+    top_attained |= std::ilogb(e) == bp - ExactSum::kLowPartTop;
+    quantum_attained |= lowest == bp - ExactSum::kLowPartQuantum;
+    ++checked;
+  };
+  check(1 + 0x1p-52, 1.5);
+  check(1.5 + 0x1p-52, 1.5 + 0x1p-52);
+  for (int trial = 0; trial < 20000; ++trial) {
+    // (one in ten: a subnormal a and a b large enough for p >= 2^-968)
+    const bool subnormal = trial % 10 == 0;
+    const auto draw = [&](int lo, int count) {
+      const double m = 1 + static_cast<double>(rng() >> 12) * 0x1p-52;  // [1, 2): 53 bits
+      return std::ldexp(m, lo + static_cast<int>(rng() % static_cast<unsigned>(count))) * (rng() & 1 ? -1 : 1);
+    };
+    check(subnormal ? draw(-1074, 52) : draw(-500, 1000), subnormal ? draw(900, 120) : draw(-500, 1000));
+  }
+  EXPECT_TRUE(top_attained);
+  EXPECT_TRUE(quantum_attained);
+  EXPECT_GT(checked, 15000);
+}
+
 TEST(ExactSum, ExtractableF64Products) {
   std::mt19937_64 rng(2026);
   int extracted = 0;
