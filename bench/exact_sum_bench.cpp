@@ -3,10 +3,10 @@
 // then mpfr_sum), both rounding each dot product once to f32's working
 // precision; and a 64x64x64 f32 matmul: the reference kernel (through the
 // executor) against the oracle of all its outputs as a run evaluates them
-// (the driver's pairs, oracle::dot: the exact sum, the exact sum of
-// |products| for the bound, the variance model, the overflow test, each
-// rounded to the working precision). Run them in one process and compare
-// ratios: the machine is shared.
+// (the driver's pairs, oracle::dot: the exact sum rounded to the working
+// precision, the bound's S from the double sum of |products|, the overflow
+// test; one Exact reset per element, as the engine does). Run them in one
+// process and compare ratios: the machine is shared.
 #include <benchmark/benchmark.h>
 
 #include <cmath>

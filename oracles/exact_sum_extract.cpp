@@ -30,10 +30,12 @@
 // with s = ilogb(max |t_i|) + 1 + M > 1023 the block goes to the scalar
 // path.
 //
-// Per level the sums of q_i and of q_i with its term's sign are two exact
-// doubles, added to the chunks; a term's magnitude and its sign are kept
-// apart (t_i = |x_i|, signed by x_i's sign bit), so one pass gives the sum
-// and the magnitudes' sum. A product of two doubles a b = p + e exactly
+// Per level the sum of the q_i is an exact double, added to the window of
+// level sums or the chunks (exact_sum.h). Where the magnitudes' sum is
+// asked too, a term's magnitude and its sign are kept apart (t_i = |x_i|,
+// signed by x_i's sign bit), so one pass gives the sum (of q_i with its
+// term's sign) and the magnitudes' (of q_i); else the terms are extracted
+// with their signs, as (1)-(3) allow. A product of two doubles a b = p + e exactly
 // (p = fl(a b), e = fma(a, b, -p)) where p is finite and a or b is 0 or
 // |p| >= 2^-968 (then e is a multiple of a's and b's quanta's product >= 2^-1074,
 // and at most ulp(p)/2: a double); |a b| = |p| + e sign(p), so its terms
