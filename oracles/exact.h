@@ -108,7 +108,8 @@ struct Exact {
   // bench/exact_sum_bench.cpp): every member as a new Exact has it, the
   // value NaN, the magnitude's storage kept for set_magnitude.
   void reset() {
-    mpfr_set_prec(raw(value), PrecisionScope::current());  // (no allocation where its storage is large enough)
+    precision_ = PrecisionScope::current();
+    mpfr_set_prec(raw(value), precision_);  // (no allocation where its storage is large enough)
     if (magnitude) {
       spare_magnitude_.emplace(std::move(*magnitude));  // (the storage moves; the moved-from number holds none)
       magnitude.reset();
@@ -120,18 +121,19 @@ struct Exact {
     error_variance.reset();
   }
   // magnitude engaged at the current precision (NaN), in the storage
-  // reset() kept where there is one (after reset(), the value's precision
-  // is the current one).
+  // reset() kept where there is one (there is only after a reset(), which
+  // noted the precision: an oracle may have assigned the value another).
   Mp& set_magnitude() {
     if (!spare_magnitude_) return magnitude.emplace();
     magnitude.emplace(std::move(*spare_magnitude_));
     spare_magnitude_.reset();
-    mpfr_set_prec(raw(*magnitude), mpfr_get_prec(raw(value)));
+    mpfr_set_prec(raw(*magnitude), precision_);
     return *magnitude;
   }
 
  private:
   std::optional<Mp> spare_magnitude_;
+  mpfr_prec_t precision_ = 0;  // (reset()'s)
 };
 
 }  // namespace kc::oracle

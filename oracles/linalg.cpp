@@ -60,11 +60,10 @@ const Factors& factors(DType t, std::size_t n) {
   f.under_over_u_d = std::ldexp(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
                                 ff.emin - ff.precision - static_cast<int>(log2_u));
   f.s_margin = std::exp(-static_cast<double>(2 * n + 4) * std::log1p(-0x1p-53)) * (1 + 0x1p-40);
-  mpfr_set_d(f.gamma_over_u, f.gamma, MPFR_RNDN);
-  mpfr_mul_2si(f.gamma_over_u, f.gamma_over_u, -log2_u, MPFR_RNDN);
-  mpfr_set_d(f.under_over_u, static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
-             MPFR_RNDN);
-  mpfr_mul_2si(f.under_over_u, f.under_over_u, ff.emin - ff.precision - log2_u, MPFR_RNDN);
+  // (the same doubles, exactly: gamma_n / u and U / u are normal doubles
+  // for every dtype)
+  mpfr_set_d(f.gamma_over_u, f.gamma_over_u_d, MPFR_RNDN);
+  mpfr_set_d(f.under_over_u, f.under_over_u_d, MPFR_RNDN);
   return f;
 }
 
