@@ -40,9 +40,21 @@ std::vector<double> values(bool f32, std::size_t n, unsigned seed, int w = 30) {
   return v;
 }
 
-void BM_dot_exact_sum(benchmark::State& state, bool f32, bool scalar) {
-  // (scalar: the scalar paths alone, as on a CPU without AVX2 and FMA)
-  kc::oracle::ExactSum::set_scalar_only(scalar);
+using Path = kc::oracle::ExactSum::Path;
+
+// The path's benchmark runs where the CPU has it (the scalar paths: as on
+// a CPU without AVX2 and FMA).
+bool use_path(benchmark::State& state, Path path) {
+  if (!kc::oracle::ExactSum::has_path(path)) {
+    state.SkipWithError("this CPU does not have the path");
+    return false;
+  }
+  kc::oracle::ExactSum::use_path(path);
+  return true;
+}
+
+void BM_dot_exact_sum(benchmark::State& state, bool f32, Path path) {
+  if (!use_path(state, path)) return;
   const auto kTerms = static_cast<std::size_t>(state.range(0));
   const int w = static_cast<int>(state.range(1));
   const auto a = values(f32, kTerms, 1, w), b = values(f32, kTerms, 2, w);
@@ -64,7 +76,7 @@ void BM_dot_exact_sum(benchmark::State& state, bool f32, bool scalar) {
     benchmark::DoNotOptimize(acc.round_into(out, MPFR_RNDN));
   }
   state.counters["extracted"] = static_cast<double>(acc.terms_extracted());
-  kc::oracle::ExactSum::set_scalar_only(false);
+  kc::oracle::ExactSum::use_widest_path();
   mpfr_clear(out);
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kTerms));
 }
@@ -112,8 +124,8 @@ void BM_matmul64_f32_kernel(benchmark::State& state) {
 
 // Every output's element (its 64 pairs, the driver's index maths) and its
 // oracle at f32's working precision, as the engine evaluates them.
-void BM_matmul64_f32_oracle(benchmark::State& state, bool scalar) {
-  kc::oracle::ExactSum::set_scalar_only(scalar);  // (scalar: the exact sums' scalar paths alone)
+void BM_matmul64_f32_oracle(benchmark::State& state, Path path) {
+  if (!use_path(state, path)) return;
   const auto* k = kc::contract::find_kernel("matmul_2d");
   const auto& driver = kc::drivers::of(*k);
   const kc::gen::Case c{matmul_operands(static_cast<int>(state.range(0))), kc::Params(), false};
@@ -131,20 +143,23 @@ void BM_matmul64_f32_oracle(benchmark::State& state, bool scalar) {
       driver.evaluate(*k, ctx, e, ex);
       benchmark::DoNotOptimize(ex);
     }
-  kc::oracle::ExactSum::set_scalar_only(false);
+  kc::oracle::ExactSum::use_widest_path();
 }
 
 // Dot products of 64 terms (a 64x64x64 matmul's) and of 1024, each over
 // the wide and the narrow range of exponents (arguments: terms, w).
 #define KC_DOT_ARGS ->ArgNames({"terms", "w"})->Args({64, 30})->Args({64, 8})->Args({1024, 30})->Args({1024, 8})
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f32, true, false) KC_DOT_ARGS;
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f32_scalar, true, true) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32_extract8, true, Path::extract8) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32_extract4, true, Path::extract4) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f32_scalar, true, Path::scalar) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_mpfr, f32, true) KC_DOT_ARGS;
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f64, false, false) KC_DOT_ARGS;
-BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_scalar, false, true) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_extract8, false, Path::extract8) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_extract4, false, Path::extract4) KC_DOT_ARGS;
+BENCHMARK_CAPTURE(BM_dot_exact_sum, f64_scalar, false, Path::scalar) KC_DOT_ARGS;
 BENCHMARK_CAPTURE(BM_dot_mpfr, f64, false) KC_DOT_ARGS;
 BENCHMARK(BM_matmul64_f32_kernel)->ArgName("w")->Arg(30)->Arg(8);
-BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, extraction, false)->ArgName("w")->Arg(30)->Arg(8);
-BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, scalar, true)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, extract8, Path::extract8)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, extract4, Path::extract4)->ArgName("w")->Arg(30)->Arg(8);
+BENCHMARK_CAPTURE(BM_matmul64_f32_oracle, scalar, Path::scalar)->ArgName("w")->Arg(30)->Arg(8);
 
 }  // namespace

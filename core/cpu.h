@@ -7,5 +7,7 @@ namespace kc {
 
 // AVX2 and FMA (x86-64; false elsewhere).
 bool cpu_has_avx2_fma();
+// AVX-512 F and DQ, with AVX2 and FMA (x86-64; false elsewhere).
+bool cpu_has_avx512();
 
 }  // namespace kc

@@ -86,12 +86,17 @@ class ExactSum {
   // a_k b_k for the pairs (a_0, b_0, a_1, b_1, ...), each product exact.
   void add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs = nullptr);
 
-  // Whether the bulk calls take their terms by error-free extraction,
-  // four at a time (oracles/exact_sum_extract.cpp: where the CPU has AVX2
-  // and FMA); set_scalar_only(true) keeps every call on the scalar paths
-  // (the tests hold both equal to MPFR).
-  static bool extraction_available();
-  static void set_scalar_only(bool on);
+  // The bulk calls' paths: error-free extraction eight terms at a time
+  // (AVX-512), four at a time (AVX2 and FMA; oracles/exact_sum_extract.cpp),
+  // or the scalar paths alone. By default the widest this CPU has;
+  // use_path picks another it has (the tests hold each equal to MPFR, the
+  // benchmarks time each), use_widest_path goes back.
+  enum class Path { extract8, extract4, scalar };
+  static bool has_path(Path p);
+  static void use_path(Path p);  // (a path the CPU does not have: no change)
+  static void use_widest_path();
+  static Path path();
+  static bool extraction_available() { return path() != Path::scalar; }
   // Where a product's low part lies, which plans its levels without a scan
   // of its own: for a b with p = fl(a b) normal, e = a b - p has |e| <=
   // ulp(p)/2 = 2^(binade(p) - kLowPartTop), and is a multiple of ulp(a)
@@ -132,7 +137,7 @@ class ExactSum {
     ++terms_;
     if (++load_ >= kNormalizeEvery) normalize();
   }
-  // v 2^o units (|v| < 2^53, o >= 0) into its chunk.
+  // v 2^o units (|v| <= 2^53, o >= 0) into its chunk.
   void add_at(std::int64_t v, int o) {
     const auto j = static_cast<unsigned>(o) >> 5;
     chunks_[j] += static_cast<__int128>(v) * (std::int64_t{1} << (o & 31));
@@ -154,12 +159,13 @@ class ExactSum {
   std::size_t add_all_extracted(const double* v, std::size_t n, ExactSum* abs);
   std::size_t add_products_extracted(const double* pairs, std::size_t n, ExactSum* abs);
   // A block's level sums (sums[2 k]: the sum, sums[2 k + 1]: the
-  // magnitudes'), each an exact double, into the window or the chunks; n
-  // terms more.
-  void add_level_sums(const double* sums, int levels, std::size_t n, ExactSum* abs);
-  // The exact doubles v[0], v[2], ... (count of them) into the window
-  // where it can take them (below), else into the chunks.
-  void add_exact_doubles(const double* v, int count);
+  // magnitudes'), each an integer multiple of 2^ulps[k] at most 2^(ulps[k]
+  // + 53) in magnitude (exact_sum_extract.cpp), into the window or the
+  // chunks; n terms more.
+  void add_level_sums(const double* sums, const int* ulps, int levels, std::size_t n, ExactSum* abs);
+  // The values m[k] 2^e[k] (|m[k]| <= 2^53), count of them, into the
+  // window where it can take them (below), else into the chunks.
+  void add_integers(const std::int64_t* m, const int* e, int count);
   // The window's value into the chunks (the window then unused).
   void flush_window();
   // The window's value rounded into out (round_into where it is in use).
@@ -181,13 +187,13 @@ class ExactSum {
   // touched and a clear (a fifth of a 64^3 matmul oracle's time;
   // bench/exact_sum_bench.cpp). The window is in use while window_adds_ >
   // 0, and only while the chunks are zero: every path that adds to the
-  // chunks moves the window there first (flush_window). Headroom: a double
-  // m 2^e added at offset d = e - base adds |m| 2^(d mod 64) < 2^116 to
-  // cell d / 64; at most kWindowAdds = 2^10 of them keep a cell below
-  // 2^126. Every double is taken with its top bit (e + 53) at most
-  // kWindowBits - 16 above the base, so the value, below 2^10 times that,
-  // is below 2^(64 kWindowCells - 6) units: the carries out of the top cell
-  // are only the sign (0 or -1) when it is rounded.
+  // chunks moves the window there first (flush_window). Headroom: a value
+  // m 2^e (|m| <= 2^53) added at offset d = e - base adds |m| 2^(d mod 64)
+  // <= 2^116 to cell d / 64; at most kWindowAdds = 2^10 of them keep a
+  // cell within 2^126. Every value is taken with e + 53 at most
+  // kWindowBits - 16 above the base, so the sum, at most 2^10 times that,
+  // is within 2^(64 kWindowCells - 6) units: the carries out of the top
+  // cell are only the sign (0 or -1) when it is rounded.
   static constexpr int kWindowCells = 6;
   static constexpr int kWindowBits = 64 * kWindowCells;
   static constexpr int kWindowAdds = 1 << 10;

@@ -141,15 +141,26 @@ void expect_same_on_path(const std::vector<Term>& terms, const std::string& what
   }
 }
 
-// Both paths of the bulk calls: extraction (where the CPU has it) and the
-// scalar ones.
+// The bulk calls' paths this CPU has: extraction 8 and 4 terms at a time,
+// and the scalar paths; each one's name.
+using Path = ExactSum::Path;
+std::vector<Path> paths_here() {
+  std::vector<Path> out;
+  for (const Path p : {Path::extract8, Path::extract4, Path::scalar})
+    if (ExactSum::has_path(p)) out.push_back(p);
+  return out;
+}
+std::string name(Path p) {
+  return p == Path::extract8 ? " (extraction, 8 lanes)" : p == Path::extract4 ? " (extraction, 4 lanes)" : " (scalar paths)";
+}
+
+// Every path of the bulk calls.
 void expect_same(const std::vector<Term>& terms, const std::string& what) {
-  for (const bool scalar : {false, true}) {
-    if (!scalar && !ExactSum::extraction_available()) continue;
-    ExactSum::set_scalar_only(scalar);
-    expect_same_on_path(terms, what + (scalar ? " (scalar paths)" : " (extraction)"));
+  for (const Path p : paths_here()) {
+    ExactSum::use_path(p);
+    expect_same_on_path(terms, what + name(p));
   }
-  ExactSum::set_scalar_only(false);
+  ExactSum::use_widest_path();
 }
 
 // A finite value of every binade of the dtype (subnormals included), by
@@ -220,8 +231,8 @@ TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
   // 2^-304), then 200 blocks of 256 over binades -200 to 0, six levels
   // each (their sums' ulps at least 2^-304, their tops near 2^9): past
   // 2^10 additions.
-  for (const bool scalar : {false, true}) {
-    ExactSum::set_scalar_only(scalar);
+  for (const Path path : paths_here()) {
+    ExactSum::use_path(path);
     std::vector<Term> terms = two({{0x1p-252, 1.0}}, block(200 * 256, -200, 200));
     std::vector<double> products;
     for (const Term& t : terms) products.push_back(t.a * t.b);
@@ -232,10 +243,10 @@ TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
     mpfr_inits2(4400, want, got, static_cast<mpfr_ptr>(nullptr));
     mpfr_dot(terms, want);
     EXPECT_EQ(acc.round_into(got, MPFR_RNDN), 0);
-    EXPECT_TRUE(mpfr_equal_p(want, got)) << "past the window's count of additions" << (scalar ? " (scalar paths)" : "");
+    EXPECT_TRUE(mpfr_equal_p(want, got)) << "past the window's count of additions" << name(path);
     mpfr_clears(want, got, static_cast<mpfr_ptr>(nullptr));
   }
-  ExactSum::set_scalar_only(false);
+  ExactSum::use_widest_path();
 }
 
 TEST(ExactSum, CancellationLeavesTheSmallTerms) {
@@ -343,6 +354,19 @@ TEST(ExactSum, ZerosAndSpecialValues) {
 // 2^(binade(p) - kLowPartQuantum), each attained (a tie: (1 + 2^-52) 1.5;
 // products in the top half of their binades' range: 1.5 + 2^-52 squared),
 // over random normal pairs, subnormal factors among them.
+// One product with a low part among products without (exact in double),
+// at every position of a block and of its tail: the blocks' test for "some
+// low part" reads every lane, and the one low part is summed.
+TEST(ExactSum, ALowPartInAnyLane) {
+  for (const std::size_t n : {std::size_t{64}, std::size_t{70}})
+    for (std::size_t at = 0; at < n; ++at) {
+      std::vector<Term> terms;
+      for (std::size_t i = 0; i < n; ++i) terms.push_back({std::ldexp(1.5, static_cast<int>(i % 9)), -0.75});
+      terms[at] = {1 + 0x1p-52, 1 + 0x1p-51};  // (a b = 1 + 3 2^-52 + 2^-103: e = 2^-103)
+      expect_same(terms, "a low part at " + std::to_string(at) + " of " + std::to_string(n));
+    }
+}
+
 TEST(ExactSum, LowPartsWithinTheirBounds) {
   std::mt19937_64 rng(11);
   bool top_attained = false, quantum_attained = false;
@@ -449,38 +473,52 @@ TEST(ExactSum, LevelSumsAtTheirBound) {
 // product that underflows, a term too large for its sigma.
 TEST(ExactSum, TheBulkCallsTakeTheBlocksTheyCanByExtraction) {
   if (!ExactSum::extraction_available()) GTEST_SKIP() << "this CPU has no AVX2 and FMA: the scalar paths only";
-  std::mt19937_64 rng(5);
-  std::vector<double> products, pairs;
-  for (int i = 0; i < 300; ++i) {
-    const double a = static_cast<float>(std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
-    const double b = static_cast<float>(-std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
-    products.push_back(a * b);
-    pairs.insert(pairs.end(), {a, b});
+  for (const Path path : paths_here()) {
+    if (path == Path::scalar) continue;
+    ExactSum::use_path(path);
+    SCOPED_TRACE(name(path));
+    std::mt19937_64 rng(5);
+    std::vector<double> products, pairs, wide_pairs;
+    for (int i = 0; i < 300; ++i) {
+      const double a = static_cast<float>(std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
+      const double b = static_cast<float>(-std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, static_cast<int>(rng() % 61) - 30));
+      products.push_back(a * b);
+      pairs.insert(pairs.end(), {a, b});
+      // (f64 factors of 53 bits: their products have low parts)
+      wide_pairs.insert(wide_pairs.end(), {a * (1 + 0x1p-52), b * (1 - 0x1p-51)});
+    }
+    auto extracted = [](auto add) {
+      ExactSum acc, abs;
+      add(acc, abs);
+      EXPECT_EQ(acc.terms_extracted(), abs.terms_extracted());
+      return acc.terms_extracted();
+    };
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 64, &a); }), 64);
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 300, &a); }), 300);
+    // Products with low parts, without the magnitudes' sums: both streams in
+    // one pass (levels_of_pairs), a block of 64 and blocks of 256 and 44.
+    for (const std::size_t n : {64, 300}) {
+      ExactSum acc;
+      acc.add_products(wide_pairs.data(), n);
+      EXPECT_EQ(acc.terms_extracted(), static_cast<std::int64_t>(n));
+    }
+    // A non-finite term in the second block of 256: the first is extracted.
+    products[280] = INFINITY;
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 300, &a); }), 256);
+    products[280] = 0x1p1020;  // (sigma would be 2^(1020 + 1 + 6) > 2^1023)
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data() + 256, 44, &a); }), 0);
+    // A product of doubles that underflows (to 0, or below 2^-968): p + e is not it.
+    for (const double tiny : {0x1p-1000, 0x1p-600}) {
+      pairs[2] = tiny, pairs[3] = 0x1p-500;
+      EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0) << tiny;
+    }
+    // A zero factor is fine: p = e = 0.
+    pairs[2] = 0.0;
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 64);
+    ExactSum::use_path(Path::scalar);
+    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0);
   }
-  auto extracted = [](auto add) {
-    ExactSum acc, abs;
-    add(acc, abs);
-    EXPECT_EQ(acc.terms_extracted(), abs.terms_extracted());
-    return acc.terms_extracted();
-  };
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 64, &a); }), 64);
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 300, &a); }), 300);
-  // A non-finite term in the second block of 256: the first is extracted.
-  products[280] = INFINITY;
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data(), 300, &a); }), 256);
-  products[280] = 0x1p1020;  // (sigma would be 2^(1020 + 1 + 6) > 2^1023)
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_all(products.data() + 256, 44, &a); }), 0);
-  // A product of doubles that underflows (to 0, or below 2^-968): p + e is not it.
-  for (const double tiny : {0x1p-1000, 0x1p-600}) {
-    pairs[2] = tiny, pairs[3] = 0x1p-500;
-    EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0) << tiny;
-  }
-  // A zero factor is fine: p = e = 0.
-  pairs[2] = 0.0;
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 64);
-  ExactSum::set_scalar_only(true);
-  EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0);
-  ExactSum::set_scalar_only(false);
+  ExactSum::use_widest_path();
 }
 
 TEST(ExactSum, AddEqualsAddProductByOne) {
