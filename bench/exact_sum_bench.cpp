@@ -5,8 +5,11 @@
 // executor) against the oracle of all its outputs as a run evaluates them
 // (the driver's pairs, oracle::dot: the exact sum rounded to the working
 // precision, the bound's S from the double sum of |products|, the overflow
-// test; one Exact reset per element, as the engine does). Run them in one
-// process and compare ratios: the machine is shared.
+// test; one Exact reset per element, as the engine does). Each oracle on
+// each path of the bulk calls: extraction 8 lanes at a time (AVX-512), 4
+// (AVX2 and FMA), and the scalar paths (a CPU without those); a path the
+// CPU lacks is skipped. Run them in one process and compare ratios: the
+// machine is shared.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
