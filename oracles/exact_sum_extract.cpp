@@ -196,8 +196,10 @@ ExactSum::Path ExactSum::path() {
 
 #ifdef KC_EXTRACT_AVX2
 namespace {
-// The path's vector code (the bulk calls ask for it only on an extracting path).
-const Extraction& extraction(ExactSum::Path p) { return p == ExactSum::Path::extract8 ? lanes8::kExtraction : lanes4::kExtraction; }
+// The path's vector code; none on the scalar path.
+const Extraction* extraction(ExactSum::Path p) {
+  return p == ExactSum::Path::extract8 ? &lanes8::kExtraction : p == ExactSum::Path::extract4 ? &lanes4::kExtraction : nullptr;
+}
 }  // namespace
 #endif
 
@@ -238,7 +240,9 @@ void ExactSum::add_level_sums(const double* sums, const int* ulps, int levels, s
 
 std::size_t ExactSum::add_all_extracted(const double* v, std::size_t n, ExactSum* abs) {
 #ifdef KC_EXTRACT_AVX2
-  const Extraction& x = extraction(path());
+  const Extraction* const path_code = extraction(path());
+  if (!path_code) return 0;
+  const Extraction& x = *path_code;
   double rt[kBlock], rs[kBlock];
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t len = std::min(kBlock, n - start);
@@ -258,7 +262,9 @@ std::size_t ExactSum::add_all_extracted(const double* v, std::size_t n, ExactSum
 
 std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n, ExactSum* abs) {
 #ifdef KC_EXTRACT_AVX2
-  const Extraction& x = extraction(path());
+  const Extraction* const path_code = extraction(path());
+  if (!path_code) return 0;
+  const Extraction& x = *path_code;
   double p[kBlock], e[kBlock], rt[kBlock], rs[kBlock];
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t len = std::min(kBlock, n - start);
@@ -271,25 +277,28 @@ std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n,
     // binade lo_p - kLowPartQuantum + 52 (a zero factor's e is 0). (A scan
     // of e cost a sixth of a 64-term f64 sum.)
     Levels lp, le;
-    if (sp.all_zero() || !plan_levels(len, sp.hi_binade(), sp.lo_binade(), lp) ||
-        (some_e && !plan_levels(len, sp.hi_binade() - kLowPartTop, sp.lo_binade() - kLowPartQuantum + 52, le)))
-      return start;
+    if (sp.all_zero() || !plan_levels(len, sp.hi_binade(), sp.lo_binade(), lp)) return start;
     double sums[4 * kMaxLevels];  // (levels writes each)
-    if (!abs && some_e && lp.count <= 4 && lp.count == le.count) {
-      // Both streams in one pass (levels_of_pairs). (The two plans span the
-      // same bits, hi - lo + M + 53, from 2^(hi + 1 + M) and from
-      // 2^(hi - kLowPartTop + 1 + M) to their quanta: as many levels each,
-      // but where s stops at -1022.)
+    static_assert(kLowPartTop == kLowPartQuantum - 52, "the low parts' plan is the high parts' moved");
+    if (!abs && some_e && lp.count <= 4 && lp.ulp[lp.count - 1] >= -1022 + kLowPartTop - 53) {
+      // Both streams in one pass (levels_of_pairs). The low parts' plan is
+      // the high parts' 2^-kLowPartTop lower: both span hi - lo + M + 53
+      // bits, from 2^(hi + 1 + M) and 2^(hi - kLowPartTop + 1 + M) down to
+      // their quanta, 2^(lo - 52) and 2^(lo - kLowPartQuantum), as long as
+      // no s of the lower stops at -1022 (the high parts' last s,
+      // ulp + 53, at least -1022 + kLowPartTop).
       const int g = lp.count;
       double sigma[8];
       int ulps[8];
       for (int k = 0; k < g; ++k) {
-        sigma[k] = lp.sigma[k], sigma[g + k] = le.sigma[k], ulps[k] = lp.ulp[k], ulps[g + k] = le.ulp[k];
+        sigma[k] = lp.sigma[k], sigma[g + k] = lp.sigma[k] * power_of_two(-kLowPartTop);
+        ulps[k] = lp.ulp[k], ulps[g + k] = lp.ulp[k] - kLowPartTop;
       }
       x.levels_of_pairs(p, e, len, g, sigma, sums);
       add_level_sums(sums, ulps, 2 * g, len, abs);
       continue;
     }
+    if (some_e && !plan_levels(len, sp.hi_binade() - kLowPartTop, sp.lo_binade() - kLowPartQuantum + 52, le)) return start;
     // (the high parts' levels, then the low parts', added at once: one
     // window holds both where it can)
     const int levels = lp.count + (some_e ? le.count : 0);

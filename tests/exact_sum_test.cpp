@@ -367,6 +367,34 @@ TEST(ExactSum, ALowPartInAnyLane) {
     }
 }
 
+// A negative sum whose magnitude, 2^300 - 2^72, has limbs of all ones
+// wherever the window's cells fall: its two's complement has zero limbs
+// the negation must borrow through (round_window_into). (The lowest term
+// in the first half: expect_same's bulk calls take each half, and the
+// second half's level sums, 2^200 - 2^200, fit the window the first set.)
+TEST(ExactSum, ANegativeSumWithLimbsOfAllOnes) {
+  expect_same({{0x1p36, 0x1p36}, {-0x1p150, 0x1p150}, {0x1p100, 0x1p100}, {-0x1p100, 0x1p100}}, "-2^300 + 2^72");
+  expect_same({{0x1p36, -0x1p36}, {0x1p150, 0x1p150}, {-0x1p100, 0x1p100}, {0x1p90, 0x1p90}}, "2^300 - 2^200 + 2^180 - 2^72");
+}
+
+// f64 products with low parts from just above the extraction's floor,
+// 2^-968, up to 2^-968 + span: the plans' last levels near s = -1022,
+// where the low parts' plan may not be the high parts' moved down.
+TEST(ExactSum, ProductsNearTheExtractionsFloor) {
+  std::mt19937_64 rng(31);
+  for (const int span : {0, 8, 30, 47, 60, 100, 140})
+    for (int trial = 0; trial < 12; ++trial) {
+      std::vector<Term> terms;
+      for (std::size_t i = 0; i < 64; ++i) {
+        const int total = -968 + static_cast<int>(rng() % static_cast<std::uint64_t>(span + 1));
+        const int ea = total / 2, eb = total - ea;
+        const double ma = 1 + static_cast<double>(rng() >> 12) * 0x1p-52, mb = 1 + static_cast<double>(rng() >> 12) * 0x1p-52;
+        terms.push_back({std::ldexp(ma, ea) * (rng() & 1 ? -1 : 1), std::ldexp(mb, eb)});
+      }
+      expect_same(terms, "products from 2^-968, span " + std::to_string(span));
+    }
+}
+
 TEST(ExactSum, LowPartsWithinTheirBounds) {
   std::mt19937_64 rng(11);
   bool top_attained = false, quantum_attained = false;
