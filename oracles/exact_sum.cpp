@@ -311,9 +311,13 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
 }
 
 void ExactSum::add_integers(const std::int64_t* m, const int* e, int count) {
-  if (count == 0) return;
-  int lo = INT_MAX, top = INT_MIN;  // the values' span: lowest e, highest e + 53
+  int lo = INT_MAX, top = INT_MIN;
   for (int k = 0; k < count; ++k) lo = std::min(lo, e[k]), top = std::max(top, e[k] + 53);
+  add_integers(m, e, count, lo, top);
+}
+
+void ExactSum::add_integers(const std::int64_t* m, const int* e, int count, int lo, int top) {
+  if (count == 0) return;
   const int base = window_adds_ == 0 ? lo : window_base_;
   if (lo_ > hi_ && window_adds_ + count <= kWindowAdds && lo >= base && top - base <= kWindowBits - 16) {
     window_base_ = base;

@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <utility>
 
@@ -211,28 +212,28 @@ void ExactSum::add_level_sums(const double* sums, const int* ulps, int levels, s
   // (A decomposition of each sum cost a tenth of a 64-term f64 sum.)
   std::int64_t m[2 * kMaxLevels];
   int e[2 * kMaxLevels];
-  const bool all_scaled = *std::min_element(ulps, ulps + levels) >= -1023;
+  int lo = INT_MAX, top = INT_MIN;  // (the span, for add_integers)
+  for (int k = 0; k < levels; ++k) lo = std::min(lo, ulps[k]), top = std::max(top, ulps[k] + 53);
   for (ExactSum* s : {this, abs}) {
     if (!s) continue;
     const double* v = sums + (s == abs);
-    if (all_scaled) {  // (the usual case, in one loop without a branch)
+    if (lo >= -1023) {  // (the usual case, in one loop without a branch)
       for (int k = 0; k < levels; ++k) m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
-      s->add_integers(m, ulps, levels);
-      s->terms_ += static_cast<std::int64_t>(n), s->extracted_ += static_cast<std::int64_t>(n), s->all_negative_zero_ = false;
-      continue;
-    }
-    for (int k = 0; k < levels; ++k) {
-      e[k] = ulps[k];
-      if (ulps[k] >= -1023) {
-        m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
-      } else {
-        Parts p{};
-        decompose(v[2 * k], p);
-        m[k] = p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m);
-        e[k] = p.e;
+      s->add_integers(m, ulps, levels, lo, top);
+    } else {
+      for (int k = 0; k < levels; ++k) {
+        e[k] = ulps[k];
+        if (ulps[k] >= -1023) {
+          m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
+        } else {
+          Parts p{};
+          decompose(v[2 * k], p);
+          m[k] = p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m);
+          e[k] = p.e;
+        }
       }
+      s->add_integers(m, e, levels);
     }
-    s->add_integers(m, e, levels);
     // (a block taken here has a nonzero term: its sum is not -0)
     s->terms_ += static_cast<std::int64_t>(n), s->extracted_ += static_cast<std::int64_t>(n), s->all_negative_zero_ = false;
   }
@@ -287,15 +288,11 @@ std::size_t ExactSum::add_products_extracted(const double* pairs, std::size_t n,
       // their quanta, 2^(lo - 52) and 2^(lo - kLowPartQuantum), as long as
       // no s of the lower stops at -1022 (the high parts' last s,
       // ulp + 53, at least -1022 + kLowPartTop).
+      // (the low parts' levels after the high parts' in lp's arrays)
       const int g = lp.count;
-      double sigma[8];
-      int ulps[8];
-      for (int k = 0; k < g; ++k) {
-        sigma[k] = lp.sigma[k], sigma[g + k] = lp.sigma[k] * power_of_two(-kLowPartTop);
-        ulps[k] = lp.ulp[k], ulps[g + k] = lp.ulp[k] - kLowPartTop;
-      }
-      x.levels_of_pairs(p, e, len, g, sigma, sums);
-      add_level_sums(sums, ulps, 2 * g, len, abs);
+      for (int k = 0; k < g; ++k) lp.sigma[g + k] = lp.sigma[k] * power_of_two(-kLowPartTop), lp.ulp[g + k] = lp.ulp[k] - kLowPartTop;
+      x.levels_of_pairs(p, e, len, g, lp.sigma, sums);
+      add_level_sums(sums, lp.ulp, 2 * g, len, abs);
       continue;
     }
     if (some_e && !plan_levels(len, sp.hi_binade() - kLowPartTop, sp.lo_binade() - kLowPartQuantum + 52, le)) return start;
