@@ -53,7 +53,10 @@
 
 #include "core/cpu.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// (GCC: the widths' code is compiled under #pragma GCC target, which clang
+// does not take; a clang build has the scalar paths, and the [[maybe_unused]]
+// below are what only the vector code uses)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define KC_EXTRACT_AVX2 1
 #include <immintrin.h>
 #endif
@@ -62,9 +65,9 @@ namespace kc::oracle {
 
 namespace {
 
-constexpr std::size_t kBlock = 256;   // terms per block: M <= 8, 45 bits a level
+[[maybe_unused]] constexpr std::size_t kBlock = 256;   // terms per block: M <= 8, 45 bits a level
 constexpr int kMaxLevels = 48;        // (2046 + 53 + 8) bits at 45 a level, and room
-constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+[[maybe_unused]] constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
 
 // 2^s as a double, -1022 <= s <= 1023 (ldexp is a call).
 double power_of_two(int s) { return std::bit_cast<double>(static_cast<std::uint64_t>(s + 1023) << 52); }
@@ -79,7 +82,7 @@ struct Levels {
   double sigma[kMaxLevels];
   int ulp[kMaxLevels];  // s - 53: the level's sum is a multiple of 2^ulp, at most 2^(ulp + 53) (the method)
 };
-[[gnu::always_inline]] inline bool plan_levels(std::size_t n, int hi, int lo, Levels& out) {
+[[maybe_unused, gnu::always_inline]] inline bool plan_levels(std::size_t n, int hi, int lo, Levels& out) {
   const int m = std::max(1, static_cast<int>(std::bit_width(n - 1)));
   const int quantum = lo - 52;
   // (a subnormal hi, taken as -1022: every term is below 2^-1022 <=
@@ -95,7 +98,7 @@ struct Levels {
   }
 }
 
-double with_sign(double x, std::uint64_t sign) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ sign); }
+[[maybe_unused]] double with_sign(double x, std::uint64_t sign) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ sign); }
 
 #ifdef KC_EXTRACT_AVX2
 
