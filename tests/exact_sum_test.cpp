@@ -395,6 +395,34 @@ TEST(ExactSum, ProductsNearTheExtractionsFloor) {
     }
 }
 
+// One sum cleared and used again, as the engine's Exact is for every
+// element, gives what a fresh one does: clear() leaves nothing of the
+// window's cells or the chunks (sums over spans of 0 to 300 binades, in
+// the window's cells and past them into the chunks, one after another).
+TEST(ExactSum, AClearedSumIsAsNew) {
+  std::mt19937_64 rng(41);
+  ExactSum reused;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int span = static_cast<int>(rng() % 301);
+    const std::size_t n = 1 + rng() % 200;
+    std::vector<double> pairs;
+    for (std::size_t i = 0; i < 2 * n; ++i)
+      pairs.push_back(std::ldexp(1 + static_cast<double>(rng() >> 12) * 0x1p-52,
+                                 static_cast<int>(rng() % static_cast<std::uint64_t>(span / 2 + 1)) - span / 4) *
+                      (rng() & 1 ? -1 : 1));
+    reused.clear();
+    reused.add_products(pairs.data(), n);
+    ExactSum fresh;
+    fresh.add_products(pairs.data(), n);
+    mpfr_t a, b;
+    mpfr_inits2(4400, a, b, static_cast<mpfr_ptr>(nullptr));
+    EXPECT_EQ(reused.round_into(a, MPFR_RNDN), 0);
+    EXPECT_EQ(fresh.round_into(b, MPFR_RNDN), 0);
+    EXPECT_TRUE(mpfr_equal_p(a, b)) << "trial " << trial << ", span " << span << ", " << n << " terms";
+    mpfr_clears(a, b, static_cast<mpfr_ptr>(nullptr));
+  }
+}
+
 TEST(ExactSum, LowPartsWithinTheirBounds) {
   std::mt19937_64 rng(11);
   bool top_attained = false, quantum_attained = false;
