@@ -310,12 +310,6 @@ int ExactSum::round_into(mpfr_ptr out, mpfr_rnd_t rnd) {
   return mpfr_set_z_2exp(out, z, kUnitExponent + 32 * static_cast<long>(lo_), rnd);
 }
 
-void ExactSum::add_integers(const std::int64_t* m, const int* e, int count) {
-  int lo = INT_MAX, top = INT_MIN;
-  for (int k = 0; k < count; ++k) lo = std::min(lo, e[k]), top = std::max(top, e[k] + 53);
-  add_integers(m, e, count, lo, top);
-}
-
 void ExactSum::add_integers(const std::int64_t* m, const int* e, int count, int lo, int top) {
   if (count == 0) return;
   const int base = window_adds_ == 0 ? lo : window_base_;

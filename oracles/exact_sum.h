@@ -165,8 +165,7 @@ class ExactSum {
   void add_level_sums(const double* sums, const int* ulps, int levels, std::size_t n, ExactSum* abs);
   // The values m[k] 2^e[k] (|m[k]| <= 2^53), count of them, into the
   // window where it can take them (below), else into the chunks; lo and
-  // top, where given, their span: the lowest e[k] and the highest e[k] + 53.
-  void add_integers(const std::int64_t* m, const int* e, int count);
+  // top their span: the lowest e[k] and the highest e[k] + 53.
   void add_integers(const std::int64_t* m, const int* e, int count, int lo, int top);
   // The window's value into the chunks (the window then unused).
   void flush_window();

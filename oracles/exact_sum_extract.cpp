@@ -215,28 +215,23 @@ void ExactSum::add_level_sums(const double* sums, const int* ulps, int levels, s
   // (A decomposition of each sum cost a tenth of a 64-term f64 sum.)
   std::int64_t m[2 * kMaxLevels];
   int e[2 * kMaxLevels];
-  int lo = INT_MAX, top = INT_MIN;  // (the span, for add_integers)
-  for (int k = 0; k < levels; ++k) lo = std::min(lo, ulps[k]), top = std::max(top, ulps[k] + 53);
   for (ExactSum* s : {this, abs}) {
     if (!s) continue;
     const double* v = sums + (s == abs);
-    if (lo >= -1023) {  // (the usual case, in one loop without a branch)
-      for (int k = 0; k < levels; ++k) m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
-      s->add_integers(m, ulps, levels, lo, top);
-    } else {
-      for (int k = 0; k < levels; ++k) {
+    int lo = INT_MAX, top = INT_MIN;  // (the span, for add_integers)
+    for (int k = 0; k < levels; ++k) {
+      if (ulps[k] >= -1023) {
+        m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
         e[k] = ulps[k];
-        if (ulps[k] >= -1023) {
-          m[k] = static_cast<std::int64_t>(v[2 * k] * power_of_two(-ulps[k]));
-        } else {
-          Parts p{};
-          decompose(v[2 * k], p);
-          m[k] = p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m);
-          e[k] = p.e;
-        }
+      } else {
+        Parts p{};
+        decompose(v[2 * k], p);
+        m[k] = p.neg ? -static_cast<std::int64_t>(p.m) : static_cast<std::int64_t>(p.m);
+        e[k] = p.e;
       }
-      s->add_integers(m, e, levels);
+      lo = std::min(lo, e[k]), top = std::max(top, e[k] + 53);
     }
+    s->add_integers(m, e, levels, lo, top);
     // (a block taken here has a nonzero term: its sum is not -0)
     s->terms_ += static_cast<std::int64_t>(n), s->extracted_ += static_cast<std::int64_t>(n), s->all_negative_zero_ = false;
   }
