@@ -344,16 +344,6 @@ TEST(ExactSum, ZerosAndSpecialValues) {
   mpfr_clear(out);
 }
 
-// f64 terms whose products the extraction path takes (finite, above
-// 2^-968): windows of exponents anywhere from the bottom (low parts e
-// among the subnormals) to the top (sigma up to 2^1023), spans from 0 to
-// 900 binades, cancelling pairs, lengths across the blocks of 256; every
-// sum as MPFR's, and most trials extracted (the path under test).
-// The low part e = a b - fl(a b) of a product with a normal p = fl(a b)
-// (exact_sum.h): |e| <= 2^(binade(p) - kLowPartTop), e a multiple of
-// 2^(binade(p) - kLowPartQuantum), each attained (a tie: (1 + 2^-52) 1.5;
-// products in the top half of their binades' range: 1.5 + 2^-52 squared),
-// over random normal pairs, subnormal factors among them.
 // One product with a low part among products without (exact in double),
 // at every position of a block and of its tail: the blocks' test for "some
 // low part" reads every lane, and the one low part is summed.
@@ -423,6 +413,11 @@ TEST(ExactSum, AClearedSumIsAsNew) {
   }
 }
 
+// The low part e = a b - fl(a b) of a product with a normal p = fl(a b)
+// (exact_sum.h): |e| <= 2^(binade(p) - kLowPartTop), e a multiple of
+// 2^(binade(p) - kLowPartQuantum), each attained (a tie: (1 + 2^-52) 1.5;
+// products in the top half of their binades' range: 1.5 + 2^-52 squared),
+// over random normal pairs, subnormal factors among them.
 TEST(ExactSum, LowPartsWithinTheirBounds) {
   std::mt19937_64 rng(11);
   bool top_attained = false, quantum_attained = false;
@@ -457,6 +452,11 @@ TEST(ExactSum, LowPartsWithinTheirBounds) {
   EXPECT_GT(checked, 15000);
 }
 
+// f64 terms whose products the extraction path takes (finite, above
+// 2^-968): windows of exponents anywhere from the bottom (low parts e
+// among the subnormals) to the top (sigma up to 2^1023), spans from 0 to
+// 900 binades, cancelling pairs, lengths across the blocks of 256; every
+// sum as MPFR's, and most trials extracted (the path under test).
 TEST(ExactSum, ExtractableF64Products) {
   std::mt19937_64 rng(2026);
   int extracted = 0;
