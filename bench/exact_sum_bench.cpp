@@ -7,8 +7,10 @@
 // precision, the bound's S from the double sum of |products|, the overflow
 // test; one Exact reset per element, as the engine does). Each oracle on
 // each path of the bulk calls: extraction 8 lanes at a time (AVX-512), 4
-// (AVX2 and FMA), and the scalar paths (a CPU without those); a path the
-// CPU lacks is skipped. Run them in one process and compare ratios: the
+// (AVX2 and FMA), and the scalar paths; a path the CPU lacks is skipped.
+// (The matmul oracle's other AVX2 loops, the driver's pairs and dot's
+// |products|, run on every path where the CPU has AVX2: its "scalar"
+// figure is the exact sums' scalar paths, not a CPU without AVX2.) Run them in one process and compare ratios: the
 // machine is shared.
 #include <benchmark/benchmark.h>
 
