@@ -43,11 +43,11 @@ class MutantBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(std::string_view spec, double timeout_s) {
+std::unique_ptr<Backend> make_backend(std::string_view spec, const IsolationOptions& isolation) {
   if (spec == "reference") return std::make_unique<ReferenceBackend>();
   if (spec.starts_with("plugin:")) {
     if (spec.size() == 7) throw UsageError("--backend plugin:PATH needs the path of a shared library");
-    return plugin::make_plugin_backend(std::string(spec.substr(7)), timeout_s);
+    return plugin::make_plugin_backend(std::string(spec.substr(7)), isolation);
   }
   if (spec.starts_with("mutant:")) {
     if (const mutants::Mutant* m = mutants::find(spec.substr(7))) return std::make_unique<MutantBackend>(*m);

@@ -43,6 +43,9 @@ struct RunView {
   const engine::Context& c;
   const gen::Case* first_valid;   // a valid case (the first non-empty one), if any
   std::int64_t first_valid_id;
+  // Case `id` of the run again (as --case replays it); empty where the run
+  // cannot rebuild its cases.
+  std::function<gen::Case(std::int64_t)> case_of = {};
 };
 
 class Check {

@@ -140,11 +140,11 @@ int campaign(const CampaignCommand& o) {
   const std::uint64_t seed = parse_seed(o.seed, "--seed");
   engine::RunOptions base;
   base.backend = o.backend;
-  base.timeout_s = o.timeout_s;
+  base.isolation = o.isolation;
   base.cases = o.cases;
   base.profile = profile_option(o.profile, o.backend);
   base.stop = &stop_signal();
-  const auto backend = make_backend(o.backend, o.timeout_s);
+  const auto backend = make_backend(o.backend, o.isolation);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
 
   // The campaign's identity: a folder holds one campaign (and one shard of it).

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.h"
+
 namespace kc::cli {
 
 struct ListOptions {
@@ -27,7 +29,8 @@ struct RunCommand {
   std::string out;  // folder: results.json + site/
   std::string backend = "reference";
   std::string profile;    // "" (the backend's default), conformance or reference
-  double timeout_s = 10;  // per-call limit of a plug-in's kernels
+  IsolationOptions isolation;  // how a plug-in's kernels run (--timeout, --worker-calls, ...)
+  std::string resume;  // DIR: continue the run whose journal is there
   std::string only_case;  // "" or a case index
   std::string shrink;  // "3,0,1"
   std::string input;   // 0x... bit pattern: single-element replay
@@ -51,7 +54,7 @@ struct ExhaustiveCommand {
   std::string backend = "reference";
   std::string profile;
   std::string params;
-  double timeout_s = 10;
+  IsolationOptions isolation;
   int jobs = 0;
   int block_log2 = 22;        // inputs per block (and per checkpoint): 2^22
   bool exact_oracle = false;
@@ -75,7 +78,7 @@ struct CampaignCommand {
   std::string shard;    // "I/N": batches b with b mod N == I
   std::string backend = "reference";
   std::string profile;
-  double timeout_s = 10;
+  IsolationOptions isolation;
   int jobs = 0;
   bool quiet = false;
   std::string corpus;   // DIR: store each distinct shrunk failure (reports/corpus_file.h)
@@ -105,7 +108,7 @@ struct SearchCommand {
   std::int64_t evaluations = 100000;  // elements graded per kernel x dtype (half random, half climbing)
   std::string backend = "reference";
   std::string profile;
-  double timeout_s = 10;
+  IsolationOptions isolation;
   std::string json;  // also write the worst cases as JSON
 };
 int search(const SearchCommand& o);

@@ -61,7 +61,7 @@ int corpus_replay(const CorpusCommand& o) {
     text << in.rdbuf();
     const reports::CorpusCase c = reports::read_corpus_case(text.str(), file.string());
     auto& backend = backends[c.backend];
-    if (!backend) backend = make_backend(c.backend, 10);
+    if (!backend) backend = make_backend(c.backend);
     engine::RunOptions opts;
     opts.backend = c.backend;
     opts.profile = *engine::parse_profile(c.profile);

@@ -84,11 +84,11 @@ int exhaustive(const ExhaustiveCommand& o) {
 
   engine::RunOptions opts;
   opts.backend = o.backend;
-  opts.timeout_s = o.timeout_s;
+  opts.isolation = o.isolation;
   opts.profile = profile_option(o.profile, o.backend);
   opts.fast_oracle = !o.exact_oracle;
   opts.stop = &stop_signal();
-  const auto backend = make_backend(o.backend, opts.timeout_s);
+  const auto backend = make_backend(o.backend, opts.isolation);
   if (backend->library() && (!backend->supported(k.name) || !backend->supported(k.name)->contains(t)))
     throw UsageError(fmt::format("{} does not implement {} for {}", backend->name(), k.name, dtype_name(t)));
 

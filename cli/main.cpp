@@ -12,8 +12,10 @@
 
 #include "cli/arguments.h"
 #include "cli/commands.h"
+#include "cli/isolation_options.h"
 #include "cli/signals.h"
 #include "core/error.h"
+#include "core/stop.h"
 
 namespace {
 
@@ -70,9 +72,10 @@ int main(int argc, char** argv) {
   run->add_option("--out,-o", ro.out, "Folder for results.json and the HTML site");
   run->add_option("--backend,-b", ro.backend,
                   "Backend: reference, mutant:<name>, or plugin:<path> (a shared library, include/kconform/plugin.h)");
-  run->add_option("--timeout", ro.timeout_s,
-                  "Seconds a plug-in kernel call may take before it is killed and recorded as a hang (default 10)")
-      ->check(CLI::Range(0.05, 3600.0));
+  kc::cli::add_isolation_options(*run, ro.isolation);
+  run->add_option("--resume", ro.resume,
+                  "Continue the run whose --out folder this is (interrupted or killed): the kernel x dtype results it "
+                  "finished are kept, the rest graded; the other options must be the same");
   run->add_option("--profile", ro.profile,
                   "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
                   "exact bits and choices); default reference for the reference backend, conformance otherwise");
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
   run->add_option("--progress", ro.progress_s,
                   "Seconds between progress lines on stderr when it is not a terminal (0: none; a terminal gets "
                   "one live line)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(kc::cli::finite_in(0.0, 86400.0));
   run->add_option("--dump", ro.dump, "Write every graded element (input and result bits) to this file");
   run->add_option("--jobs,-j", ro.jobs,
                   "Worker processes grading kernel x dtype results side by side (default: one per core); the "
@@ -105,13 +108,13 @@ int main(int argc, char** argv) {
   exh->add_option("--backend,-b", eo.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   exh->add_option("--profile", eo.profile, "Contract profile: conformance or reference");
   exh->add_option("--params", eo.params, "The kernel's parameters, e.g. c=0.5r");
-  exh->add_option("--timeout", eo.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  kc::cli::add_isolation_options(*exh, eo.isolation);
   exh->add_option("--jobs,-j", eo.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
   exh->add_option("--block", eo.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 22)");
   exh->add_flag("--exact-oracle", eo.exact_oracle, "MPFR for every element (no double fast path)");
   exh->add_flag("--quiet,-q", eo.quiet, "Print only failures and the summary");
   exh->add_option("--progress", eo.progress_s, "Seconds between progress lines when stderr is not a terminal")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(kc::cli::finite_in(0.0, 86400.0));
 
   kc::cli::CampaignCommand co;
   auto* camp = app.add_subcommand("campaign", "Random cases in resumable batches over a wall-clock budget or a fixed "
@@ -128,7 +131,7 @@ int main(int argc, char** argv) {
   camp->add_option("--shard", co.shard, "I/N: this process grades the batches b with b mod N == I");
   camp->add_option("--backend,-b", co.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   camp->add_option("--profile", co.profile, "Contract profile: conformance or reference");
-  camp->add_option("--timeout", co.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  kc::cli::add_isolation_options(*camp, co.isolation);
   camp->add_option("--jobs,-j", co.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
   camp->add_flag("--quiet,-q", co.quiet, "Print only failures and the summary");
   camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
@@ -156,7 +159,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(std::int64_t{512}, std::int64_t{1} << 32));
   srch->add_option("--backend,-b", sco.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   srch->add_option("--profile", sco.profile, "Contract profile: conformance or reference");
-  srch->add_option("--timeout", sco.timeout_s, "Seconds a plug-in call may take")->check(CLI::Range(0.05, 3600.0));
+  kc::cli::add_isolation_options(*srch, sco.isolation);
   srch->add_option("--json", sco.json, "Also write the worst cases as JSON to this file");
 
   kc::cli::SelftestOptions so;
@@ -210,6 +213,9 @@ int main(int argc, char** argv) {
     if (*report) return kc::cli::report(rep);
     if (*fkc_audit) return kc::cli::fkc_audit(fo);
     if (*fkc_export) return kc::cli::fkc_export(fo);
+  } catch (const kc::Interrupted& e) {  // a stop request while a plug-in loaded
+    fmt::print(stderr, "kconform: {} while loading the plug-in; nothing was graded\n", e.what());
+    return 128 + kc::stop_signal().load();
   } catch (const kc::UsageError& e) {
     fmt::print(stderr, "kconform: {}\n", e.what());
     return 2;

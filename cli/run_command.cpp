@@ -72,7 +72,7 @@ engine::RunOptions run_options(const RunCommand& o) {
   if (!o.only_case.empty()) opts.only_case = parse_case(o.only_case);
   opts.shrink_path = parse_path(o.shrink);
   opts.backend = o.backend;
-  opts.timeout_s = o.timeout_s;
+  opts.isolation = o.isolation;
   opts.profile = profile_option(o.profile, o.backend);
   if (!opts.shrink_path.empty() && !opts.only_case) throw UsageError("--shrink needs --case");
   if (!o.params.empty() && o.input.empty()) throw UsageError("--params goes with --input (the parameters of that element)");
@@ -111,7 +111,7 @@ int replay_one_element(const RunCommand& o, const Plan& plan, const Backend& bac
 int run(const RunCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   engine::RunOptions opts = run_options(o);
-  const auto backend = make_backend(o.backend, opts.timeout_s);
+  const auto backend = make_backend(o.backend, opts.isolation);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
   check_case_in_range(plan, opts);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);

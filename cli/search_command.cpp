@@ -20,9 +20,9 @@ int search(const SearchCommand& o) {
   engine::RunOptions opts;
   opts.seed = parse_seed(o.seed, "--seed");
   opts.backend = o.backend;
-  opts.timeout_s = o.timeout_s;
+  opts.isolation = o.isolation;
   opts.profile = profile_option(o.profile, o.backend);
-  const auto backend = make_backend(o.backend, o.timeout_s);
+  const auto backend = make_backend(o.backend, o.isolation);
   Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
   // Named kernels must be searchable; by default, every one that is.
   std::erase_if(plan, [&](const auto& kt) {

@@ -2,19 +2,19 @@
 
 #include <signal.h>
 
+#include "core/stop.h"
+
 namespace kc::cli {
 
 namespace {
 
-std::atomic<int> g_stop{0};
-
 void on_signal(int sig) {
-  if (g_stop.load() != 0) {  // the second one: now
+  if (kc::stop_signal().load() != 0) {  // the second one: now
     ::signal(sig, SIG_DFL);
     ::raise(sig);
     return;
   }
-  g_stop.store(sig);
+  kc::request_stop(sig);
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ void install_stop_handlers() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
-const std::atomic<int>& stop_signal() { return g_stop; }
+const std::atomic<int>& stop_signal() { return kc::stop_signal(); }
 
 std::string signal_name(int sig) {
   switch (sig) {

@@ -25,8 +25,10 @@ class KernelError : public std::runtime_error {
 // A call that did not return normally: the kernel crashed (a signal),
 // aborted, let an exception escape, ran past the per-call time limit, or
 // wrote outside its output. Raised by the plug-in backend, whose worker
-// process survives none of these; `kind` is "crash", "abort", "exception",
-// "timeout", "out-of-bounds write", "input modified" or "exit".
+// process survives none of these; `kind` names what happened ("crash",
+// "abort", "exception", "timeout", "out-of-bounds write", "out-of-bounds
+// read", "input modified", "write after return", "unwritten output",
+// "output request", "exit", "lost connection": backends/plugin/).
 class KernelFault : public std::runtime_error {
  public:
   KernelFault(std::string kind, const std::string& what) : std::runtime_error(what), kind_(std::move(kind)) {}
@@ -34,6 +36,20 @@ class KernelFault : public std::runtime_error {
 
  private:
   std::string kind_;
+};
+
+// A call abandoned because the run was asked to stop (a signal): neither a
+// pass nor a failure of the kernel; the engine records its case as
+// interrupted and stops. Deliberately not a std::exception: the checks
+// turn any std::exception from a call into a failure of the kernel, and
+// this must pass through them to the case loop.
+class Interrupted {
+ public:
+  explicit Interrupted(std::string what) : what_(std::move(what)) {}
+  const char* what() const noexcept { return what_.c_str(); }
+
+ private:
+  std::string what_;
 };
 
 // Misuse of the tool itself (bad command line, unknown kernel): exit code 2.

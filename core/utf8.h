@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kc {
@@ -38,5 +39,19 @@ inline std::optional<std::size_t> invalid_utf8_at(std::string_view s) {
   }
   return std::nullopt;
 }
+
+// Text from a program kconform does not trust (a plug-in's names, messages
+// and printed output), made fit to write: every byte that does not begin a
+// valid sequence becomes U+FFFD, and text past `cap` bytes is cut at a
+// character boundary. What was done is kept, so that a report can say so.
+struct RepairedText {
+  std::string text;
+  bool replaced = false;           // some bytes were not UTF-8
+  bool cut = false;                // the cap removed the rest
+  std::size_t original_bytes = 0;  // before the cap
+  // "name: invalid UTF-8 replaced; 2097152 bytes, cut to 256": "" when the text was fine.
+  std::string note(std::string_view field) const;
+};
+RepairedText repair_utf8(std::string_view s, std::size_t cap = std::string::npos);
 
 }  // namespace kc

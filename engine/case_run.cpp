@@ -1,5 +1,7 @@
 #include "engine/case_run.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -20,6 +22,7 @@ bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vecto
     out = c.backend.run(c.k.name, cs.inputs, cs.params);
     acc.record(c, returns, true);
     acc.record(c, run, true);
+    if (acc.graded) acc.graded->add(case_id, out);
     return true;
   } catch (const KernelFault& e) {
     // Crash, abort, exception, hang, a write outside a buffer: the kind leads the message.
@@ -111,6 +114,39 @@ bool fails_alone(const Context& c, const drivers::Element& e, const Params& para
 }
 
 }  // namespace
+
+void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
+                  const gen::Case* cs) {
+  Backend::CallLog log = c.backend.take_call_log();
+  for (const std::string& name : c.backend.call_checks()) {
+    // (The kind is the name's first word: "isolation: ...", "output: ...".)
+    auto& tally = acc.tally(name, name.substr(0, name.find(':')));
+    // Each distinct note once, with how many calls of the case made it.
+    std::vector<std::pair<std::string, int>> seen;
+    for (const auto& n : log.notes) {
+      if (n.check != name) continue;
+      auto at = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == n.what; });
+      if (at == seen.end()) seen.emplace_back(n.what, 1);
+      else ++at->second;
+    }
+    std::string what;
+    for (const auto& [text, count] : seen)
+      what += fmt::format("{}{}{}", what.empty() ? "" : "; ", text, count > 1 ? fmt::format(" ({} calls)", count) : "");
+    const std::string where = case_id >= 0 ? fmt::format("case {}", case_id) : "the run's checks";
+    acc.record(c, tally, what.empty(), where, [&] {
+      if (cs && case_id >= 0) return case_report(c, tally.name, case_id, path, *cs, what);
+      // The calls of the run's own checks (determinism, bad input, ...): the whole run replays them.
+      ElementReport r;
+      r.check = tally.name;
+      r.repro = base_command(c) + fmt::format(" --seed {}", c.opts.seed);
+      r.message = fmt::format("{} {}: {}: during the run's checks after its cases: {}\n  replay: {}", c.k.name,
+                              dtype_name(c.t), tally.name, what, r.repro);
+      return r;
+    });
+  }
+  if (log.printed_bytes > 0 && acc.printed.size() < Tallies::kMaxPrinted)
+    acc.printed.push_back({case_id, log.printed_bytes, std::move(log.printed)});
+}
 
 std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& acc, std::int64_t case_id,
                         const std::vector<int>& path, const gen::Case& cs, bool full_stats, bool statistics_case) {

@@ -22,4 +22,12 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
                         const std::vector<int>& path, const gen::Case& cs, bool full_stats,
                         bool statistics_case = false);
 
+// What the backend saw the calls since the last record do besides their
+// results (Backend::take_call_log), recorded against case `case_id` (or,
+// with -1, the run's own checks): each check the backend judges calls by
+// (Backend::call_checks) passes or fails, and what the kernel printed is
+// kept.
+void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
+                  const gen::Case* cs);
+
 }  // namespace kc::engine

@@ -51,7 +51,9 @@ struct RunOptions {
   std::vector<int> shrink_path;           // ... then follow these shrink steps
   bool bad_input_only = false;            // of the run checks, only the bad-input one (its replay)
   std::string backend = "reference";
-  double timeout_s = 10;  // per-call limit of a plug-in backend (--timeout); printed in replays when changed
+  // How a plug-in backend runs its kernels (--timeout, ...): printed in
+  // replays where not the default.
+  IsolationOptions isolation;
   std::size_t max_failures_per_check = 5;
   // Wall-clock bound of shrinking a failing case (with its 300 candidates).
   double shrink_seconds = 30;

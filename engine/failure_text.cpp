@@ -13,11 +13,24 @@ std::string fmt_value(double v) {
   return fmt::format("{:.9g}", v);
 }
 
+std::string isolation_flags(const IsolationOptions& o) {
+  const IsolationOptions d;
+  std::string s;
+  if (o.timeout_s != d.timeout_s) s += fmt::format(" --timeout {}", o.timeout_s);
+  if (o.load_timeout_s != d.load_timeout_s) s += fmt::format(" --load-timeout {}", o.load_timeout_s);
+  if (o.worker_calls != d.worker_calls) s += fmt::format(" --worker-calls {}", o.worker_calls);
+  if (o.worker_memory_mb != d.worker_memory_mb) s += fmt::format(" --worker-memory-mb {}", o.worker_memory_mb);
+  if (o.max_output_mb != d.max_output_mb) s += fmt::format(" --max-output-mb {}", o.max_output_mb);
+  if (o.settle_ms != d.settle_ms) s += fmt::format(" --settle-ms {}", o.settle_ms);
+  if (o.align != d.align) s += fmt::format(" --align {}", o.align);
+  return s;
+}
+
 std::string base_command(const Context& c) {
   const RunOptions defaults;
   std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
   if (c.opts.backend != defaults.backend) s += " --backend " + c.opts.backend;
-  if (c.opts.timeout_s != defaults.timeout_s) s += fmt::format(" --timeout {}", c.opts.timeout_s);
+  s += isolation_flags(c.opts.isolation);
   if (c.opts.profile != default_profile(c.opts.backend)) s += fmt::format(" --profile {}", profile_name(c.opts.profile));
   if (c.opts.cases != defaults.cases) s += fmt::format(" --cases {}", c.opts.cases);
   if (c.opts.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", c.opts.sweeps);

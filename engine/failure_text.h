@@ -17,9 +17,12 @@ namespace kc::engine {
 std::string fmt_value(double v);  // 9 significant digits, "NaN"
 
 // `kconform run --kernel K --dtype T`, then every run option that is not
-// its default (--backend, --cases, --sweeps, --no-exhaustive), so that the
-// replayed case is the same case.
+// its default (--backend, the isolation options, --cases, --sweeps,
+// --no-exhaustive), so that the replayed case is the same case, run the
+// same way.
 std::string base_command(const Context& c);
+// " --timeout 0.5 --worker-calls 20": the isolation options not at their default.
+std::string isolation_flags(const IsolationOptions& o);
 // ... --seed S --case N [--shrink PATH]
 std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path);
 // ... --input BITS[,BITS] [--params P]

@@ -135,6 +135,14 @@ struct DeclaredResult {
   std::string expected_outcome;         // "failed as expected" | "passed unexpectedly"
 };
 
+// What a plug-in's kernel wrote to stdout or stderr during a case's calls
+// (kept, never shown on kconform's own output).
+struct PrintedOutput {
+  std::int64_t case_index = -1;  // -1: the run's own checks (determinism, bad input, ...)
+  std::int64_t bytes = 0;        // written in all
+  std::string text;              // the first bytes
+};
+
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
@@ -159,6 +167,7 @@ struct KernelDTypeResult {
   std::vector<ElementReport> differences;
   std::int64_t differs = 0;
   DeclaredResult declared;
+  std::vector<PrintedOutput> printed;  // the first cases that printed
   Coverage coverage;
   ErrorProfile profile;
   double seconds = 0;

@@ -19,6 +19,9 @@ namespace kc::engine {
 
 namespace {
 
+// The graded outputs the determinism check may keep per kernel x dtype.
+constexpr std::int64_t kGradedBudget = std::int64_t{256} << 20;
+
 std::uint64_t statistics_seed(const Context& c) {
   return gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "statistics", 0);
 }
@@ -165,9 +168,13 @@ KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const
   const CheckList checks = checks::for_run(k, t, std::nullopt);
   KernelDTypeResult res = result_for(k, t);
   Tallies acc;
+  GradedOutputs graded(kGradedBudget);
+  acc.graded = &graded;
   grade_case(c, checks, acc, 0, {}, cs, true);
-  const checks::RunView run{c, &cs, 0};
+  record_calls(c, acc, 0, {}, &cs);
+  const checks::RunView run{c, &cs, 0, [&](std::int64_t) { return cs; }};
   for (const auto& ch : checks) ch->on_finish(run, acc);
+  record_calls(c, acc, -1, {}, nullptr);
   res.cases = 1;
   acc.finish(c, res);
   return res;
@@ -190,6 +197,8 @@ std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
                                    const RunOptions& opts) {
   const auto start = std::chrono::steady_clock::now();
+  // A fresh worker (a plug-in's): no state or leak of another kernel x dtype reaches this one.
+  backend.fresh_process();
   const Context c{k, t, backend, drivers::of(k), opts};
   const CheckList checks = checks::for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
                                                                      : std::nullopt);
@@ -206,46 +215,71 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   std::optional<gen::Case> first_valid;
   std::int64_t first_valid_id = 0, done = 0;
   std::uint64_t digest = 14695981039346656037ull;
+  // Case `id` as the loop builds it (and as --case replays it).
+  auto case_of = [&](std::int64_t id) {
+    gen::Case cs = id < sweeps       ? sweep_case(c, id)
+                   : id >= random_end ? *c.driver.statistics_case(k, t, statistics_seed(c))
+                                      : random_case(c, id - sweeps);
+    if (!opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), opts.shrink_path);
+    return cs;
+  };
+  GradedOutputs graded(kGradedBudget);
+  acc.graded = &graded;
+  std::string stopped;  // where a stop request ended the run
   for (std::int64_t id = 0; id < total; ++id) {
     if (opts.only_case && *opts.only_case != id) continue;
     if (opts.stop && opts.stop->load()) {
-      res.interrupted = true;
+      stopped = fmt::format("stopped after {} of {} cases", done, total);
       break;
     }
     ++done;
     const bool statistics = id >= random_end;
-    gen::Case cs = id < sweeps      ? sweep_case(c, id)
-                   : statistics     ? *c.driver.statistics_case(k, t, statistics_seed(c))
-                                    : random_case(c, id - sweeps);
-    if (!opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), opts.shrink_path);
+    const gen::Case cs = case_of(id);
     digest_case(digest, id, cs);
     const std::int64_t before = acc.elements;
-    const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
-    if (opts.progress) {
-      opts.progress->elements += acc.elements - before;
-      opts.progress->failures += n_failed;
+    try {
+      const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
+      if (opts.progress) {
+        opts.progress->elements += acc.elements - before;
+        opts.progress->failures += n_failed;
+      }
+      if (!statistics && (!first_valid || first_valid->inputs.front().numel() == 0)) {
+        first_valid = cs;
+        first_valid_id = id;
+      }
+      if (n_failed > 0 && !shrunk && opts.shrink_path.empty() && !statistics) {
+        shrunk = true;
+        report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
+      }
+    } catch (const Interrupted&) {
+      stopped = fmt::format("stopped during case {} of {} (its call was abandoned)", id, total);
+      --done;
+      break;
     }
-    if (!statistics && (!first_valid || first_valid->inputs.front().numel() == 0)) {
-      first_valid = cs;
-      first_valid_id = id;
-    }
-    if (n_failed > 0 && !shrunk && opts.shrink_path.empty() && !statistics) {
-      shrunk = true;
-      report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
-    }
+    record_calls(c, acc, id, opts.shrink_path, &cs);
   }
+  acc.graded = nullptr;
   res.cases = done;
   res.inputs_digest = digest;
+  if (stopped.empty()) {
+    const checks::RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id, case_of};
+    try {
+      acc.graded = &graded;
+      for (const auto& ch : checks) ch->on_finish(run, acc);
+      acc.graded = nullptr;
+      record_calls(c, acc, -1, {}, nullptr);
+    } catch (const Interrupted&) {
+      stopped = fmt::format("stopped during the run's checks after its {} cases", total);
+    }
+  }
   if (opts.progress) ++opts.progress->results;
-  if (res.interrupted) {  // the checks of a whole run would judge a part of it: not graded
-    acc.not_graded(acc.tally("run: interrupted by a signal", "run"),
-                   fmt::format("stopped after {} of {} cases", done, total));
+  if (!stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded
+    res.interrupted = true;
+    acc.not_graded(acc.tally("run: interrupted by a signal", "run"), stopped);
     acc.finish(c, res);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
   }
-  const checks::RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id};
-  for (const auto& ch : checks) ch->on_finish(run, acc);
   acc.finish(c, res);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;

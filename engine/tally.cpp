@@ -460,6 +460,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   res.checks.assign(tallies.begin(), tallies.end());
   res.failures = failures;
   res.differences = differences;
+  res.printed = printed;
   for (const auto& t : tallies) res.differs += t.differs;
   res.worst = worst;
   res.coverage = coverage;

@@ -22,6 +22,7 @@
 #include "drivers/driver.h"
 #include "engine/context.h"
 #include "engine/error_profile.h"
+#include "engine/graded_outputs.h"
 #include "engine/grading.h"
 #include "engine/results.h"
 
@@ -114,6 +115,12 @@ struct Tallies {
   static constexpr std::size_t kValueClasses = 8;
   std::array<std::int64_t, kValueClasses> value_class_counts{};
   std::array<std::int64_t, 8> result_class_counts{};  // by contract::ResultClass
+
+  // The run's graded outputs (null in a shrink step's scratch tallies).
+  GradedOutputs* graded = nullptr;
+  // What the kernel printed, per case (the first kMaxPrinted cases that printed).
+  static constexpr std::size_t kMaxPrinted = 20;
+  std::vector<PrintedOutput> printed;
 
   Tallies();
   // The tally of a check, created (in the order the run meets them) on first use.

@@ -56,9 +56,9 @@ alive_with probe "$work/probe-path" || { echo "FAIL: alive_with cannot see a liv
 kill "$probe"; wait "$probe" 2>/dev/null
 
 for pair in "crash:crashed (killed by SIGSEGV)" "abort:aborted (killed by SIGABRT)" \
-            "timeout:ran past the per-call time limit" "out-of-bounds write:wrote outside output" \
+            "timeout:ran past the per-call time limit" "out-of-bounds write:the kernel wrote at byte 0 past the end of output 0" \
             "exception:an exception escaped the kernel: neg: an internal error" \
-            "input modified:the kernel wrote into input 0, which is read-only"; do
+            "input modified:the kernel wrote into input 'x', which is read-only"; do
   kind=${pair%%:*} text=${pair#*:}
   case $kind in crash) lib=$crash ;; abort) lib=$abort ;; timeout) lib=$hang ;; exception) lib=$throw ;; input*) lib=$input ;; *) lib=$oob ;; esac
   out="$work/$(echo "$kind" | tr -c 'a-z\n' '_')"

@@ -4,9 +4,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
+
+#include "core/error.h"
+#include "core/stop.h"
 
 namespace kc::plugin {
 
@@ -14,32 +17,48 @@ Channel::~Channel() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+bool Channel::waits() const { return has_deadline_ || watch_fd_ >= 0 || stop_on_signal_; }
+
+void Channel::wait_for(short events) {
+  if (!waits()) return;  // (the worker's side: the call blocks)
+  for (;;) {
+    // Slices of at most 100 ms: a stop request that arrives between two
+    // checks is seen within one slice, whatever the deadline.
+    int slice = 100;
+    if (has_deadline_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      if (left <= 0) throw ChannelTimeout("no answer within the time limit");
+      slice = static_cast<int>(std::min<long long>(slice, left));
+    }
+    if (stop_on_signal_ && kc::stop_signal().load() != 0) throw Interrupted("stopped by a signal");
+    pollfd p[2] = {{fd_, events, 0}, {watch_fd_, POLLIN, 0}};
+    const int r = ::poll(p, watch_fd_ >= 0 ? 2 : 1, slice);
+    if (r < 0 && errno != EINTR) throw ChannelClosed(std::string("poll failed: ") + std::strerror(errno));
+    if (r <= 0) continue;
+    if (p[0].revents != 0) return;  // ready, or closed (the read or write says which)
+    if (p[1].revents != 0) throw ChannelClosed("the worker died");
+  }
+}
+
 void Channel::write_bytes(std::span<const std::byte> b) {
   std::size_t done = 0;
   while (done < b.size()) {
-    const ssize_t n = ::send(fd_, b.data() + done, b.size() - done, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw ChannelClosed(std::string("the worker's stream is closed: ") + std::strerror(errno));
+    wait_for(POLLOUT);
+    const ssize_t n = ::send(fd_, b.data() + done, b.size() - done, MSG_NOSIGNAL | (waits() ? MSG_DONTWAIT : 0));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) throw ChannelClosed(std::string("the stream is closed: ") + std::strerror(errno));
     done += static_cast<std::size_t>(n);
   }
 }
 
 void Channel::read_bytes(std::span<std::byte> b) {
-  using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::milliseconds(timeout_ms_ < 0 ? 0 : timeout_ms_);
   std::size_t done = 0;
   while (done < b.size()) {
-    if (timeout_ms_ >= 0) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
-      if (left <= 0) throw ChannelTimeout("no answer within the time limit");
-      pollfd p{fd_, POLLIN, 0};
-      const int r = ::poll(&p, 1, static_cast<int>(left));
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) throw ChannelTimeout("no answer within the time limit");
-    }
-    const ssize_t n = ::recv(fd_, b.data() + done, b.size() - done, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw ChannelClosed("the worker's stream closed");
+    wait_for(POLLIN);
+    const ssize_t n = ::recv(fd_, b.data() + done, b.size() - done, waits() ? MSG_DONTWAIT : 0);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0 && errno == EBADF) throw ChannelClosed("the connection's descriptor is closed");
+    if (n <= 0) throw ChannelClosed("the stream closed");
     done += static_cast<std::size_t>(n);
   }
 }

@@ -11,8 +11,8 @@ namespace kc::plugin {
 
 // Loads the plug-in (in a worker) and checks what it registers: every
 // kernel an inventory kernel, every dtype one its contract lists. Throws
-// UsageError (exit 2) naming the library and the problem. `timeout_s` is
-// the per-call time limit.
-std::unique_ptr<Backend> make_plugin_backend(const std::string& path, double timeout_s);
+// UsageError (exit 2) naming the library and the problem; each call runs
+// in a worker process as `isolation` says.
+std::unique_ptr<Backend> make_plugin_backend(const std::string& path, const IsolationOptions& isolation);
 
 }  // namespace kc::plugin

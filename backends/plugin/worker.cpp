@@ -1,247 +1,430 @@
-// The worker process: everything that touches the plug-in's code runs here,
-// so that whatever it does to its own process (a segfault, abort, a hang,
-// a stray write) stays here. Inputs and outputs sit between guard bytes;
-// a changed guard or input is reported as a fault of the call.
+// The supervisor and the runner (worker.h). The runner answers each call
+// in the same steps: read the call, lay out the inputs read-only between
+// guards, set the default floating-point environment, call the kernel,
+// then look at what it left: the environment, the outputs' canaries and
+// poison, writes after the return, processes and running threads, what
+// it printed, its memory.
 #include "backends/plugin/worker.h"
 
-#include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <exception>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "backends/plugin/guarded.h"
+#include "backends/plugin/hygiene.h"
+#include "backends/plugin/protocol.h"
+#include "backends/plugin/registration.h"
 #include "core/dtype.h"
 #include "kconform/plugin.h"
 
 namespace kc::plugin {
 
-void write_hello(Channel& ch, const Hello& h) {
-  ch.put_string(h.error);
-  if (!h.error.empty()) return;
-  ch.put_string(h.name);
-  ch.put_string(h.version);
-  ch.put_string(h.build_flags);
-  ch.put<std::uint32_t>(static_cast<std::uint32_t>(h.kernels.size()));
-  for (const auto& k : h.kernels) {
-    ch.put_string(k.name);
-    ch.put(k.dtype);
-    ch.put(k.claim_metric);
-    ch.put(k.claim_bound);
-    ch.put_string(k.expected_failure);
-  }
-}
-
-Hello read_hello(Channel& ch) {
-  Hello h;
-  h.error = ch.get_string();
-  if (!h.error.empty()) return h;
-  h.name = ch.get_string();
-  h.version = ch.get_string();
-  h.build_flags = ch.get_string();
-  const auto n = ch.get<std::uint32_t>();
-  if (n > 100000) throw ChannelClosed("the worker sent a malformed kernel list");
-  for (std::uint32_t i = 0; i < n; ++i) {
-    KernelEntry k;
-    k.name = ch.get_string();
-    k.dtype = ch.get<std::int32_t>();
-    k.claim_metric = ch.get<std::int32_t>();
-    k.claim_bound = ch.get<double>();
-    k.expected_failure = ch.get_string();
-    h.kernels.push_back(std::move(k));
-  }
-  return h;
-}
-
 namespace {
 
-constexpr std::size_t kGuard = 64;
-constexpr auto kGuardByte = std::byte{0xA5};
+constexpr std::int32_t kMaxOperands = 64;
+constexpr std::int32_t kMaxRank = 64;
+constexpr auto kSecondPoison = std::byte{0x5A};
 
-// A buffer with guard bytes on both sides.
-struct Guarded {
-  std::vector<std::byte> storage;
-  std::size_t size = 0;
-  explicit Guarded(std::size_t n) : storage(n + 2 * kGuard, kGuardByte), size(n) {}
-  std::byte* data() { return storage.data() + kGuard; }
-  bool intact() const {
-    for (std::size_t i = 0; i < kGuard; ++i)
-      if (storage[i] != kGuardByte || storage[kGuard + size + i] != kGuardByte) return false;
-    return true;
-  }
+[[noreturn]] void protocol_error() { ::_exit(kExitProtocol); }
+
+// Closes every descriptor from 3 up but the two kept: nothing of
+// kconform's (its output files, other workers' connections) reaches the
+// plug-in.
+void close_other_descriptors(int keep1, int keep2) {
+  const int lo = std::min(keep1, keep2), hi = std::max(keep1, keep2);
+  if (lo > 3) ::close_range(3, static_cast<unsigned>(lo - 1), 0);
+  if (hi > lo + 1) ::close_range(static_cast<unsigned>(lo + 1), static_cast<unsigned>(hi - 1), 0);
+  ::close_range(static_cast<unsigned>(hi + 1), ~0u, 0);
+}
+
+// ---- one call's data
+
+struct Call {
+  std::string kernel;
+  std::vector<kc_tensor> in;
+  std::vector<std::vector<std::int64_t>> dims;
+  std::vector<std::vector<std::byte>> bytes;
+  std::vector<std::string> names;
+  std::vector<std::vector<std::int64_t>> pdims;
+  std::vector<kc_param> params;
+  CallSetup setup;
 };
 
-struct OutputBuffer {
+Call read_call(Channel& ch) {
+  Call c;
+  c.kernel = ch.get_string(kNameCap);
+  const auto n_in = ch.get<std::int32_t>();
+  if (n_in < 0 || n_in > kMaxOperands) protocol_error();
+  const auto n = static_cast<std::size_t>(n_in);
+  c.in.resize(n);
+  c.dims.resize(n);
+  c.bytes.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.in[i].dtype = static_cast<kc_dtype>(ch.get<std::int32_t>());
+    c.in[i].rank = ch.get<std::int32_t>();
+    if (c.in[i].rank < 0 || c.in[i].rank > kMaxRank) protocol_error();
+    for (std::int32_t d = 0; d < c.in[i].rank; ++d) c.dims[i].push_back(ch.get<std::int64_t>());
+    c.bytes[i] = ch.get_blob(std::size_t{1} << 36);
+  }
+  const auto n_par = ch.get<std::int32_t>();
+  if (n_par < 0 || n_par > kMaxOperands) protocol_error();
+  const auto np = static_cast<std::size_t>(n_par);
+  c.names.resize(np);
+  c.pdims.resize(np);
+  c.params.resize(np);
+  for (std::size_t i = 0; i < np; ++i) {
+    c.names[i] = ch.get_string(kNameCap);
+    c.params[i].kind = static_cast<kc_param_kind>(ch.get<std::int32_t>());
+    c.params[i].integer = ch.get<std::int64_t>();
+    c.params[i].real = ch.get<double>();
+    c.params[i].rank = ch.get<std::int32_t>();
+    if (c.params[i].rank < 0 || c.params[i].rank > kMaxRank) protocol_error();
+    for (std::int32_t d = 0; d < c.params[i].rank; ++d) c.pdims[i].push_back(ch.get<std::int64_t>());
+  }
+  for (std::size_t i = 0; i < np; ++i) {
+    c.params[i].name = c.names[i].c_str();
+    c.params[i].dims = c.pdims[i].data();
+  }
+  c.setup = ch.get<CallSetup>();
+  return c;
+}
+
+// ---- outputs, as alloc_output hands them out
+
+struct Output {
   kc_dtype dtype;
   std::vector<std::int64_t> dims;
-  Guarded buf;
+  GuardedBuffer buf;
 };
 
 struct Outputs {
-  std::vector<OutputBuffer> list;
-  bool bad_request = false;
+  const CallSetup* setup = nullptr;
+  std::byte poison{0};
+  std::vector<Output> list;
+  std::int64_t bytes = 0;
+  std::optional<Fault> bad_request;  // the first request that could not be served
 };
 
 void* alloc_output(void* ctx, kc_dtype dtype, std::int32_t rank, const std::int64_t* dims) {
   auto* out = static_cast<Outputs*>(ctx);
-  if (dtype < KC_F32 || dtype > KC_U8 || rank < 0 || rank > 16 || (rank > 0 && !dims)) {
-    out->bad_request = true;
+  const auto index = static_cast<std::int32_t>(out->list.size());
+  auto refuse = [&](std::string what) -> void* {
+    if (!out->bad_request) out->bad_request = Fault{"output request", Role::output, index, std::move(what)};
     return nullptr;
-  }
+  };
+  if (dtype < KC_F32 || dtype > KC_U8) return refuse(fmt::format("the kernel asked alloc_output for dtype {}, which is not a kc_dtype", static_cast<int>(dtype)));
+  if (rank < 0 || rank > kMaxRank || (rank > 0 && !dims))
+    return refuse(fmt::format("the kernel asked alloc_output for rank {}{}", rank, rank > 0 && !dims ? " with dims NULL" : ""));
+  const auto size = static_cast<std::int64_t>(dtype_size(static_cast<DType>(dtype)));
   std::int64_t n = 1;
+  bool overflow = false;
   for (int i = 0; i < rank; ++i) {
-    if (dims[i] < 0 || (dims[i] > 0 && n > (std::int64_t{1} << 40) / dims[i])) {
-      out->bad_request = true;
-      return nullptr;
-    }
-    n *= dims[i];
+    if (dims[i] < 0) return refuse(fmt::format("the kernel asked alloc_output for a negative dimension ({} at {})", dims[i], i));
+    if (dims[i] > 0 && n > (INT64_MAX / size) / dims[i]) overflow = true;
+    else n *= dims[i];
   }
-  const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(static_cast<DType>(dtype));
-  out->list.push_back({dtype, std::vector<std::int64_t>(dims, dims + rank), Guarded(bytes)});
+  std::string shape = "[";
+  for (int i = 0; i < rank; ++i) shape += fmt::format("{}{}", i ? ", " : "", dims[i]);
+  shape += "]";
+  if (overflow) return refuse(fmt::format("the kernel asked alloc_output for dims {}, whose byte count overflows 64 bits", shape));
+  if (out->bytes + n * size > out->setup->max_output_bytes)
+    return refuse(fmt::format("the kernel asked alloc_output for dims {} ({} elements, {} bytes), over the cap of {} bytes "
+                              "for one call's outputs (--max-output-mb)",
+                              shape, n, n * size, out->setup->max_output_bytes));
+  const std::size_t align = out->setup->alignment > 0 ? static_cast<std::size_t>(out->setup->alignment) : static_cast<std::size_t>(size);
+  std::string why;
+  auto buf = GuardedBuffer::make(static_cast<std::size_t>(n * size), align, out->setup->placement, Role::output, index,
+                                 out->poison, why);
+  if (!buf) return refuse(fmt::format("alloc_output could not serve dims {} ({} bytes): {}", shape, n * size, why));
+  out->bytes += n * size;
+  out->list.push_back({dtype, std::vector<std::int64_t>(dims, dims + rank), std::move(*buf)});
   return out->list.back().buf.data();
 }
 
-void fault(Channel& ch, const std::string& what) {
-  ch.put(Reply::fault);
-  ch.put_string(what);
-}
+// ---- one run of the kernel
 
-void answer_call(Channel& ch, const kc_plugin_info& info) {
-  const std::string kernel = ch.get_string(4096);
-  const auto n_in = ch.get<std::int32_t>();
-  if (n_in < 0 || n_in > 64) _exit(3);
-  std::vector<std::vector<std::int64_t>> dims(static_cast<std::size_t>(n_in));
-  std::vector<std::vector<std::byte>> original(static_cast<std::size_t>(n_in));
-  std::vector<Guarded> data;
-  std::vector<kc_tensor> in(static_cast<std::size_t>(n_in));
-  for (std::int32_t i = 0; i < n_in; ++i) {
-    auto& t = in[static_cast<std::size_t>(i)];
-    t.dtype = static_cast<kc_dtype>(ch.get<std::int32_t>());
-    t.rank = ch.get<std::int32_t>();
-    if (t.rank < 0 || t.rank > 64) _exit(3);
-    for (std::int32_t d = 0; d < t.rank; ++d) dims[static_cast<std::size_t>(i)].push_back(ch.get<std::int64_t>());
-    original[static_cast<std::size_t>(i)] = ch.get_blob(std::size_t{1} << 34);
-    t.bytes = original[static_cast<std::size_t>(i)].size();
-  }
-  data.reserve(static_cast<std::size_t>(n_in));
-  for (std::int32_t i = 0; i < n_in; ++i) {
-    const auto& o = original[static_cast<std::size_t>(i)];
-    data.emplace_back(o.size());
-    if (!o.empty()) std::memcpy(data.back().data(), o.data(), o.size());  // (an empty vector's data() may be null)
-    in[static_cast<std::size_t>(i)].data = data.back().data();
-    in[static_cast<std::size_t>(i)].dims = dims[static_cast<std::size_t>(i)].data();
-  }
-  const auto n_par = ch.get<std::int32_t>();
-  if (n_par < 0 || n_par > 64) _exit(3);
-  std::vector<std::string> names(static_cast<std::size_t>(n_par));
-  std::vector<std::vector<std::int64_t>> pdims(static_cast<std::size_t>(n_par));
-  std::vector<kc_param> params(static_cast<std::size_t>(n_par));
-  for (std::int32_t i = 0; i < n_par; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    names[u] = ch.get_string(4096);
-    params[u].kind = static_cast<kc_param_kind>(ch.get<std::int32_t>());
-    params[u].integer = ch.get<std::int64_t>();
-    params[u].real = ch.get<double>();
-    params[u].rank = ch.get<std::int32_t>();
-    if (params[u].rank < 0 || params[u].rank > 64) _exit(3);
-    for (std::int32_t d = 0; d < params[u].rank; ++d) pdims[u].push_back(ch.get<std::int64_t>());
-  }
-  for (std::int32_t i = 0; i < n_par; ++i) {
-    params[static_cast<std::size_t>(i)].name = names[static_cast<std::size_t>(i)].c_str();
-    params[static_cast<std::size_t>(i)].dims = pdims[static_cast<std::size_t>(i)].data();
-  }
+struct Attempt {
+  Outputs outs;
+  kc_error err{};
+  kc_status status = KC_ERR_OTHER;
+  std::optional<Fault> fault;
+  std::vector<GuardedBuffer> inputs;
+};
+
+const kc_kernel* find_entry(const kc_plugin_info& info, const Call& c) {
   // The entry for the first input's dtype, else any entry of that name
   // (a bad-input call may pass a dtype the library does not list).
   const kc_kernel* entry = nullptr;
   for (std::int32_t i = 0; i < info.n_kernels; ++i) {
     const kc_kernel& k = info.kernels[i];
-    if (kernel != k.name) continue;
-    if (!entry || (n_in > 0 && k.dtype == in[0].dtype)) entry = &k;
+    if (c.kernel != k.name) continue;
+    if (!entry || (!c.in.empty() && k.dtype == c.in[0].dtype)) entry = &k;
   }
-  if (!entry || !entry->fn) return fault(ch, fmt::format("the plug-in has no entry point for '{}'", kernel));
-  Outputs outs;
-  kc_error err{};
-  kc_status st = KC_ERR_OTHER;
+  return entry;
+}
+
+void run_once(const kc_kernel& entry, Call& c, std::byte poison, Attempt& a, std::string& fp_change, int reply_fd) {
+  a.outs.setup = &c.setup;
+  a.outs.poison = poison;
+  for (std::size_t i = 0; i < c.in.size(); ++i) {
+    std::string why;
+    const std::size_t size = c.bytes[i].size();
+    const std::size_t elem = c.in[i].dtype >= KC_F32 && c.in[i].dtype <= KC_U8 ? dtype_size(static_cast<DType>(c.in[i].dtype)) : 1;
+    auto buf = GuardedBuffer::make(size, c.setup.alignment > 0 ? static_cast<std::size_t>(c.setup.alignment) : elem,
+                                   c.setup.placement, Role::input, static_cast<int>(i), std::byte{0}, why);
+    if (!buf) {
+      a.fault = Fault{"exception", Role::input, static_cast<std::int32_t>(i), "the worker could not lay out {operand}: " + why};
+      return;
+    }
+    if (size > 0) std::memcpy(buf->data(), c.bytes[i].data(), size);
+    buf->read_only();
+    c.in[i].data = buf->data();
+    c.in[i].dims = c.dims[i].data();
+    c.in[i].bytes = size;
+    a.inputs.push_back(std::move(*buf));
+  }
+  install_fault_handler(reply_fd);
+  set_default_fp_env();
+  set_phase(Phase::in_call);
   try {
-    st = entry->fn(in.data(), n_in, params.data(), n_par, alloc_output, &outs, &err);
+    a.status = entry.fn(c.in.data(), static_cast<std::int32_t>(c.in.size()), c.params.data(),
+                        static_cast<std::int32_t>(c.params.size()), alloc_output, &a.outs, &a.err);
   } catch (const std::exception& e) {
-    return fault(ch, fmt::format("exception: an exception escaped the kernel: {}", e.what()));
+    a.fault = Fault{"exception", Role::none, -1, fmt::format("an exception escaped the kernel: {}", e.what())};
   } catch (...) {
-    return fault(ch, "exception: an exception escaped the kernel");
+    a.fault = Fault{"exception", Role::none, -1, "an exception escaped the kernel"};
   }
-  for (std::int32_t i = 0; i < n_in; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    if (!data[u].intact()) return fault(ch, fmt::format("out-of-bounds write: the kernel wrote outside input {}", i));
-    if (!original[u].empty() && std::memcmp(data[u].data(), original[u].data(), original[u].size()) != 0)
-      return fault(ch, fmt::format("input modified: the kernel wrote into input {}, which is read-only", i));
+  set_phase(Phase::after_return);
+  fp_change = fp_env_change(read_fp_env());
+  set_default_fp_env();
+  for (auto& o : a.outs.list) o.buf.read_only();
+}
+
+// The first problem the outputs show: a write into the canaries, or a
+// request alloc_output could not serve.
+std::optional<Fault> output_problem(const Attempt& a) {
+  for (std::size_t o = 0; o < a.outs.list.size(); ++o)
+    if (std::string d = a.outs.list[o].buf.slack_damage(); !d.empty())
+      return Fault{"out-of-bounds write", Role::output, static_cast<std::int32_t>(o), d};
+  return a.outs.bad_request;
+}
+
+// Elements (of `size` bytes) that hold the poison byte in every byte.
+std::vector<std::int64_t> poisoned(const GuardedBuffer& b, std::size_t size, std::byte poison) {
+  std::vector<std::int64_t> v;
+  const std::byte* p = b.data();
+  for (std::size_t i = 0; i + size <= b.size(); i += size) {
+    bool all = true;
+    for (std::size_t k = 0; all && k < size; ++k) all = p[i + k] == poison;
+    if (all) v.push_back(static_cast<std::int64_t>(i / size));
   }
-  for (std::size_t o = 0; o < outs.list.size(); ++o)
-    if (!outs.list[o].buf.intact())
-      return fault(ch, fmt::format("out-of-bounds write: the kernel wrote outside output {} ({} bytes)", o,
-                                   outs.list[o].buf.size));
-  if (st != KC_OK) {
-    err.operand[sizeof err.operand - 1] = '\0';
-    err.message[sizeof err.message - 1] = '\0';
-    err.rule[sizeof err.rule - 1] = '\0';
-    ch.put(Reply::status);
-    ch.put<std::int32_t>(st);
-    ch.put_string(err.operand);
-    ch.put_string(err.message);
-    ch.put_string(err.rule);
-    return;
+  return v;
+}
+
+// Output elements the kernel never wrote: those that hold the first
+// poison, and the second one when the same call is made again (an element
+// the kernel computed to equal the poison holds its value both times).
+std::optional<Fault> unwritten(const kc_kernel& entry, Call& c, const Attempt& first, int reply_fd) {
+  std::vector<std::vector<std::int64_t>> suspects;
+  bool any = false;
+  for (const auto& o : first.outs.list) {
+    suspects.push_back(poisoned(o.buf, dtype_size(static_cast<DType>(o.dtype)), std::byte{c.setup.poison}));
+    any |= !suspects.back().empty();
   }
-  if (outs.bad_request) return fault(ch, "exception: the kernel asked alloc_output for an impossible output");
+  if (!any) return std::nullopt;
+  Attempt again;
+  std::string fp;
+  run_once(entry, c, kSecondPoison, again, fp, reply_fd);
+  if (again.fault || again.status != KC_OK || again.outs.list.size() != first.outs.list.size()) return std::nullopt;
+  for (std::size_t o = 0; o < suspects.size(); ++o) {
+    const auto& b = again.outs.list[o].buf;
+    const std::size_t size = dtype_size(static_cast<DType>(again.outs.list[o].dtype));
+    std::vector<std::int64_t> never;
+    for (auto i : suspects[o]) {
+      bool all = static_cast<std::size_t>(i + 1) * size <= b.size();
+      for (std::size_t k = 0; all && k < size; ++k) all = b.data()[static_cast<std::size_t>(i) * size + k] == kSecondPoison;
+      if (all) never.push_back(i);
+    }
+    if (!never.empty())
+      return Fault{"unwritten output", Role::output, static_cast<std::int32_t>(o),
+                   fmt::format("the kernel never wrote {} of the {} elements of output {} (element {} first; they kept "
+                               "the bytes kconform filled them with, {:#04x} in one call and {:#04x} in another)",
+                               never.size(), b.size() / size, o, never.front(), c.setup.poison, static_cast<int>(kSecondPoison))};
+  }
+  return std::nullopt;
+}
+
+void send_outputs(Channel& ch, const Attempt& a) {
   ch.put(Reply::outputs);
-  ch.put<std::int32_t>(static_cast<std::int32_t>(outs.list.size()));
-  for (auto& o : outs.list) {
+  ch.put<std::int32_t>(static_cast<std::int32_t>(a.outs.list.size()));
+  for (const auto& o : a.outs.list) {
     ch.put<std::int32_t>(o.dtype);
     ch.put<std::int32_t>(static_cast<std::int32_t>(o.dims.size()));
     for (auto d : o.dims) ch.put(d);
-    ch.put_blob(std::span<const std::byte>(o.buf.data(), o.buf.size));
+    ch.put_blob(std::span<const std::byte>(o.buf.data(), o.buf.size()));
+  }
+}
+
+void send_status(Channel& ch, const Attempt& a) {
+  kc_error err = a.err;
+  err.operand[sizeof err.operand - 1] = '\0';
+  err.message[sizeof err.message - 1] = '\0';
+  err.rule[sizeof err.rule - 1] = '\0';
+  ch.put(Reply::status);
+  ch.put<std::int32_t>(a.status);
+  ch.put_string(err.operand);
+  ch.put_string(err.message);
+  ch.put_string(err.rule);
+}
+
+// What the call left behind (`running`: threads it started that still
+// run); clears it.
+Aftermath aftermath(Capture& cap, const std::vector<pid_t>& running, const std::string& fp) {
+  Aftermath a;
+  if (!fp.empty()) a.notes.emplace_back(kFpEnvironmentCheck, "the kernel " + fp);
+  if (const std::string procs = kill_descendants(); !procs.empty()) {
+    a.notes.emplace_back(kLeftoverCheck, fmt::format("the kernel left {} running after the call returned; kconform killed "
+                                                     "them",
+                                                     procs));
+  }
+  if (!running.empty()) {
+    a.notes.emplace_back(kLeftoverCheck, fmt::format("the kernel left {} thread{} running after the call returned (a "
+                                                     "thread that sleeps between calls, as a pool's do, is allowed)",
+                                                     running.size(), running.size() == 1 ? "" : "s"));
+    a.retire = true;  // a thread cannot be stopped alone: the process goes
+  }
+  a.printed = cap.take(kPrintedCap, a.printed_bytes);
+  a.resident_bytes = resident_bytes();
+  return a;
+}
+
+void answer_call(Channel& ch, const kc_plugin_info& info, Capture& cap, std::vector<GuardedBuffer>& quarantine) {
+  Call c = read_call(ch);
+  const kc_kernel* entry = find_entry(info, c);
+  if (!entry) {
+    write_fault(ch, {"exception", Role::none, -1, fmt::format("the plug-in has no entry point for '{}'", c.kernel)});
+    write_aftermath(ch, {});
+    return;
+  }
+  const std::set<pid_t> threads_before = thread_ids();
+  Attempt a;
+  std::string fp;
+  run_once(*entry, c, std::byte{c.setup.poison}, a, fp, ch.fd());
+  // Other threads alive: let them run a little, so that a late write meets
+  // the read-only output now rather than the next call's data, and see
+  // which of those the call started still run.
+  std::vector<pid_t> running;
+  if (const auto now = thread_ids(); now.size() > 1) running = running_new_threads(threads_before, now, c.setup.settle_us);
+  std::optional<Fault> fault = take_late_fault();
+  if (!fault) fault = a.fault;
+  if (!fault) fault = output_problem(a);
+  // Elements never written are graded as they are (the poison) and fail a
+  // check of their own; a wrong shape, their usual cause, is the engine's.
+  std::optional<Fault> never;
+  if (!fault && a.status == KC_OK) never = unwritten(*entry, c, a, ch.fd());
+  set_phase(Phase::idle);
+  if (fault) write_fault(ch, *fault);
+  else if (a.status != KC_OK) send_status(ch, a);
+  else send_outputs(ch, a);
+  Aftermath after = aftermath(cap, running, fp);
+  if (never) after.notes.emplace_back(kUnwrittenCheck, never->what);
+  if (fault) after.retire = true;  // what else it broke is unknown
+  write_aftermath(ch, after);
+  // This call's outputs stay mapped, inaccessible, until the next call ends.
+  quarantine.clear();
+  for (auto& o : a.outs.list) {
+    o.buf.quarantine();
+    quarantine.push_back(std::move(o.buf));
+  }
+}
+
+// The connection's descriptor as it was when the runner started: a kernel
+// that closed it (or put another file in its place) took the connection.
+struct ChannelIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  explicit ChannelIdentity(int fd) {
+    struct stat st{};
+    if (::fstat(fd, &st) == 0) dev = st.st_dev, ino = st.st_ino;
+  }
+  bool still(int fd) const {
+    struct stat st{};
+    return ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
+};
+
+[[noreturn]] void run_runner(const std::string& path, int fd) {
+  Capture cap;
+  cap.start();
+  close_other_descriptors(fd, cap.fd());
+  const ChannelIdentity identity(fd);
+  Channel ch(fd);
+  try {
+    install_fault_handler(fd);
+    set_default_fp_env();
+    kc_plugin_info info{};
+    Hello hello = load_and_register(path, info);
+    std::int64_t printed = 0;
+    cap.take(0, printed);
+    if (printed > 0) hello.notes.push_back(fmt::format("it printed {} bytes while loading (not kept)", printed));
+    write_hello(ch, hello);
+    if (!hello.error.empty()) ::_exit(kExitDone);
+    std::vector<GuardedBuffer> quarantine;
+    for (;;) answer_call(ch, info, cap, quarantine);
+  } catch (const ChannelClosed&) {
+    ::_exit(identity.still(fd) ? kExitDone : kExitChannelLost);
+  } catch (...) {
+    ::_exit(kExitInternal);
   }
 }
 
 }  // namespace
 
-void serve(const std::string& path, int fd) {
-  Channel ch(fd);
-  Hello hello;
-  kc_plugin_info info{};
-  try {
-    void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      hello.error = fmt::format("cannot load it: {}", ::dlerror());
-    } else if (auto* reg = reinterpret_cast<kc_plugin_register_fn>(::dlsym(lib, KC_PLUGIN_REGISTER_SYMBOL)); !reg) {
-      hello.error = fmt::format("it does not export {} (see include/kconform/plugin.h)", KC_PLUGIN_REGISTER_SYMBOL);
-    } else if (const int v = reg(&info); v < KC_PLUGIN_ABI_OLDEST || v > KC_PLUGIN_ABI_VERSION) {
-      hello.error = fmt::format("it was built for plug-in ABI version {}; this kconform speaks versions {} to {}", v,
-                                KC_PLUGIN_ABI_OLDEST, KC_PLUGIN_ABI_VERSION);
-    } else if (info.n_kernels < 0 || (info.n_kernels > 0 && !info.kernels)) {
-      hello.error = "its kc_plugin_info lists no kernels array";
-    } else {
-      hello.name = info.name ? info.name : "";
-      hello.version = info.version ? info.version : "";
-      hello.build_flags = info.build_flags ? info.build_flags : "";
-      for (std::int32_t i = 0; i < info.n_kernels; ++i) {
-        const kc_kernel& k = info.kernels[i];
-        hello.kernels.push_back({k.name ? k.name : "", k.dtype, k.claim, k.claim_bound,
-                                 k.expected_failure ? k.expected_failure : ""});
-        if (!k.fn) hello.error = fmt::format("kernel '{}' has no entry point", k.name ? k.name : "");
-      }
-    }
-    write_hello(ch, hello);
-    if (!hello.error.empty()) _exit(0);
-    while (true) {
-      try {
-        answer_call(ch, info);
-      } catch (const ChannelClosed&) {
-        _exit(0);
-      }
-    }
-  } catch (...) {
-    _exit(4);
+void run_supervisor(const std::string& path, int channel_fd, int status_fd, int parent_pid) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with kconform
+  if (::getppid() != parent_pid) ::_exit(0);
+  ::setpgid(0, 0);  // a Ctrl-C is kconform's to act on
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGCHLD, SIG_DFL);
+  close_other_descriptors(channel_fd, status_fd);
+  const pid_t self = ::getpid();
+  const pid_t runner = ::fork();
+  if (runner == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the supervisor
+    if (::getppid() != self) ::_exit(0);
+    ::close(status_fd);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    // A fault ends the runner with its signal, which the supervisor reports.
+    for (int sig : {SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) ::signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    run_runner(path, channel_fd);
   }
+  ::close(channel_fd);
+  if (runner < 0) ::_exit(kExitInternal);
+  auto put = [&](const auto& v) { return ::write(status_fd, &v, sizeof v) == static_cast<ssize_t>(sizeof v); };
+  put(runner);
+  int status = 0;
+  while (::waitpid(runner, &status, 0) < 0 && errno == EINTR) {
+  }
+  kill_descendants();
+  put(status);
+  ::_exit(0);
 }
 
 }  // namespace kc::plugin

@@ -1,0 +1,142 @@
+// Loading a plug-in and reading what it registers, in the worker: every
+// pointer the plug-in hands over is read through process_vm_readv on this
+// very process, so that a bad one (a kernel count larger than its array, a
+// name that is not a string) is a message naming the entry, never a crash
+// of the worker; every string is read up to its cap (protocol.h) with a
+// note when cut. What the entries mean is judged in kconform
+// (plugin_backend.cpp).
+#include "backends/plugin/registration.h"
+
+#include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace kc::plugin {
+
+namespace {
+
+// Copies n bytes at p, or returns false where any of them is unreadable.
+bool safe_read(const void* p, void* out, std::size_t n) {
+  if (n == 0) return true;
+  if (!p) return false;
+  iovec local{out, n}, remote{const_cast<void*>(p), n};
+  return ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+}
+
+// The string at p, up to `cap` bytes (then cut, with a note); nullopt when
+// it cannot be read at all. NULL reads as "".
+std::optional<std::string> safe_string(const char* p, std::size_t cap, const std::string& field,
+                                       std::vector<std::string>& notes) {
+  if (!p) return std::string();
+  std::string s;
+  char chunk[256];
+  while (true) {
+    // A chunk may end past the string's last page: read byte by byte there.
+    std::size_t got = 0;
+    if (safe_read(p + s.size(), chunk, sizeof chunk)) got = sizeof chunk;
+    else
+      while (got < sizeof chunk && safe_read(p + s.size() + got, chunk + got, 1) && chunk[got] != '\0') ++got;
+    const void* nul = std::memchr(chunk, '\0', got);
+    const std::size_t take = nul ? static_cast<std::size_t>(static_cast<const char*>(nul) - chunk) : got;
+    s.append(chunk, take);
+    if (nul) break;
+    if (got == 0) return s.empty() ? std::nullopt : std::optional<std::string>(s);  // unterminated, unreadable after
+    if (s.size() > cap) {
+      // Count on up to 64 MiB to say how long it was (a runaway string stops there).
+      std::size_t total = s.size();
+      while (total < (std::size_t{64} << 20) && safe_read(p + total, chunk, 1) && chunk[0] != '\0') ++total;
+      notes.push_back(fmt::format("{}: {}{} bytes long, cut to the first {}", field, total >= (std::size_t{64} << 20) ? "over " : "",
+                                  total, cap));
+      s.resize(cap);
+      break;
+    }
+  }
+  return s;
+}
+
+const char* dtype_text(std::int32_t d) {
+  static const char* names[] = {"f32", "f64", "bf16", "f16", "u32", "u8"};
+  return d >= 0 && d < 6 ? names[d] : "?";
+}
+
+}  // namespace
+
+Hello load_and_register(const std::string& path, kc_plugin_info& info) {
+  Hello h;
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    h.error = fmt::format("cannot load it: {}", ::dlerror());
+    return h;
+  }
+  auto* reg = reinterpret_cast<kc_plugin_register_fn>(::dlsym(lib, KC_PLUGIN_REGISTER_SYMBOL));
+  if (!reg) {
+    h.error = fmt::format("it does not export {} (see include/kconform/plugin.h)", KC_PLUGIN_REGISTER_SYMBOL);
+    return h;
+  }
+  const int v = reg(&info);
+  if (v < KC_PLUGIN_ABI_OLDEST || v > KC_PLUGIN_ABI_VERSION) {
+    h.error = fmt::format("it was built for plug-in ABI version {}; this kconform speaks versions {} to {}", v,
+                          KC_PLUGIN_ABI_OLDEST, KC_PLUGIN_ABI_VERSION);
+    return h;
+  }
+  auto text = [&](const char* p, std::size_t cap, const std::string& field) {
+    auto s = safe_string(p, cap, field, h.notes);
+    if (!s && h.error.empty()) h.error = fmt::format("its {} is not a readable string", field);
+    return s.value_or("");
+  };
+  h.name = text(info.name, kNameCap, "library name");
+  h.version = text(info.version, kNameCap, "version");
+  h.build_flags = text(info.build_flags, kTextCap, "build flags");
+  if (!h.error.empty()) return h;
+  if (info.n_kernels < 0 || info.n_kernels > kMaxKernelEntries) {
+    h.error = fmt::format("its kc_plugin_info says n_kernels = {}; kconform reads 1 to {} entries", info.n_kernels,
+                          kMaxKernelEntries);
+    return h;
+  }
+  if (info.n_kernels > 0 && !info.kernels) {
+    h.error = fmt::format("its kc_plugin_info says n_kernels = {} but its kernels array is NULL", info.n_kernels);
+    return h;
+  }
+  for (std::int32_t i = 0; i < info.n_kernels; ++i) {
+    kc_kernel k;
+    // An entry beyond the array's end: unreadable memory, or garbage that
+    // fails the checks below; both say the count may be the cause.
+    const std::string count = fmt::format("(is n_kernels = {} larger than the kernels array?)", info.n_kernels);
+    if (!safe_read(info.kernels + i, &k, sizeof k)) {
+      h.error = fmt::format("kernel entry {} of {} is not readable memory {}", i, info.n_kernels, count);
+      return h;
+    }
+    const auto name = safe_string(k.name, kNameCap, fmt::format("kernel entry {}'s name", i), h.notes);
+    if (!name || name->empty()) {
+      h.error = fmt::format("kernel entry {} of {} has {} name {}", i, info.n_kernels, name ? "an empty" : "an unreadable",
+                            count);
+      return h;
+    }
+    if (!k.fn) {
+      h.error = fmt::format("kernel entry {} ('{}' {}) has no entry point", i, *name, dtype_text(k.dtype));
+      return h;
+    }
+    KernelEntry e;
+    e.name = *name;
+    e.dtype = k.dtype;
+    e.claim_metric = static_cast<std::int32_t>(k.claim);
+    e.claim_bound = k.claim_bound;
+    const auto reason = safe_string(k.expected_failure, kTextCap, fmt::format("{} {}'s expected-failure reason", *name,
+                                                                              dtype_text(k.dtype)),
+                                    h.notes);
+    if (!reason) {
+      h.error = fmt::format("kernel entry {} ('{}')'s expected-failure reason is not a readable string {}", i, *name, count);
+      return h;
+    }
+    e.expected_failure = *reason;
+    h.kernels.push_back(std::move(e));
+  }
+  return h;
+}
+
+}  // namespace kc::plugin

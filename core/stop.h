@@ -1,0 +1,15 @@
+// A request to stop, from a signal (SIGINT, SIGTERM, SIGHUP): set by the
+// command line's handlers, read by the engine at each case boundary and by
+// anything that waits (a plug-in backend waiting on its worker gives up
+// within 100 ms and throws Interrupted). Async-signal-safe to set.
+#pragma once
+
+#include <atomic>
+
+namespace kc {
+
+// The signal that asked to stop, or 0.
+const std::atomic<int>& stop_signal();
+void request_stop(int sig);
+
+}  // namespace kc
