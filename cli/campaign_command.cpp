@@ -199,13 +199,13 @@ int campaign(const CampaignCommand& o) {
     if (o.backend != "reference") cmd += " --backend " + o.backend;
     engine::RunMetadata m = reports::collect_metadata(opts.seed, o.backend, cmd);
     m.profile = std::string(engine::profile_name(base.profile));
-    if (const auto lib = backend->library()) m.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
+    if (const auto lib = backend->library()) m.plugin = *lib;
     m.cases_per_kernel = o.cases;
     m.duration_s = r.seconds;
     json doc = reports::document_json(m, {{r.kernel, r.family, reports::result_json(r)}}, backend.get());
     doc["run"]["campaign_batch"] = b;
     doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
-    write_file_whole(batches / batch_file(*k, t, b), doc.dump() + "\n");
+    write_file_whole(batches / batch_file(*k, t, b), doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     // The batch's shrunk failure, with its exact input bits, for the corpus.
     json found = nullptr;
     if (!o.corpus.empty() && r.verdict == "fail")

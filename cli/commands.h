@@ -42,6 +42,7 @@ struct RunCommand {
   int jobs = 0;      // worker processes (-j); 0: one per available core
   bool exact_oracle = false;  // MPFR for every element (no fast path)
   std::string command_line;
+  std::vector<std::string> argv;  // the words after `run` (the journal keeps them for --resume)
 };
 int run(const RunCommand& o);
 

@@ -140,11 +140,11 @@ int exhaustive(const ExhaustiveCommand& o) {
     if (res.interrupted) return std::string();  // a block is kept only whole
     engine::RunMetadata m = reports::collect_metadata(0, o.backend, command(r.lo, r.hi));
     m.profile = std::string(engine::profile_name(opts.profile));
-    if (const auto lib = backend->library()) m.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
+    if (const auto lib = backend->library()) m.plugin = *lib;
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
     doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)
-    write_file_whole(blocks / block_name(r.lo, r.hi), doc.dump() + "\n");
+    write_file_whole(blocks / block_name(r.lo, r.hi), doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     return std::string(res.verdict);
   };
   std::int64_t failing_blocks = 0;

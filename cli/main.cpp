@@ -13,6 +13,7 @@
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/isolation_options.h"
+#include "cli/resume.h"
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/stop.h"
@@ -202,6 +203,9 @@ int main(int argc, char** argv) {
     if (*list) return kc::cli::list(lo);
     if (*run) {
       for (int i = 0; i < argc; ++i) ro.command_line += (i ? " " : "") + std::string(argv[i]);
+      const std::vector<std::string> words(argv + 2, argv + argc);  // (argv[1] is "run")
+      if (!ro.resume.empty() && kc::cli::only_resume(*run)) kc::cli::resume_run(ro.resume, words);
+      ro.argv = kc::cli::result_words(words);
       return kc::cli::run(ro);
     }
     if (*exh) return kc::cli::exhaustive(eo);

@@ -48,7 +48,8 @@ engine::Profile profile_option(const std::string& text, const std::string& backe
 void write_results(reports::OutputFolder& folder, const nlohmann::json& doc) {
   namespace site = reports::site;
   const site::Files files = site::render_site(doc, nullptr, nullptr);
-  folder.write("results.json", doc.dump(1) + "\n");
+  // (Every string was repaired where it entered; `replace` is the last guard: a run is never lost to a byte.)
+  folder.write("results.json", doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   for (const auto& [name, content] : files) folder.write(std::filesystem::path("site") / name, content);
   folder.commit();
 }

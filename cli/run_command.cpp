@@ -15,10 +15,12 @@
 #include "cli/commands.h"
 #include "cli/plan.h"
 #include "cli/progress.h"
+#include "cli/run_journal.h"
 #include "cli/signals.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "engine/conformance.h"
+#include "engine/failure_text.h"
 #include "engine/findings.h"
 #include "engine/parallel.h"
 #include "reports/output_folder.h"
@@ -106,6 +108,26 @@ int replay_one_element(const RunCommand& o, const Plan& plan, const Backend& bac
   return failed ? 1 : 0;
 }
 
+// What decides a run's results (timings and presentation aside): a
+// journal resumes only a run with the same. A plug-in is named by its
+// path, size and modification time, so that a rebuilt library starts over.
+nlohmann::json run_identity(const RunCommand& o) {
+  nlohmann::json id{{"kernels", o.kernels}, {"dtypes", o.dtypes},     {"family", o.family},
+                    {"seed", o.seed},       {"cases", o.cases},       {"sweeps", o.sweeps},
+                    {"no_exhaustive", o.no_exhaustive}, {"backend", o.backend}, {"profile", o.profile},
+                    {"case", o.only_case},  {"shrink", o.shrink},     {"bad_input", o.bad_input},
+                    {"exact_oracle", o.exact_oracle}, {"isolation", engine::isolation_flags(o.isolation)}};
+  if (o.backend.starts_with("plugin:")) {
+    std::error_code ec;
+    const std::filesystem::path lib = o.backend.substr(7);
+    id["plugin_file"] = {{"bytes", std::filesystem::file_size(lib, ec)},
+                         {"modified", std::filesystem::last_write_time(lib, ec).time_since_epoch().count()}};
+  }
+  return id;
+}
+
+std::string journal_key(const contract::KernelSpec& k, DType t) { return fmt::format("{}.{}", k.name, dtype_name(t)); }
+
 }  // namespace
 
 int run(const RunCommand& o) {
@@ -119,6 +141,13 @@ int run(const RunCommand& o) {
   // The outputs, before any work: a bad path is exit 2 now, not after the run.
   std::optional<reports::OutputFolder> folder;
   if (!o.out.empty()) folder.emplace(o.out, reports::FolderKind::results);
+  if (!o.resume.empty() && (o.out.empty() || !std::filesystem::equivalent(o.resume, o.out)))
+    throw UsageError(fmt::format("--resume {}: the run to resume wrote to --out {}", o.resume, o.out.empty() ? "(none)" : o.out));
+  if (!o.resume.empty() && !o.dump.empty())
+    throw UsageError("--dump cannot be resumed (the elements of the results already graded are not kept); run again");
+  // Each finished result is journaled (cli/run_journal.h): a killed run resumes.
+  std::optional<RunJournal> journal;
+  if (folder) journal.emplace(o.out, run_identity(o), o.argv, !o.resume.empty());
   std::optional<reports::StagedFile> dump;
   if (!o.dump.empty()) {
     if (folder && reports::is_within(o.dump, o.out))
@@ -129,7 +158,7 @@ int run(const RunCommand& o) {
 
   engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
   meta.profile = std::string(engine::profile_name(opts.profile));
-  if (const auto lib = backend->library()) meta.plugin = {lib->name, lib->version, lib->build_flags, lib->path};
+  if (const auto lib = backend->library()) meta.plugin = *lib;
   meta.cases_per_kernel = o.cases;
   const int jobs = static_cast<int>(std::min<std::size_t>(o.jobs > 0 ? o.jobs : engine::available_cores(), plan.size()));
 
@@ -143,6 +172,8 @@ int run(const RunCommand& o) {
   opts.progress = &counters.get();
   auto grade = [&](std::int64_t i) {
     const auto& [k, t] = plan[static_cast<std::size_t>(i)];
+    if (journal)
+      if (auto kept = journal->find(journal_key(*k, t))) return *kept;
     engine::RunOptions item = opts;
     std::ofstream part;
     if (dump_parts) {
@@ -163,16 +194,19 @@ int run(const RunCommand& o) {
                           {"failures", failures},
                           {"verdict", r.verdict},
                           {"expected", r.declared.expected_outcome == "failed as expected"},
-                          {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"}}
-        .dump();
+                          {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"},
+                          {"interrupted", r.interrupted}}
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   int failures = 0, expected_failures = 0;
   engine::ParallelResult graded;
   {
     // With workers, no progress thread: it draws from the parent's loop (tick).
     ProgressLine progress(counters.get(), static_cast<std::int64_t>(plan.size()), !o.quiet, o.progress_s, jobs == 1);
-    auto print = [&](std::int64_t, const std::string& text) {
+    auto print = [&](std::int64_t i, const std::string& text) {
       const auto r = nlohmann::json::parse(text);
+      const auto& [k, t] = plan[static_cast<std::size_t>(i)];
+      if (journal && !r.value("interrupted", false) && !journal->find(journal_key(*k, t))) journal->put(journal_key(*k, t), text);
       // Exit 1 on an unexpected failure or an unexpected pass; an expected
       // failure is reported (XFAIL) but is what the backend declared.
       const bool expected = r["expected"], unexpected_pass = r["unexpected_pass"];
@@ -214,6 +248,7 @@ int run(const RunCommand& o) {
   std::fflush(stdout);
   if (dump) dump->commit();
   if (folder) {
+    if (sig && journal) journal->keep_in(*folder);  // a stopped run stays resumable
     write_results(*folder, reports::document_json(meta, entries, backend.get()));
     fmt::print("wrote {} and {}\n", (folder->dir() / "results.json").string(),
                (folder->dir() / "site" / "index.html").string());

@@ -74,6 +74,8 @@ bool legacy_contents(const fs::path& dir, FolderKind kind) {
     if (kind == FolderKind::results) {
       if (name == "results.json" && e.is_regular_file()) continue;
       if (name == "site" && e.is_directory()) continue;
+      // A killed run's journal (cli/run_journal.h), in a folder it had just created.
+      if (name == "journal" && e.is_directory() && fs::exists(e.path() / ".kconform-journal")) continue;
     } else if (kind == FolderKind::fkc) {
       // Exported FKC files always carry the marker: no older layout exists.
     } else if (e.is_regular_file() && name.size() > 5 && name.ends_with(".html")) {

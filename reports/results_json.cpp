@@ -106,7 +106,7 @@ json result_json(const engine::KernelDTypeResult& r) {
     prof["max_distance"].push_back(nan_as_null(p.max_distance[i]));
     prof["max_normalized"].push_back(nan_as_null(p.max_normalized[i]));
   }
-  return {{"dtype", dtype_name(r.dtype)},
+  json out{{"dtype", dtype_name(r.dtype)},
           {"verdict", r.verdict},
           {"headline", r.headline},
           {"findings", findings},
@@ -138,6 +138,12 @@ json result_json(const engine::KernelDTypeResult& r) {
             {"outputs_nan", r.coverage.outputs_nan}}},
           {"error_profile", prof},
           {"seconds", r.seconds}};
+  if (!r.printed.empty()) {  // (a plug-in's kernels only: the reference prints nothing)
+    json printed = json::array();
+    for (const auto& p : r.printed) printed.push_back({{"case", p.case_index}, {"bytes", p.bytes}, {"text", p.text}});
+    out["printed"] = printed;
+  }
+  return out;
 }
 
 namespace {
@@ -193,9 +199,11 @@ json run_json(const engine::RunMetadata& m) {
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
            {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};
-  if (m.plugin)
+  if (m.plugin) {
     run["plugin"] = {{"name", m.plugin->name}, {"version", m.plugin->version}, {"build_flags", m.plugin->build_flags},
                      {"path", m.plugin->path}};
+    if (!m.plugin->notes.empty()) run["plugin"]["notes"] = m.plugin->notes;
+  }
   if (!m.interrupted_by.empty()) {
     run["interrupted_by"] = m.interrupted_by;
     run["planned"] = m.planned;

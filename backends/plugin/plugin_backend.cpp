@@ -48,10 +48,12 @@ std::string dtype_text(std::int32_t d) {
   return d >= KC_F32 && d <= KC_U8 ? std::string(dtype_name(static_cast<DType>(d))) : fmt::format("#{}", d);
 }
 
-// Text from the worker, fit to write; notes what was done to it.
+// Text from the worker, fit to write; what was done to it is noted in
+// `notes`, or, without, said in the text itself.
 std::string repaired(const std::string& s, const std::string& field, std::vector<std::string>* notes = nullptr) {
   RepairedText r = repair_utf8(s);
-  if (notes && r.replaced) notes->push_back(r.note(field));
+  if (r.replaced && notes) notes->push_back(r.note(field));
+  if (r.replaced && !notes) r.text += " [kconform replaced bytes that are not UTF-8 by U+FFFD]";
   return std::move(r.text);
 }
 

@@ -49,7 +49,20 @@ std::optional<std::string> safe_string(const char* p, std::size_t cap, const std
     if (s.size() > cap) {
       // Count on up to 64 MiB to say how long it was (a runaway string stops there).
       std::size_t total = s.size();
-      while (total < (std::size_t{64} << 20) && safe_read(p + total, chunk, 1) && chunk[0] != '\0') ++total;
+      while (total < (std::size_t{64} << 20)) {
+        if (safe_read(p + total, chunk, sizeof chunk)) {
+          const void* end = std::memchr(chunk, '\0', sizeof chunk);
+          if (end) {
+            total += static_cast<std::size_t>(static_cast<const char*>(end) - chunk);
+            break;
+          }
+          total += sizeof chunk;
+        } else if (safe_read(p + total, chunk, 1) && chunk[0] != '\0') {
+          ++total;
+        } else {
+          break;
+        }
+      }
       notes.push_back(fmt::format("{}: {}{} bytes long, cut to the first {}", field, total >= (std::size_t{64} << 20) ? "over " : "",
                                   total, cap));
       s.resize(cap);
@@ -93,9 +106,8 @@ Hello load_and_register(const std::string& path, kc_plugin_info& info) {
   h.version = text(info.version, kNameCap, "version");
   h.build_flags = text(info.build_flags, kTextCap, "build flags");
   if (!h.error.empty()) return h;
-  if (info.n_kernels < 0 || info.n_kernels > kMaxKernelEntries) {
-    h.error = fmt::format("its kc_plugin_info says n_kernels = {}; kconform reads 1 to {} entries", info.n_kernels,
-                          kMaxKernelEntries);
+  if (info.n_kernels < 0) {
+    h.error = fmt::format("its kc_plugin_info says n_kernels = {}, which is not a count", info.n_kernels);
     return h;
   }
   if (info.n_kernels > 0 && !info.kernels) {
@@ -103,6 +115,13 @@ Hello load_and_register(const std::string& path, kc_plugin_info& info) {
     return h;
   }
   for (std::int32_t i = 0; i < info.n_kernels; ++i) {
+    // (Past the cap, only if every entry so far was sound: then the count
+    // is likely true, and too large.)
+    if (i == kMaxKernelEntries) {
+      h.error = fmt::format("its kc_plugin_info says n_kernels = {}; kconform grades at most {} entries", info.n_kernels,
+                            kMaxKernelEntries);
+      return h;
+    }
     kc_kernel k;
     // An entry beyond the array's end: unreadable memory, or garbage that
     // fails the checks below; both say the count may be the cause.

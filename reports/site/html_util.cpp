@@ -67,6 +67,19 @@ std::string str(const json& obj, const char* key) {
   return show(obj[key]);
 }
 
+std::string fields_table(const json& obj) {
+  std::string s = "<table class=\"fields\"><tbody>";
+  for (const auto& [key, v] : obj.items()) {
+    std::string cell;
+    if (v.is_array())
+      for (const auto& line : v) cell += (cell.empty() ? "" : "<br>") + show(line);
+    else
+      cell = show(v);
+    s += fmt::format("<tr><th>{}</th><td>{}</td></tr>", escape_html(key), cell);
+  }
+  return s + "</tbody></table>";
+}
+
 std::string slug(std::string_view s) {
   std::string out;
   for (unsigned char c : s) {

@@ -26,6 +26,8 @@ std::string exact(const json& v);
 std::string num_td(const json& v, std::string_view cls = "");
 // Escaped text of a string field; "" when absent or null.
 std::string str(const json& obj, const char* key);
+// An object's fields as a two-column table (a list shown as lines), escaped once.
+std::string fields_table(const json& obj);
 // A field of an object, or null when `obj` is not an object or lacks it
 // (nlohmann's const operator[] on a missing key is undefined behaviour).
 const json& field(const json& obj, const char* key);

@@ -14,7 +14,7 @@ namespace {
 std::string run_metadata(const json& run) {
   static const std::pair<const char*, const char*> fields[] = {
       {"commit", "project commit"}, {"kconform", "kconform version"}, {"backend", "backend"},
-      {"profile", "contract profile"},  {"plugin", "plug-in (name, version, build flags, path)"},
+      {"profile", "contract profile"},  {"plugin", "plug-in"},
       {"compiler", "compiler"},     {"flags", "flags"},               {"mpfr", "MPFR"},
       {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
       {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},
@@ -22,7 +22,7 @@ std::string run_metadata(const json& run) {
       {"command", "command"},       {"interrupted_by", "interrupted by"}, {"planned", "kernel x dtype planned"}};
   std::string s = "<dl class=\"meta\">";
   for (const auto& [key, label] : fields)
-    if (run.contains(key)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label, show(run[key]));
+    if (run.contains(key)) s += fmt::format("<dt>{}</dt><dd>{}</dd>", label, run[key].is_object() ? fields_table(run[key]) : show(run[key]));
   return s + "</dl>";
 }
 

@@ -301,6 +301,19 @@ std::string figures(const json& r, const json& model, const std::string& dt) {
   return s;
 }
 
+// What a plug-in's kernel printed, kept by its worker (never on kconform's own output).
+std::string printed_section(const json& r) {
+  if (!r.contains("printed") || !r["printed"].is_array() || r["printed"].empty()) return "";
+  std::string s = "<h3>What the kernel printed</h3><p class=\"small\">Its stdout and stderr, per case (the first cases "
+                  "that printed, the first bytes of each); kconform's own output never shows them.</p>";
+  for (const auto& p : r["printed"]) {
+    const auto c = as_double(p.value("case", json())).value_or(-1);
+    s += fmt::format("<p>{}: {} bytes</p><pre>{}</pre>", c >= 0 ? fmt::format("case {}", c) : std::string("the run's checks"),
+                     show(p.value("bytes", json())), str(p, "text"));
+  }
+  return s;
+}
+
 std::string dtype_section(const json& doc, const json& k, const json& r) {
   const std::string dt = r["dtype"].get<std::string>();
   const std::string v = r["verdict"].get<std::string>();
@@ -332,6 +345,7 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
   if (!failed) s += failures_section(r["failures"]);
   s += declared_section(r, model);
+  s += printed_section(r);
   // A conformance run: the reference's own choices and bits this kernel
   // does not share, which the portable contract does not require.
   if (as_double(r["differs_from_reference"]).value_or(0) > 0)
