@@ -149,8 +149,10 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     const auto role = static_cast<Role>(r.role.load());
     const auto index = r.index.load();
     const bool main_thread = static_cast<pid_t>(::syscall(SYS_gettid)) == g_main_tid;
-    if (g_phase.load() == static_cast<int>(Phase::after_return) && !main_thread) {
-      // A thread left running: record the first such write, end that thread only.
+    if (g_phase.load() != static_cast<int>(Phase::in_call) && !main_thread) {
+      // A thread left running (the call has returned: the main thread may
+      // be writing to kconform): record the first such access, end that
+      // thread only; the reply of this call, or of the next, reports it.
       if (!g_late.set.load()) {
         g_late.role = static_cast<std::int32_t>(role), g_late.index = index, g_late.write = write;
         g_late.addr = addr, g_late.data = r.data.load(), g_late.size = r.size.load();
@@ -158,6 +160,7 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
       }
       ::syscall(SYS_exit, 0);
     }
+    if (g_phase.load() != static_cast<int>(Phase::in_call)) break;  // the worker's own code: a crash
     report_and_exit(role, index, write, addr, r.data.load(), r.size.load());
   }
   // Not a guard: the kernel's own crash, reported by the signal that ends the process.
@@ -239,15 +242,24 @@ std::string GuardedBuffer::slack_damage() const {
   if (pages_bytes_ == 0) return "";
   const std::byte* first = map_ + kGuardBytes;
   const std::byte* end = first + pages_bytes_;
-  for (const std::byte* q = data_ + size_; q < end; ++q)
-    if (*q != kCanary)
-      return fmt::format("the kernel wrote at byte {} past the end of {{operand}} (a {}-byte buffer)", q - (data_ + size_),
-                         size_);
+  const std::byte* tail = data_ + size_;
+  // The changed canaries nearest to and farthest from the data, on each side.
+  std::ptrdiff_t near = -1, far = -1;
+  for (const std::byte* q = tail; q < end; ++q)
+    if (*q != kCanary) far = q - tail, near = near < 0 ? far : near;
+  if (near >= 0)
+    return near == far ? fmt::format("the kernel wrote at byte {} past the end of {{operand}} (a {}-byte buffer; byte 0 "
+                                     "past the end is the first after it)",
+                                     near, size_)
+                       : fmt::format("the kernel wrote at bytes {} to {} past the end of {{operand}} (a {}-byte buffer; "
+                                     "byte 0 past the end is the first after it)",
+                                     near, far, size_);
   for (const std::byte* q = data_; q > first; --q)
-    if (q[-1] != kCanary)
-      return fmt::format("the kernel wrote at byte {} before the start of {{operand}} (a {}-byte buffer)", data_ - (q - 1),
-                         size_);
-  return "";
+    if (q[-1] != kCanary) far = data_ - (q - 1), near = near < 0 ? far : near;
+  if (near < 0) return "";
+  return near == far ? fmt::format("the kernel wrote at byte {} before the start of {{operand}} (a {}-byte buffer)", near, size_)
+                     : fmt::format("the kernel wrote at bytes {} to {} before the start of {{operand}} (a {}-byte buffer)",
+                                   far, near, size_);
 }
 
 void set_phase(Phase p) { g_phase.store(static_cast<int>(p)); }
@@ -268,6 +280,8 @@ void install_fault_handler(int reply_fd) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGSEGV, &sa, nullptr);
 }
+
+bool late_fault_pending() { return g_late.set.load(); }
 
 std::optional<Fault> take_late_fault() {
   if (!g_late.set.exchange(false)) return std::nullopt;

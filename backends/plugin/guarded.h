@@ -64,7 +64,9 @@ void set_phase(Phase p);
 // alternate stack, so that a stack overflow still reports. `reply_fd` is
 // the connection to kconform.
 void install_fault_handler(int reply_fd);
-// A fault after the return that the handler recorded, if any (once).
+// A fault after the return (or between calls) that the handler recorded,
+// if any (once); and whether one is waiting.
 std::optional<Fault> take_late_fault();
+bool late_fault_pending();
 
 }  // namespace kc::plugin

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -45,21 +46,16 @@ std::vector<std::string> masks_cleared(unsigned masks) {
   return v;
 }
 
-// The numbers in /proc/self/task/T/stat after the command name: state
-// (field 3) and user + system time (fields 14 and 15).
-bool thread_stat(pid_t tid, char& state, std::uint64_t& ticks) {
-  std::ifstream in(fmt::format("/proc/self/task/{}/stat", tid));
-  std::string s((std::istreambuf_iterator<char>(in)), {});
+// A thread's state (field 3 of /proc/self/task/T/stat) and the time it
+// has run, in ns (the first field of its schedstat: finer than stat's ticks).
+bool thread_activity(pid_t tid, char& state, std::uint64_t& run_ns) {
+  std::ifstream stat(fmt::format("/proc/self/task/{}/stat", tid));
+  std::string s((std::istreambuf_iterator<char>(stat)), {});
   const auto close = s.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream rest(s.substr(close + 2));
-  std::string field;
-  std::vector<std::string> f;
-  while (rest >> field && f.size() < 13) f.push_back(field);
-  if (f.size() < 13) return false;
-  state = f[0].empty() ? '?' : f[0][0];
-  ticks = std::stoull(f[11]) + std::stoull(f[12]);
-  return true;
+  if (close == std::string::npos || close + 2 >= s.size()) return false;
+  state = s[close + 2];
+  std::ifstream sched(fmt::format("/proc/self/task/{}/schedstat", tid));
+  return static_cast<bool>(sched >> run_ns);
 }
 
 std::vector<pid_t> children() {
@@ -126,25 +122,35 @@ std::set<pid_t> thread_ids() {
   return s;
 }
 
-std::vector<pid_t> running_new_threads(const std::set<pid_t>& before, const std::set<pid_t>& after, int settle_us) {
-  std::map<pid_t, std::uint64_t> ticks;
-  std::vector<pid_t> running;
-  for (pid_t t : after) {
-    if (before.count(t)) continue;
+std::vector<pid_t> active_new_threads(const std::set<pid_t>& before, int settle_us, int limit_ms,
+                                      const std::function<bool()>& stop_early) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto interval = std::chrono::microseconds(std::max(settle_us, 1000));
+  std::map<pid_t, std::uint64_t> last;  // the new threads alive, and their run time at the last look
+  for (pid_t t : thread_ids()) {
     char state = '?';
-    std::uint64_t n = 0;
-    if (!thread_stat(t, state, n)) continue;  // gone
-    ticks[t] = n;
+    std::uint64_t ns = 0;
+    if (!before.count(t) && thread_activity(t, state, ns)) last[t] = ns;
   }
-  if (ticks.empty()) return running;
-  std::this_thread::sleep_for(std::chrono::microseconds(settle_us));
-  for (const auto& [t, n0] : ticks) {
-    char state = '?';
-    std::uint64_t n1 = 0;
-    if (!thread_stat(t, state, n1)) continue;
-    if (state == 'R' || n1 > n0) running.push_back(t);
+  std::vector<pid_t> active;
+  while (!last.empty()) {
+    std::this_thread::sleep_for(interval);
+    active.clear();
+    for (auto it = last.begin(); it != last.end();) {
+      char state = '?';
+      std::uint64_t ns = 0;
+      if (!thread_activity(it->first, state, ns)) {  // ended
+        it = last.erase(it);
+        continue;
+      }
+      if (state == 'R' || ns != it->second) active.push_back(it->first);
+      it->second = ns;
+      ++it;
+    }
+    if (active.empty() || (stop_early && stop_early()) || Clock::now() - start > std::chrono::milliseconds(limit_ms)) break;
   }
-  return running;
+  return active;
 }
 
 std::string kill_descendants() {
@@ -163,8 +169,10 @@ std::string kill_descendants() {
     else quiet = 0, std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (killed.empty()) return "";
+  // A fork that did not exec carries the worker's own name.
+  const std::string self = command_name(::getpid());
   std::set<std::string> names;
-  for (const auto& [p, n] : killed) names.insert(n);
+  for (const auto& [p, n] : killed) names.insert(n == self ? "a copy of the worker made by fork" : "'" + n + "'");
   return fmt::format("{} process{} ({})", killed.size(), killed.size() == 1 ? "" : "es", fmt::join(names, ", "));
 }
 

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,9 +35,14 @@ std::string fp_env_change(const FpEnv& e);
 
 // ---- threads and processes
 std::set<pid_t> thread_ids();
-// The threads of `after` that are not in `before` and still run: on a CPU
-// (state R) or using CPU time across a `settle_us` wait. Their ids.
-std::vector<pid_t> running_new_threads(const std::set<pid_t>& before, const std::set<pid_t>& after, int settle_us);
+// The threads the call started (those not in `before`) that are still
+// active after it returned: watched every `settle_us` (at least 1 ms),
+// for at most `limit_ms`, until each has ended or stayed quiet (not on a
+// CPU, no run time added) for a whole interval, as a pool's threads do
+// once they go to sleep; `stop_early` returning true ends the watch.
+// Their ids.
+std::vector<pid_t> active_new_threads(const std::set<pid_t>& before, int settle_us, int limit_ms,
+                                      const std::function<bool()>& stop_early);
 // Kills every descendant (SIGKILL, again for those reparented here as
 // their parents die) and reaps them; returns "3 processes (sleep, sh)" or
 // "" when there were none.

@@ -36,6 +36,10 @@ namespace {
 constexpr std::int32_t kMaxOperands = 64;
 constexpr std::int32_t kMaxRank = 64;
 constexpr auto kSecondPoison = std::byte{0x5A};
+// How long the threads a call started may stay busy after it returned
+// before they count as left running (a pool's threads spin a little, then
+// sleep; libgomp's spin is well under this).
+constexpr int kThreadWatchMs = 200;
 
 [[noreturn]] void protocol_error() { ::_exit(kExitProtocol); }
 
@@ -326,7 +330,8 @@ void answer_call(Channel& ch, const kc_plugin_info& info, Capture& cap, std::vec
   // the read-only output now rather than the next call's data, and see
   // which of those the call started still run.
   std::vector<pid_t> running;
-  if (const auto now = thread_ids(); now.size() > 1) running = running_new_threads(threads_before, now, c.setup.settle_us);
+  if (thread_ids().size() > threads_before.size())
+    running = active_new_threads(threads_before, c.setup.settle_us, kThreadWatchMs, [] { return late_fault_pending(); });
   std::optional<Fault> fault = take_late_fault();
   if (!fault) fault = a.fault;
   if (!fault) fault = output_problem(a);
