@@ -206,7 +206,17 @@ int run(const RunCommand& o) {
     auto print = [&](std::int64_t i, const std::string& text) {
       const auto r = nlohmann::json::parse(text);
       const auto& [k, t] = plan[static_cast<std::size_t>(i)];
-      if (journal && !r.value("interrupted", false) && !journal->find(journal_key(*k, t))) journal->put(journal_key(*k, t), text);
+      if (journal && !r.value("interrupted", false) && !journal->find(journal_key(*k, t))) {
+        // A journal that cannot be written (a full disk) costs the run its
+        // resumability, not its results: said once, then the run goes on.
+        try {
+          journal->put(journal_key(*k, t), text);
+        } catch (const std::exception& e) {
+          fmt::print(stderr, "kconform: the run's journal cannot be written ({}); the run goes on, but cannot be resumed\n",
+                     e.what());
+          journal.reset();
+        }
+      }
       // Exit 1 on an unexpected failure or an unexpected pass; an expected
       // failure is reported (XFAIL) but is what the backend declared.
       const bool expected = r["expected"], unexpected_pass = r["unexpected_pass"];

@@ -40,6 +40,8 @@ void Channel::wait_for(short events) {
   }
 }
 
+void Channel::wait_readable() { wait_for(POLLIN); }
+
 void Channel::write_bytes(std::span<const std::byte> b) {
   std::size_t done = 0;
   while (done < b.size()) {

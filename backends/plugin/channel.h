@@ -42,6 +42,10 @@ class Channel {
   // Waits also end on a stop request (kc::stop_signal), as kc::Interrupted.
   void stop_on_signal(bool on) { stop_on_signal_ = on; }
 
+  // Waits until a read would not block, as a read waits (the deadline, the
+  // watched descriptor, a stop request): before a recvmsg of a descriptor.
+  void wait_readable();
+
   void write_bytes(std::span<const std::byte> b);
   void read_bytes(std::span<std::byte> b);
 

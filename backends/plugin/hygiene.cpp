@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -174,6 +175,14 @@ std::string kill_descendants() {
   std::set<std::string> names;
   for (const auto& [p, n] : killed) names.insert(n == self ? "a copy of the worker made by fork" : "'" + n + "'");
   return fmt::format("{} process{} ({})", killed.size(), killed.size() == 1 ? "" : "es", fmt::join(names, ", "));
+}
+
+void close_other_descriptors(int keep1, int keep2) {
+  if (keep2 < 0) keep2 = keep1;
+  const int lo = std::min(keep1, keep2), hi = std::max(keep1, keep2);
+  if (lo > 3) ::close_range(3, static_cast<unsigned>(lo - 1), 0);
+  if (hi > lo + 1) ::close_range(static_cast<unsigned>(lo + 1), static_cast<unsigned>(hi - 1), 0);
+  ::close_range(static_cast<unsigned>(hi + 1), ~0u, 0);
 }
 
 void Capture::start() {

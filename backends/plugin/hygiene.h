@@ -48,6 +48,11 @@ std::vector<pid_t> active_new_threads(const std::set<pid_t>& before, int settle_
 // "" when there were none.
 std::string kill_descendants();
 
+// Closes every descriptor from 3 up but the two kept (-1: only one):
+// nothing of kconform's (its output files, other workers' connections)
+// reaches the plug-in.
+void close_other_descriptors(int keep1, int keep2);
+
 // ---- printed output: the worker's stdout and stderr go to an in-memory file
 class Capture {
  public:

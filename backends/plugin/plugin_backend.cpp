@@ -97,7 +97,7 @@ class PluginBackend final : public Backend {
     std::map<std::pair<std::string, std::int32_t>, std::size_t> seen;
     for (std::size_t i = 0; i < h.kernels.size(); ++i) check_entry(h.kernels[i], i, seen);
     if (h.kernels.empty()) throw UsageError(fmt::format("plug-in {}: it registers no kernel", path_));
-    // Each result starts in a fresh worker: this one only vouched for the library.
+    // Each result starts in a fresh runner (a copy of the zygote that loaded the library): this one only vouched for it.
     worker_.end();
   }
 

@@ -1,5 +1,10 @@
 #include "backends/plugin/protocol.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace kc::plugin {
 
 void write_hello(Channel& ch, const Hello& h) {
@@ -89,6 +94,40 @@ Aftermath read_aftermath(Channel& ch) {
   a.resident_bytes = ch.get<std::int64_t>();
   a.retire = ch.get<std::uint8_t>() != 0;
   return a;
+}
+
+bool send_fd(int sock, std::uint8_t tag, int fd) {
+  iovec io{&tag, 1};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return ::sendmsg(sock, &m, MSG_NOSIGNAL) == 1;
+}
+
+bool recv_fd(int sock, std::uint8_t& tag, int& fd) {
+  iovec io{&tag, 1};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
+  fd = -1;
+  ssize_t n;
+  do n = ::recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return true;
 }
 
 }  // namespace kc::plugin

@@ -51,6 +51,17 @@ struct Hello {
 void write_hello(Channel& ch, const Hello& h);
 Hello read_hello(Channel& ch);
 
+// The control connection between kconform and a worker's zygote
+// (worker.h): kconform asks for a runner, the zygote answers with the
+// runner's connection (passed as a descriptor) and pid, and reports each
+// runner's end with its wait status.
+enum class Control : std::uint8_t { spawn = 1, spawned = 2, ended = 3 };
+// A one-byte message `tag` carrying descriptor `fd` (SCM_RIGHTS); false
+// when the peer is gone.
+bool send_fd(int sock, std::uint8_t tag, int fd);
+// Reads such a message: the tag, and the descriptor (-1 if none came).
+bool recv_fd(int sock, std::uint8_t& tag, int& fd);
+
 // Where a call's buffers sit in their pages: against the guard page that
 // follows them (a read or write one byte past the end faults; aligned to
 // the element size only) or the one before them (page-aligned, so one

@@ -43,16 +43,6 @@ constexpr int kThreadWatchMs = 200;
 
 [[noreturn]] void protocol_error() { ::_exit(kExitProtocol); }
 
-// Closes every descriptor from 3 up but the two kept: nothing of
-// kconform's (its output files, other workers' connections) reaches the
-// plug-in.
-void close_other_descriptors(int keep1, int keep2) {
-  const int lo = std::min(keep1, keep2), hi = std::max(keep1, keep2);
-  if (lo > 3) ::close_range(3, static_cast<unsigned>(lo - 1), 0);
-  if (hi > lo + 1) ::close_range(static_cast<unsigned>(lo + 1), static_cast<unsigned>(hi - 1), 0);
-  ::close_range(static_cast<unsigned>(hi + 1), ~0u, 0);
-}
-
 // ---- one call's data
 
 struct Call {
@@ -370,7 +360,9 @@ struct ChannelIdentity {
   }
 };
 
-[[noreturn]] void run_runner(const std::string& path, int fd) {
+}  // namespace
+
+void run_runner(const std::string& path, int fd, const kc_plugin_info* preloaded) {
   Capture cap;
   cap.start();
   close_other_descriptors(fd, cap.fd());
@@ -379,13 +371,15 @@ struct ChannelIdentity {
   try {
     install_fault_handler(fd);
     set_default_fp_env();
-    kc_plugin_info info{};
-    Hello hello = load_and_register(path, info);
-    std::int64_t printed = 0;
-    cap.take(0, printed);
-    if (printed > 0) hello.notes.push_back(fmt::format("it printed {} bytes while loading (not kept)", printed));
-    write_hello(ch, hello);
-    if (!hello.error.empty()) ::_exit(kExitDone);
+    kc_plugin_info info = preloaded ? *preloaded : kc_plugin_info{};
+    if (!preloaded) {
+      Hello hello = load_and_register(path, info);
+      std::int64_t printed = 0;
+      cap.take(0, printed);
+      if (printed > 0) hello.notes.push_back(fmt::format("it printed {} bytes while loading (not kept)", printed));
+      write_hello(ch, hello);
+      if (!hello.error.empty()) ::_exit(kExitDone);
+    }
     std::vector<GuardedBuffer> quarantine;
     for (;;) answer_call(ch, info, cap, quarantine);
   } catch (const ChannelClosed&) {
@@ -395,41 +389,5 @@ struct ChannelIdentity {
   }
 }
 
-}  // namespace
-
-void run_supervisor(const std::string& path, int channel_fd, int status_fd, int parent_pid) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with kconform
-  if (::getppid() != parent_pid) ::_exit(0);
-  ::setpgid(0, 0);  // a Ctrl-C is kconform's to act on
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-  for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGCHLD, SIG_DFL);
-  close_other_descriptors(channel_fd, status_fd);
-  const pid_t self = ::getpid();
-  const pid_t runner = ::fork();
-  if (runner == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the supervisor
-    if (::getppid() != self) ::_exit(0);
-    ::close(status_fd);
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    // A fault ends the runner with its signal, which the supervisor reports.
-    for (int sig : {SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) ::signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    run_runner(path, channel_fd);
-  }
-  ::close(channel_fd);
-  if (runner < 0) ::_exit(kExitInternal);
-  auto put = [&](const auto& v) { return ::write(status_fd, &v, sizeof v) == static_cast<ssize_t>(sizeof v); };
-  put(runner);
-  int status = 0;
-  while (::waitpid(runner, &status, 0) < 0 && errno == EINTR) {
-  }
-  kill_descendants();
-  put(status);
-  ::_exit(0);
-}
 
 }  // namespace kc::plugin

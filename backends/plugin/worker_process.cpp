@@ -1,6 +1,5 @@
 #include "backends/plugin/worker_process.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -10,7 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -29,81 +27,113 @@ std::string signal_text(int sig) {
   return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", sig);
 }
 
-// Reads exactly sizeof(T) bytes from fd before `deadline`; false on EOF or time.
-template <class T>
-bool read_until(int fd, T& v, Clock::time_point deadline) {
-  auto* p = reinterpret_cast<char*>(&v);
-  std::size_t done = 0;
-  while (done < sizeof v) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return false;
-    pollfd pf{fd, POLLIN, 0};
-    if (::poll(&pf, 1, static_cast<int>(left)) <= 0) continue;
-    const ssize_t n = ::read(fd, p + done, sizeof v - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
+// How a process of the library ended, from its wait status; `kind` gets
+// the KernelFault kind ("crash", "abort", "exit", "lost connection").
+std::string ended_text(int status, bool killed, std::string& kind) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    kind = sig == SIGABRT ? "abort" : killed ? "timeout" : "crash";
+    if (sig == SIGABRT) return "aborted (killed by SIGABRT)";
+    return fmt::format("crashed (killed by {})", signal_text(sig));
   }
-  return true;
+  const int code = WEXITSTATUS(status);
+  kind = "exit";
+  switch (code) {
+    case kExitChannelLost:
+      kind = "lost connection";
+      return "closed the worker's connection to kconform (a descriptor it did not open); the call's outputs are lost";
+    case kExitProtocol: return "exited: the worker could not read kconform's message (status 3)";
+    case kExitInternal: return "exited: the worker's own code failed (status 4)";
+    default: return fmt::format("exited with status {} (it called exit, _exit or quick_exit)", code);
+  }
 }
 
 }  // namespace
 
-void WorkerProcess::spawn() {
-  int sv[2], st[2];
+void WorkerProcess::start_zygote() {
+  int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw std::runtime_error(fmt::format("plug-in {}: socketpair failed: {}", path_, std::strerror(errno)));
-  if (::pipe2(st, O_CLOEXEC) != 0) {
-    ::close(sv[0]), ::close(sv[1]);
-    throw std::runtime_error(fmt::format("plug-in {}: pipe failed: {}", path_, std::strerror(errno)));
-  }
   const pid_t parent = ::getpid();
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(fmt::format("plug-in {}: fork failed: {}", path_, std::strerror(errno)));
   if (pid == 0) {
-    ::close(sv[0]), ::close(st[0]);
-    run_supervisor(path_, sv[1], st[1], parent);
+    ::close(sv[0]);
+    run_zygote(path_, sv[1], parent, preload_);
   }
-  ::close(sv[1]), ::close(st[1]);
-  supervisor_ = pid;
-  status_fd_ = st[0];
-  ch_ = std::make_unique<Channel>(sv[0]);
-  killed_ = false;
-  calls_ = 0;
-  if (!read_until(status_fd_, runner_, Clock::now() + std::chrono::seconds(10))) {
-    runner_ = -1;
-    std::string kind;
-    throw std::runtime_error(fmt::format("plug-in {}: its worker did not start: it {}", path_, how_it_ended(kind)));
+  ::close(sv[1]);
+  zygote_ = pid;
+  control_ = std::make_unique<Channel>(sv[0]);
+  control_->stop_on_signal(true);
+  if (!preload_) return;
+  read_hello_within_limit(*control_);
+  control_->set_deadline(Clock::now() + std::chrono::seconds(5));
+  const bool copyable = control_->get<std::uint8_t>() == 1;
+  control_->clear_deadline();
+  if (!copyable && hello_.error.empty()) {
+    // Threads started while loading do not survive a fork: every runner
+    // loads the library itself from now on.
+    end_all();
+    preload_ = false;
+    hello_.notes.push_back("it starts threads while loading: each worker loads it anew (no copies of a loaded one)");
+    start_zygote();
   }
-  ch_->watch(status_fd_);
-  ch_->stop_on_signal(true);
 }
 
-const Hello& WorkerProcess::start() {
-  if (ch_) return hello_;
-  spawn();
-  ch_->set_deadline(Clock::now() + std::chrono::milliseconds(limits_.load_ms));
+const Hello& WorkerProcess::read_hello_within_limit(Channel& ch) {
+  ch.set_deadline(Clock::now() + std::chrono::milliseconds(limits_.load_ms));
   try {
-    hello_ = read_hello(*ch_);
+    Hello h = read_hello(ch);
+    ch.clear_deadline();
+    if (!have_hello_) hello_ = std::move(h), have_hello_ = true;
+    return hello_;
   } catch (const ChannelTimeout&) {
-    kill_runner();
-    std::string kind;
-    how_it_ended(kind);
+    end_all();
     throw UsageError(fmt::format("plug-in {}: loading it and its kconform_plugin_register did not finish within {} s "
                                  "(--load-timeout); the worker was killed",
                                  path_, limits_.load_ms / 1000.0));
   } catch (const Interrupted&) {
-    kill_runner();
-    std::string kind;
-    how_it_ended(kind);
+    end_all();
     throw;
   } catch (const ChannelClosed&) {
     std::string kind;
-    const std::string how = how_it_ended(kind);
+    const std::string how = preload_ ? how_zygote_ended() : how_runner_ended(kind);
+    end_all();
     throw UsageError(fmt::format("plug-in {}: the library did not load: while loading or registering, it {}", path_, how));
   }
-  ch_->clear_deadline();
+}
+
+void WorkerProcess::start_runner() {
+  control_->set_deadline(Clock::now() + std::chrono::seconds(10));
+  std::uint8_t tag = 0;
+  int fd = -1;
+  try {
+    control_->put(Control::spawn);
+    control_->wait_readable();
+    if (!recv_fd(control_->fd(), tag, fd) || tag != static_cast<std::uint8_t>(Control::spawned) || fd < 0)
+      throw ChannelClosed("no runner");
+    runner_ = control_->get<pid_t>();
+  } catch (const Interrupted&) {
+    end_all();
+    throw;
+  } catch (const std::runtime_error&) {
+    const std::string how = how_zygote_ended();
+    throw std::runtime_error(fmt::format("plug-in {}: its worker could not start a runner: it {}", path_, how));
+  }
+  control_->clear_deadline();
+  ch_ = std::make_unique<Channel>(fd);
+  ch_->watch(control_->fd());  // the zygote's report of the runner's end
+  ch_->stop_on_signal(true);
+  killed_ = false;
+  calls_ = 0;
+  if (!preload_) read_hello_within_limit(*ch_);
+}
+
+const Hello& WorkerProcess::start() {
+  if (!control_) start_zygote();
+  if (!hello_.error.empty()) return hello_;
+  if (!ch_) start_runner();
   return hello_;
 }
 
@@ -173,19 +203,20 @@ CallReply WorkerProcess::call(std::string_view kernel, std::span<const Tensor> i
   } catch (const ChannelTimeout&) {
     kill_runner();
     std::string kind;
-    how_it_ended(kind);
+    how_runner_ended(kind);
     throw KernelFault("timeout", fmt::format("the call ran past the per-call time limit of {} s (--timeout); the worker "
                                              "was killed",
                                              limits_.call_ms / 1000.0));
   } catch (const Interrupted&) {
-    kill_runner();
+    kill_runner();  // (a stop acts at once: no grace for a hung call)
     std::string kind;
-    how_it_ended(kind);
+    how_runner_ended(kind);
+    end_all();
     throw;
   } catch (const ChannelClosed&) {
     std::string kind;
-    const std::string how = how_it_ended(kind);
-    throw KernelFault(kind, "the kernel " + how);
+    const std::string how = how_runner_ended(kind);
+    throw KernelFault(kind, fmt::format("the kernel {}{}", how, kind == "exit" ? " during the call" : ""));
   }
   ++calls_;
   if (r.after.retire || calls_ >= limits_.max_calls || r.after.resident_bytes > limits_.max_resident) end();
@@ -197,59 +228,77 @@ void WorkerProcess::kill_runner() {
   killed_ = true;
 }
 
-std::string WorkerProcess::how_it_ended(std::string& kind) {
+std::string WorkerProcess::how_runner_ended(std::string& kind) {
   ch_.reset();
+  runner_ = -1;
+  if (!control_) {
+    kind = "lost connection";
+    return "ended with its worker";
+  }
+  // The zygote kills what the runner left (up to 2 s) before it reports.
+  Control tag{};
+  pid_t pid = -1;
   int status = 0;
-  // The supervisor kills what the runner left (up to 2 s) before it reports.
-  const bool reported = status_fd_ >= 0 && read_until(status_fd_, status, Clock::now() + std::chrono::seconds(5));
-  if (supervisor_ > 0) {
-    if (!reported) ::kill(-supervisor_, SIGKILL), ::kill(supervisor_, SIGKILL);
-    while (::waitpid(supervisor_, nullptr, 0) < 0 && errno == EINTR) {
+  try {
+    control_->set_deadline(Clock::now() + std::chrono::seconds(5));
+    tag = control_->get<Control>();
+    pid = control_->get<pid_t>();
+    status = control_->get<int>();
+    control_->clear_deadline();
+  } catch (const std::runtime_error&) {
+    kind = "lost connection";
+    const std::string zygote = how_zygote_ended();
+    return fmt::format("ended together with its zygote process, which {} (a kernel can signal the processes of its own "
+                       "user, kconform's worker included)",
+                       zygote);
+  }
+  if (tag != Control::ended || pid <= 0) {
+    end_all();
+    kind = "lost connection";
+    return "ended, and its worker sent a malformed report";
+  }
+  return ended_text(status, killed_, kind);
+}
+
+std::string WorkerProcess::how_zygote_ended() {
+  control_.reset();
+  ch_.reset();
+  runner_ = -1;
+  int status = 0;
+  if (zygote_ <= 0) return "ended";
+  // Closed: it exits at once, or it is stuck; a second is plenty.
+  pid_t r = 0;
+  for (int i = 0; i < 100 && (r = ::waitpid(zygote_, &status, WNOHANG)) == 0; ++i) ::usleep(10000);
+  if (r == 0) {
+    ::kill(-zygote_, SIGKILL), ::kill(zygote_, SIGKILL);
+    while (::waitpid(zygote_, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  if (status_fd_ >= 0) ::close(status_fd_);
-  supervisor_ = runner_ = -1, status_fd_ = -1;
-  if (!reported) {
-    kind = "lost connection";
-    return "ended together with its supervisor process, which something killed (a kernel can signal the processes "
-           "of its own user, kconform's worker included)";
-  }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    kind = sig == SIGABRT ? "abort" : killed_ ? "timeout" : "crash";
-    if (sig == SIGABRT) return "aborted (killed by SIGABRT)";
-    return fmt::format("crashed (killed by {})", signal_text(sig));
-  }
-  const int code = WEXITSTATUS(status);
-  kind = "exit";
-  switch (code) {
-    case kExitChannelLost:
-      kind = "lost connection";
-      return "closed the worker's connection to kconform (a descriptor it did not open); the call's outputs are lost";
-    case kExitProtocol: return "exited: the worker could not read kconform's message (status 3)";
-    case kExitInternal: return "exited: the worker's own code failed (status 4)";
-    default:
-      return fmt::format("exited with status {} during the call (it called exit, _exit or quick_exit)", code);
-  }
+  zygote_ = -1;
+  std::string kind;
+  return ended_text(status, false, kind);
 }
 
 void WorkerProcess::end() {
-  if (!ch_ && supervisor_ <= 0) return;
-  ch_.reset();  // the runner reads EOF and exits; the supervisor reports and exits
-  pollfd pf{status_fd_, POLLIN, 0};
-  if (status_fd_ < 0 || ::poll(&pf, 1, 1000) <= 0) kill_runner();
+  if (!ch_) return;
+  ch_.reset();  // the runner reads EOF and exits; the zygote reports it
+  pollfd pf{control_ ? control_->fd() : -1, POLLIN, 0};
+  if (!control_ || ::poll(&pf, 1, 1000) <= 0) kill_runner();
   std::string kind;
-  how_it_ended(kind);
+  how_runner_ended(kind);
+}
+
+void WorkerProcess::end_all() {
+  end();
+  if (control_ || zygote_ > 0) how_zygote_ended();  // closing its connection ends it
 }
 
 void WorkerProcess::forget() {
-  if (ch_) {
-    // Its descriptor is closed here only: the parent keeps its own, so
-    // the worker sees no EOF.
-    ch_.reset();
-  }
-  if (status_fd_ >= 0) ::close(status_fd_);
-  supervisor_ = runner_ = -1, status_fd_ = -1;
+  // Their descriptors are closed here only: the parent keeps its own, so
+  // its processes see no EOF.
+  ch_.reset();
+  control_.reset();
+  zygote_ = runner_ = -1;
 }
 
 }  // namespace kc::plugin

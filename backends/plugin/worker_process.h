@@ -43,40 +43,46 @@ struct CallReply {
 class WorkerProcess {
  public:
   WorkerProcess(std::string path, Limits limits) : path_(std::move(path)), limits_(limits) {}
-  ~WorkerProcess() { end(); }
+  ~WorkerProcess() { end_all(); }
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  // The Hello of a live worker, started if there is none. A library that
-  // does not load or register (an error Hello aside) is a UsageError
-  // naming what happened: it crashed, exited, or passed the load limit.
+  // The library's Hello, with a live runner ready for calls (the zygote
+  // and the runner started as needed). A library that does not load or
+  // register (an error Hello aside) is a UsageError naming what happened:
+  // it crashed, exited, or passed the load limit.
   const Hello& start();
-  // One call. Throws KernelFault when the worker did not survive it or
+  // One call. Throws KernelFault when the runner did not survive it or
   // passed the call limit (it is then ended), Interrupted on a stop request.
   CallReply call(std::string_view kernel, std::span<const Tensor> inputs, const Params& params, const CallSetup& setup);
-  // Closes the connection and waits up to a second for the worker to go,
-  // then kills it. A no-op without one.
+  // Ends the runner (the next call gets a fresh copy of the zygote): closes
+  // its connection, waits up to a second for it to go, then kills it.
   void end();
-  // In a forked child: the inherited worker is the parent's.
+  // Ends the runner and the zygote.
+  void end_all();
+  // In a forked child: the inherited processes are the parent's.
   void forget();
-  std::int64_t max_output() const { return limits_.max_output; }
 
  private:
-  void spawn();
+  void start_zygote();
+  void start_runner();
+  const Hello& read_hello_within_limit(Channel& ch);
   void send_call(std::string_view kernel, std::span<const Tensor> inputs, const Params& params, const CallSetup& setup);
   CallReply read_reply();
-  // After the runner ended (or was killed): its supervisor's report, as
-  // "crashed (killed by SIGSEGV)"; waits for the supervisor. `kind` gets
-  // the KernelFault kind.
-  std::string how_it_ended(std::string& kind);
+  // After the runner ended (or was killed): the zygote's report, as
+  // "crashed (killed by SIGSEGV)". `kind` gets the KernelFault kind.
+  std::string how_runner_ended(std::string& kind);
+  // After the zygote's connection closed: how it ended (it is reaped).
+  std::string how_zygote_ended();
   void kill_runner();
 
   std::string path_;
   Limits limits_;
-  pid_t supervisor_ = -1, runner_ = -1;
-  int status_fd_ = -1;
-  std::unique_ptr<Channel> ch_;
+  bool preload_ = true;  // false once the library started threads while loading
+  pid_t zygote_ = -1, runner_ = -1;
+  std::unique_ptr<Channel> control_, ch_;
   Hello hello_;
+  bool have_hello_ = false;
   std::int64_t calls_ = 0;
   bool killed_ = false;  // kconform killed the runner (a timeout or a stop)
 };

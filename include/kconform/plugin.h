@@ -37,7 +37,11 @@ typedef enum kc_dtype { KC_F32 = 0, KC_F64 = 1, KC_BF16 = 2, KC_F16 = 3, KC_U32 
 
 /* One input tensor: `rank` dims (row-major, contiguous) and `bytes` bytes at
  * `data` (numel x dtype size when the call is valid; a bad-input check may
- * pass a wrong size or negative dims on purpose). Read-only. */
+ * pass a wrong size or negative dims on purpose). Read-only: the pages are
+ * mapped read-only, and inaccessible guard pages surround every buffer, so
+ * a stray read or write faults and is reported naming the operand. A
+ * buffer is aligned to its element size only (`--align N` asks for more):
+ * it lies against the guard after its end in every other call. */
 typedef struct kc_tensor {
   kc_dtype dtype;
   int32_t rank;
@@ -92,7 +96,12 @@ typedef struct kc_error {
 
 /* Outputs are allocated by kconform: alloc_output(ctx, dtype, rank, dims)
  * returns a buffer of numel x dtype size bytes for the next output, or NULL
- * (bad arguments). Write exactly that many bytes. */
+ * (bad arguments, or more than --max-output-mb for the call: the call then
+ * fails). Write every element, exactly that many bytes, before returning:
+ * the buffer turns read-only when the kernel returns. Each call starts in
+ * the default floating-point environment and must leave it so; a thread or
+ * process the kernel starts must be asleep or gone when it returns (README,
+ * "Isolation"). */
 typedef void* (*kc_alloc_output)(void* ctx, kc_dtype dtype, int32_t rank, const int64_t* dims);
 
 typedef kc_status (*kc_kernel_fn)(const kc_tensor* inputs, int32_t n_inputs, const kc_param* params,
