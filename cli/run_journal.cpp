@@ -1,5 +1,8 @@
 #include "cli/run_journal.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -46,21 +49,30 @@ RunJournal::RunJournal(fs::path out, json identity, std::vector<std::string> arg
       throw UsageError(fmt::format("--resume {}: the journal is of a run with other options ({}); this one has {}",
                                    dir_.parent_path().string(), stored.value("identity", json()).dump(),
                                    identity.dump()));
+    run_ = stored.value("run", std::string());
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
       const std::string name = e.path().filename().string();
       if (name == kRunFile || name == kMarker || !name.ends_with(".json")) continue;  // (".part": cut short by the kill)
       const json outcome = json::parse(read_whole(e.path()), nullptr, false);
-      if (outcome.is_discarded() || !outcome.contains("key")) continue;
+      // (A result of an earlier run into the same folder is another run's: not kept.)
+      if (outcome.is_discarded() || !outcome.contains("key") || outcome.value("run", std::string()) != run_) continue;
       kept_[outcome["key"].get<std::string>()] = outcome["outcome"].get<std::string>();
     }
     return;
   }
-  fs::remove_all(dir_, ec);
+  // A fresh run: files an earlier run left are not removed (nothing is
+  // deleted before the final swap, which removes the journal with the old
+  // folder), they are told apart by this run's own name.
   fs::create_directories(dir_, ec);
   if (ec) throw UsageError(fmt::format("cannot create the run's journal {}: {}", dir_.string(), ec.message()));
+  run_ = fmt::format("{}-{}", ::getpid(), std::chrono::steady_clock::now().time_since_epoch().count());
   write_file_whole(dir_ / kMarker, "kconform run journal\n");
-  write_file_whole(dir_ / kRunFile,
-                   json{{"identity", identity}, {"argv", argv}, {"cwd", fs::current_path(ec).string()}}.dump(1) + "\n");
+  write_file_whole(dir_ / kRunFile, json{{"identity", identity},
+                                         {"argv", argv},
+                                         {"cwd", fs::current_path(ec).string()},
+                                         {"run", run_}}
+                                            .dump(1) +
+                                        "\n");
 }
 
 std::optional<std::string> RunJournal::find(const std::string& key) const {
@@ -71,7 +83,7 @@ std::optional<std::string> RunJournal::find(const std::string& key) const {
 
 void RunJournal::put(const std::string& key, const std::string& outcome) {
   kept_[key] = outcome;
-  write_file_whole(dir_ / file_of(key), json{{"key", key}, {"outcome", outcome}}.dump() + "\n");
+  write_file_whole(dir_ / file_of(key), json{{"key", key}, {"run", run_}, {"outcome", outcome}}.dump() + "\n");
 }
 
 void RunJournal::keep_in(reports::OutputFolder& folder) const {

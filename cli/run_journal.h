@@ -43,6 +43,7 @@ class RunJournal {
 
  private:
   std::filesystem::path dir_;
+  std::string run_;  // this run's name: results of another run in the same folder are not its
   std::map<std::string, std::string> kept_;
 };
 

@@ -153,6 +153,9 @@ rss=$(tail -1 "$work/rss")
 graded huge_output "returns: no crash, abort, exception, hang or stray write" "output request: the kernel asked alloc_output for dims \[1048576, 1048576\] \(1099511627776 elements"
 graded overflow "returns: no crash, abort, exception, hang or stray write" "output request: the kernel asked alloc_output for dims \[1099511627776, 1099511627776, 4\], whose byte count overflows 64 bits"
 
+expect 1 "an output the worker cannot map (address space limited to 2 GB, 3 GiB asked)" -- bash -c "ulimit -v 2000000; exec '$kc' run --backend 'plugin:$(lib big_output)' --kernel exp --cases 5 --max-output-mb 8192"
+said "output request: alloc_output could not serve dims \[805306368\] \(3221225472 bytes\): cannot map [0-9]+ bytes: Cannot allocate memory"
+
 # --- What a kernel prints is kept, never shown.
 expect 0 "prints: the run passes" -- "$kc" run --backend "plugin:$(lib prints)" --cases 20 --out "$work/prints"
 if grep -q "the kernel's own line" "$work/out"; then fail "the kernel's lines reached kconform's output"; fi

@@ -109,6 +109,28 @@ else
   echo "FAIL: strace cannot trace here (scripts/install-deps.sh installs it)"; fails=$((fails + 1))
 fi
 
+# --- A killed run resumes: the journal keeps each finished result; --resume grades the rest and
+# writes the document an uninterrupted run writes (run from another folder: the journal knows its own).
+"$kc" run --family unary -j 1 --quiet --out "$work/whole" >/dev/null 2>&1
+"$kc" run --family unary -j 1 --quiet --out "$work/killed" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ "$(ls "$work/killed/journal" 2>/dev/null | grep -c '\.json$')" -ge 4 ] && break; sleep 0.1; done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+kept=$(ls "$work/killed/journal" | grep -c '^[a-z].*\.json$')
+check "SIGKILL mid-run: the journal kept $kept finished results" -- test "$kept" -ge 3
+expect 0 "kconform run --resume DIR (alone, from another folder)" -- bash -c "cd / && exec '$kc' run --resume '$work/killed' --quiet"
+check "... the resumed document is the uninterrupted one" -- python3 "$(dirname "$0")/same_results.py" "$work/whole/results.json" "$work/killed/results.json"
+check "... and the journal is gone" -- test ! -e "$work/killed/journal"
+expect 2 "--resume with other options than the journal's" -- "$kc" run --family unary --dtype f32 --resume "$work/whole" --out "$work/whole"
+said "there is no journal of a run there"
+"$kc" run --family unary --dtype bf16 -j 1 --quiet --out "$work/other" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ -e "$work/other/journal/run.json" ] && break; sleep 0.1; done
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+expect 2 "--resume given other options than the journal's" -- "$kc" run --family unary --dtype f16 --out "$work/other" --resume "$work/other"
+said "the journal is of a run with other options"
+
 # --- Signals: stop at the next case boundary, write what was done, marked partial, exit 128 + N.
 for sig in INT TERM HUP; do
   rm -rf "$work/sig"

@@ -24,6 +24,7 @@
  *   MODE_LEAK         leaks 50 MB per call (touched)
  *   MODE_HUGE_OUTPUT  asks alloc_output for 2^40 elements
  *   MODE_OVERFLOW     asks alloc_output for dims whose product overflows
+ *   MODE_BIG_OUTPUT   asks alloc_output for 3 GiB (the test lowers the address space below it)
  *   MODE_PRINTS       prints FAIL and PASS lines to stdout and stderr
  *   MODE_CLOSE_FDS    closes every descriptor
  *   MODE_XFAIL_HTML   declares exp's expected failure "a < b & c" and fails it
@@ -111,6 +112,11 @@ static kc_status k_exp(const kc_tensor* in, int32_t n, const kc_param* p, int32_
   if (numel > 0) {
     const int64_t over[3] = {INT64_C(1) << 40, INT64_C(1) << 40, 4};
     if (!alloc(ctx, KC_F32, 3, over)) return KC_ERR_OTHER;
+  }
+#elif defined(MODE_BIG_OUTPUT)
+  if (numel > 0) {
+    const int64_t big[1] = {INT64_C(3) << 28};
+    if (!alloc(ctx, KC_F32, 1, big)) return KC_ERR_OTHER;
   }
 #endif
   float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
