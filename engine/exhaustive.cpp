@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "core/error.h"
 #include "engine/case_run.h"
 
 namespace kc::engine {
@@ -52,6 +53,16 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   const Context c{k, t, backend, drivers::of(k), o};
   const CheckList checks = checks::for_run(k, t, std::nullopt);
   KernelDTypeResult res = result_for(k, t);
+  backend.fresh_process();  // (a plug-in's: each block in a fresh worker, as each result)
+  // Case i: the patterns of chunk i, as the loop builds it (the determinism check rebuilds them).
+  auto case_of = [&](std::int64_t i) {
+    const std::uint64_t a = lo + static_cast<std::uint64_t>(i) * kExhaustiveChunk, b = std::min(hi, a + kExhaustiveChunk);
+    gen::Case cs{{Tensor(t, {static_cast<std::int64_t>(b - a)})}, params};
+    fill_bit_patterns(cs.inputs[0], a, b);
+    return cs;
+  };
+  // The block's outputs, which the determinism check compares its re-executions with.
+  GradedOutputs graded(std::int64_t{512} << 20);
   Tallies acc;
   // One figure per input (a block has 2^20), in storage kept from the
   // process's previous block: fresh pages would be faulted in and zeroed
@@ -71,26 +82,41 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
       break;
     }
     const std::uint64_t b = std::min(hi, a + kExhaustiveChunk);
-    gen::Case cs{{Tensor(t, {static_cast<std::int64_t>(b - a)})}, params};
-    fill_bit_patterns(cs.inputs[0], a, b);
+    gen::Case cs = case_of(id);
     // A case's inputs are the consecutive patterns [a, b): its two ends
     // identify them (hashing every input byte by byte cost 10 ns a point).
     for (const std::uint64_t v : {a, b})
       for (int byte = 0; byte < 8; ++byte, digest *= 1099511628211ull) digest ^= (v >> (8 * byte)) & 0xff;
     const std::int64_t before = acc.elements;
-    const std::int64_t failed = grade_case(c, checks, acc, id, {}, cs, true);
-    if (o.progress) {
-      o.progress->elements += acc.elements - before;
-      o.progress->failures += failed;
+    acc.graded = &graded;
+    try {
+      const std::int64_t failed = grade_case(c, checks, acc, id, {}, cs, true);
+      if (o.progress) {
+        o.progress->elements += acc.elements - before;
+        o.progress->failures += failed;
+      }
+    } catch (const Interrupted&) {  // a stop during a plug-in's call: the block is not graded
+      res.interrupted = true;
+      break;
     }
+    acc.graded = nullptr;
+    record_calls(c, acc, id, {}, &cs);
     if (!first) first = std::move(cs);
   }
+  acc.graded = nullptr;
   res.cases = id;
   res.exhaustive = !res.interrupted;
   res.inputs_digest = digest;
   if (!res.interrupted) {
-    const checks::RunView run{c, first ? &*first : nullptr, 0};
-    for (const auto& ch : checks) ch->on_finish(run, acc);
+    const checks::RunView run{c, first ? &*first : nullptr, 0, case_of};
+    try {
+      acc.graded = &graded;
+      for (const auto& ch : checks) ch->on_finish(run, acc);
+      acc.graded = nullptr;
+      record_calls(c, acc, -1, {}, nullptr);
+    } catch (const Interrupted&) {
+      res.interrupted = true;
+    }
   }
   acc.finish(c, res);
   kept_fracs.swap(acc.fracs.values);
