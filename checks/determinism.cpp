@@ -84,6 +84,10 @@ class Determinism final : public Check {
         record(v, acc, tally, g.case_id, fresh, what);
       }
     }
+    if (compared == 0) {  // (no call returned outputs: nothing to hold a re-execution to)
+      acc.not_graded(tally, "no case of the run returned outputs to re-execute");
+      return;
+    }
     // The chance that noise on 1 element in 1000 went unseen: (1 - 1e-3)^n.
     const double missed = std::pow(1 - 1e-3, static_cast<double>(compared));
     tally.metric = "elements compared";

@@ -148,6 +148,20 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
     acc.printed.push_back({case_id, log.printed_bytes, std::move(log.printed)});
 }
 
+bool finish_checks(const Context& c, const CheckList& checks, const checks::RunView& run, Tallies& acc,
+                   GradedOutputs& graded) {
+  acc.graded = &graded;
+  try {
+    for (const auto& ch : checks) ch->on_finish(run, acc);
+  } catch (const Interrupted&) {
+    acc.graded = nullptr;
+    return false;
+  }
+  acc.graded = nullptr;
+  record_calls(c, acc, -1, {}, nullptr);
+  return true;
+}
+
 std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& acc, std::int64_t case_id,
                         const std::vector<int>& path, const gen::Case& cs, bool full_stats, bool statistics_case) {
   const Context c{run.k, run.t, run.backend, run.driver, run.opts, statistics_case};

@@ -30,4 +30,10 @@ std::int64_t grade_case(const Context& c, const CheckList& checks, Tallies& acc,
 void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
                   const gen::Case* cs);
 
+// The run's own checks after its last case (Check::on_finish: determinism,
+// bad input, ...), with the graded outputs, their calls recorded; false
+// when a stop request ended them (kc::Interrupted).
+bool finish_checks(const Context& c, const CheckList& checks, const checks::RunView& run, Tallies& acc,
+                   GradedOutputs& graded);
+
 }  // namespace kc::engine

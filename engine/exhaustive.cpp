@@ -109,14 +109,7 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   res.inputs_digest = digest;
   if (!res.interrupted) {
     const checks::RunView run{c, first ? &*first : nullptr, 0, case_of};
-    try {
-      acc.graded = &graded;
-      for (const auto& ch : checks) ch->on_finish(run, acc);
-      acc.graded = nullptr;
-      record_calls(c, acc, -1, {}, nullptr);
-    } catch (const Interrupted&) {
-      res.interrupted = true;
-    }
+    res.interrupted = !finish_checks(c, checks, run, acc, graded);
   }
   acc.finish(c, res);
   kept_fracs.swap(acc.fracs.values);

@@ -173,8 +173,7 @@ KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const
   grade_case(c, checks, acc, 0, {}, cs, true);
   record_calls(c, acc, 0, {}, &cs);
   const checks::RunView run{c, &cs, 0, [&](std::int64_t) { return cs; }};
-  for (const auto& ch : checks) ch->on_finish(run, acc);
-  record_calls(c, acc, -1, {}, nullptr);
+  finish_checks(c, checks, run, acc, graded);
   res.cases = 1;
   acc.finish(c, res);
   return res;
@@ -263,14 +262,8 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   res.inputs_digest = digest;
   if (stopped.empty()) {
     const checks::RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id, case_of};
-    try {
-      acc.graded = &graded;
-      for (const auto& ch : checks) ch->on_finish(run, acc);
-      acc.graded = nullptr;
-      record_calls(c, acc, -1, {}, nullptr);
-    } catch (const Interrupted&) {
+    if (!finish_checks(c, checks, run, acc, graded))
       stopped = fmt::format("stopped during the run's checks after its {} cases", total);
-    }
   }
   if (opts.progress) ++opts.progress->results;
   if (!stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded

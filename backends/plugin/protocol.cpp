@@ -96,36 +96,46 @@ Aftermath read_aftermath(Channel& ch) {
   return a;
 }
 
-bool send_fd(int sock, std::uint8_t tag, int fd) {
-  iovec io{&tag, 1};
+namespace {
+
+// A one-byte message with room for one descriptor.
+struct FdMessage {
+  std::uint8_t tag = 0;
+  iovec io{};
   alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
   msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  FdMessage(const FdMessage&) = delete;  // (m points into it)
+  FdMessage() {
+    io = {&tag, 1};
+    m.msg_iov = &io;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+  }
+};
+
+}  // namespace
+
+bool send_fd(int sock, std::uint8_t tag, int fd) {
+  FdMessage msg;
+  msg.tag = tag;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg.m);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  return ::sendmsg(sock, &m, MSG_NOSIGNAL) == 1;
+  return ::sendmsg(sock, &msg.m, MSG_NOSIGNAL) == 1;
 }
 
 bool recv_fd(int sock, std::uint8_t& tag, int& fd) {
-  iovec io{&tag, 1};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = ctl;
-  m.msg_controllen = sizeof ctl;
+  FdMessage msg;
   fd = -1;
   ssize_t n;
-  do n = ::recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+  do n = ::recvmsg(sock, &msg.m, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
   if (n != 1) return false;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+  tag = msg.tag;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg.m); c; c = CMSG_NXTHDR(&msg.m, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
   return true;
 }

@@ -37,9 +37,10 @@ constexpr std::int32_t kMaxOperands = 64;
 constexpr std::int32_t kMaxRank = 64;
 constexpr auto kSecondPoison = std::byte{0x5A};
 // How long the threads a call started may stay busy after it returned
-// before they count as left running (a pool's threads spin a little, then
-// sleep; libgomp's spin is well under this).
-constexpr int kThreadWatchMs = 200;
+// before they count as left running: a pool's threads spin a little, then
+// sleep (libgomp's spin is well under this); a thread that writes late
+// meets the read-only output within it even on a loaded machine.
+constexpr int kThreadWatchMs = 500;
 
 [[noreturn]] void protocol_error() { ::_exit(kExitProtocol); }
 

@@ -10,19 +10,6 @@
 #include "kconform/plugin.h"
 #include "unary_f32.h"
 
-typedef float (*unary_f32)(float);
-
-static kc_status map_f32(const kc_tensor* in, int32_t n, kc_alloc_output alloc, void* ctx, kc_error* err, unary_f32 f) {
-  int64_t numel = 0;
-  const kc_status st = check_unary_f32(in, n, err, &numel);
-  if (st != KC_OK) return st;
-  float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
-  if (!y) return KC_ERR_OTHER;
-  const float* x = (const float*)in->data;
-  for (int64_t i = 0; i < numel; ++i) y[i] = f(x[i]);
-  return KC_OK;
-}
-
 static float exp_via_double(float x) { return (float)exp((double)x); }
 static float log_ftz(float x) { return fabsf(x) < 0x1p-126f ? logf(0.0f) : logf(x); }
 static float neg_f(float x) { return -x; }

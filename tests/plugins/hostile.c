@@ -170,17 +170,11 @@ static kc_status k_exp(const kc_tensor* in, int32_t n, const kc_param* p, int32_
   return KC_OK;
 }
 
+static float sqrt_f(float x) { return sqrtf(x); }  /* in the current rounding mode */
 static kc_status k_sqrt(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc,
                         void* ctx, kc_error* err) {
   (void)p, (void)np;
-  int64_t numel = 0;
-  const kc_status st = check_unary_f32(in, n, err, &numel);
-  if (st != KC_OK) return st;
-  float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
-  if (!y) return KC_ERR_OTHER;
-  const float* x = (const float*)in->data;
-  for (int64_t i = 0; i < numel; ++i) y[i] = sqrtf(x[i]);  /* in the current rounding mode */
-  return KC_OK;
+  return map_f32(in, n, alloc, ctx, err, sqrt_f);
 }
 
 #if defined(MODE_XFAIL_HTML)

@@ -34,4 +34,18 @@ static kc_status check_unary_f32(const kc_tensor* in, int32_t n, kc_error* err, 
   return KC_OK;
 }
 
+/* A one-input f32 kernel applying f to every element. */
+typedef float (*unary_f32_fn)(float);
+static __attribute__((unused)) kc_status map_f32(const kc_tensor* in, int32_t n, kc_alloc_output alloc, void* ctx,
+                                                 kc_error* err, unary_f32_fn f) {
+  int64_t numel = 0;
+  const kc_status st = check_unary_f32(in, n, err, &numel);
+  if (st != KC_OK) return st;
+  float* y = (float*)alloc(ctx, KC_F32, in->rank, in->dims);
+  if (!y) return KC_ERR_OTHER;
+  const float* x = (const float*)in->data;
+  for (int64_t i = 0; i < numel; ++i) y[i] = f(x[i]);
+  return KC_OK;
+}
+
 #endif
