@@ -60,7 +60,6 @@ double log10(double x) { return unary(mpfr_log10, x); }
 double sin(double x) { return unary(mpfr_sin, x); }
 double cos(double x) { return unary(mpfr_cos, x); }
 double tanh(double x) { return unary(mpfr_tanh, x); }
-double sinh(double x) { return unary(mpfr_sinh, x); }
 double asinh(double x) { return unary(mpfr_asinh, x); }
 double cbrt(double x) { return unary(mpfr_cbrt, x); }
 double pow(double x, double y) {

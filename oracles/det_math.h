@@ -46,7 +46,6 @@ double pow(double x, double y);
 double sin(double x);
 double cos(double x);
 double tanh(double x);
-double sinh(double x);
 double asinh(double x);
 double cbrt(double x);
 

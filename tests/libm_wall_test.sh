@@ -31,12 +31,6 @@ nm -D --defined-only "$libm" | awk '{print $3}' | sed 's/@.*//' | sort -u >"$wor
 # the same on every CPU whatever code path computes them.
 EXACT='^(sqrt|fabs|floor|ceil|trunc|round|roundeven|lround|llround|rint|lrint|llrint|nearbyint|fmod|remainder|remquo|modf|frexp|ldexp|scalbn|scalbln|ilogb|logb|copysign|nextafter|nexttoward|nextup|nextdown|fma|fmin|fmax|fdim|fminmag|fmaxmag|__finite|__isnan|__isinf|__signbit|__fpclassify|__issignaling|__iseqsig)(f|l|f32|f64|f32x|f64x|f128)?$'
 
-# An object's source path: CMakeFiles/kc_oracles.dir/oracles/fast.cpp.o -> oracles/fast.cpp
-source_of() {
-  local rel=${1#*/CMakeFiles/}
-  rel=${rel#*.dir/}
-  echo "${rel%.o}"
-}
 # Whether the allow-list lets FILE call SYMBOL (lines: FILE SYMBOL... # why; FILE may hold *).
 allowed() {
   awk -v f="$1" -v s="$2" '
@@ -45,13 +39,15 @@ allowed() {
         if (f ~ ("^" pat "$")) for (i = 2; i <= NF; ++i) if ($i == s) found = 1 }
       END {exit !found}' "$allow"
 }
-# The libm references of the objects listed in $1, as "FILE SYMBOL" lines.
+# The libm references of the objects listed in $1, as "FILE SYMBOL" lines
+# (one nm for them all: "OBJECT: U SYMBOL").
 references() {
-  while read -r obj; do
-    local file
-    file=$(source_of "$obj")
-    nm -u "$obj" | awk '{print $2}' | sort -u | comm -12 - "$work/libm" | sed "s|^|$file |"
-  done <"$1"
+  xargs nm -u -A <"$1" 2>/dev/null | awk -v libm="$work/libm" '
+      BEGIN { while ((getline s < libm) > 0) in_libm[s] = 1 }
+      { obj = $1; sub(/:$/, "", obj); sym = $NF
+        if (!(sym in in_libm)) next
+        sub(/.*\/CMakeFiles\/[^/]*\.dir\//, "", obj); sub(/\.o$/, "", obj)
+        if (!((obj, sym) in seen)) { seen[obj, sym] = 1; print obj, sym } }'
 }
 # Prints each reference neither exact nor allowed; returns 1 if any.
 violations() {

@@ -66,7 +66,7 @@ std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>&
   if (xmax == 0) return "";
   const double W = 760, H = 300, L = 60, R = 12, T = 12, B = 40, pw = W - L - R, ph = H - T - B;
   const double ylo = -3, yhi = oracle::det::log10(ymax) + 0.2;
-  auto X = [&](double x) { return L + (oracle::det::asinh(x) / xmax + 1) / 2 * pw; };
+  auto X = [&](double asinh_x) { return L + (asinh_x / xmax + 1) / 2 * pw; };  // (x given by asinh x)
   auto Y = [&](double y) { return T + ph - (oracle::det::log10(std::max(y, 1e-3)) - ylo) / (yhi - ylo) * ph; };
   std::string s = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
                               "aria-label=\"max fractional ulp error versus input, per backend\">",
@@ -84,8 +84,9 @@ std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>&
     for (std::size_t i = 0; lo.is_array() && hi.is_array() && f.is_array() && i < lo.size() && i < hi.size() && i < f.size(); ++i) {
       const auto a = as_double(lo[i]), c = as_double(hi[i]), y = as_double(f[i]);
       if (!a || !c || !y || !std::isfinite(*a) || !std::isfinite(*c) || std::isnan(*y)) continue;
-      const double x = oracle::det::sinh((oracle::det::asinh(*a) + oracle::det::asinh(*c)) / 2);
-      pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(std::isinf(*y) ? ymax : *y));
+      // (the slice's middle on the asinh scale; sinh of it may overflow where the slice ends at max)
+      const double mid = (oracle::det::asinh(*a) + oracle::det::asinh(*c)) / 2;
+      pts += fmt::format("{:.1f},{:.1f} ", X(mid), Y(std::isinf(*y) ? ymax : *y));
     }
     s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"><title>{}</title></polyline>",
                      kColors[b % 8], pts, escape_html(series[b].first));
