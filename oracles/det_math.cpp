@@ -102,7 +102,7 @@ long double pow(long double x, long double y) {
 // truncation below 2^-77: within 2^-58 relative; else e^x - 1 from e^x,
 // whose error the subtraction magnifies by e^x / |e^x - 1| <= 3.4 for x >=
 // 0.35 (<= 2.4 for x <= -0.35): within 2^-54 relative.
-// tests/oracle_test.cpp (DetMath.*) checks both against MPFR.
+// tests/det_math_test.cpp (DetMath.*) checks them against MPFR.
 namespace {
 constexpr int kTerms = 18;
 constexpr std::array<long double, kTerms> inverse_factorials() {
