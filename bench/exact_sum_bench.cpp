@@ -81,7 +81,7 @@ void BM_dot_exact_sum(benchmark::State& state, bool f32, Path path) {
     benchmark::DoNotOptimize(acc.round_into(out, MPFR_RNDN));
   }
   state.counters["extracted"] = static_cast<double>(acc.terms_extracted());
-  kc::oracle::ExactSum::use_widest_path();
+  kc::oracle::ExactSum::use_default_path();
   mpfr_clear(out);
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kTerms));
 }
@@ -148,7 +148,7 @@ void BM_matmul64_f32_oracle(benchmark::State& state, Path path) {
       driver.evaluate(*k, ctx, e, ex);
       benchmark::DoNotOptimize(ex);
     }
-  kc::oracle::ExactSum::use_widest_path();
+  kc::oracle::ExactSum::use_default_path();
 }
 
 // Dot products of 64 terms (a 64x64x64 matmul's) and of 1024, each over

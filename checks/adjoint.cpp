@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "oracles/det_math.h"
 #include "oracles/mp.h"
 #include "oracles/rounding.h"
 
@@ -39,10 +40,10 @@ class Adjoint final : public Check {
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
         Mp s(0);
         for (double a : e.args) s += Mp(std::fabs(a));
-        const double m = e.args.empty() ? 0.0 : static_cast<double>(e.args.size() - 1);
+        const long m = e.args.empty() ? 0 : static_cast<long>(e.args.size() - 1);
         const Mp gc(g.value_at(e.out));
         rhs += Mp(r.value_at(e.out)) * gc;
-        bound += boost::multiprecision::abs(gc) * Mp(std::expm1(m * std::log1p(u))) * s;  // gamma_m = (1+u)^m - 1
+        bound += boost::multiprecision::abs(gc) * Mp(oracle::det::gamma_up(u, m)) * s;  // gamma_m = (1+u)^m - 1
       });
       const Mp diff = boost::multiprecision::abs(lhs - rhs);
       if (diff <= bound) acc.record(v.c, tally, true);

@@ -24,7 +24,7 @@ class Bias final : public Check {
       acc.not_graded(tally, fmt::format("only {} samples, the test needs {} (run more cases)", acc.bias_n, kBiasMinSamples));
       return;
     }
-    const BiasStatistic b = bias_statistic(acc.bias_n, acc.bias_sum, acc.bias_sq);
+    const BiasStatistic b = bias_statistic(acc.bias_n, acc.bias_sum.value(engine::kGridBits), acc.bias_sq.value(2 * engine::kGridBits));
     const std::string& what = b.detail;
     tally.detail = what;
     tally.metric = "|z|";

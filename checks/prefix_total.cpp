@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "oracles/det_math.h"
 #include "oracles/mp.h"
 #include "oracles/rounding.h"
 
@@ -31,7 +32,7 @@ class PrefixTotal final : public Check {
       std::int64_t inner = 1;
       for (std::size_t a = dim + 1; a < x.dims().size(); ++a) inner *= x.dims()[a];
       const double u = oracle::unit_roundoff(v.c.t);
-      const double gamma = std::expm1(static_cast<double>(n - 1) * std::log1p(u));
+      const double gamma = oracle::det::gamma_up(u, static_cast<long>(n - 1));
       for (std::int64_t cell = 0; cell < total.numel(); ++cell) {
         const std::int64_t base = (cell / inner) * n * inner + cell % inner;
         double abs_sum = 0;

@@ -17,6 +17,7 @@
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/stop.h"
+#include "oracles/exact_sum.h"
 
 namespace {
 
@@ -52,6 +53,12 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (const int rc = precheck(argc, argv)) return rc;
+  // KC_EXACT_SUM_PATH forces the exact sums' path for the whole run
+  // (oracles/exact_sum.h); a name this CPU has no path for stops here.
+  if (const std::string& bad = kc::oracle::ExactSum::path_setting_error(); !bad.empty()) {
+    fmt::print(stderr, "kconform: {}\n", bad);
+    return 2;
+  }
   CLI::App app{"kconform: property-based conformance testing of tensor kernels against an MPFR oracle"};
   app.require_subcommand(1);
 

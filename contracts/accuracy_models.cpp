@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "oracles/det_math.h"
+
 namespace kc::contract::models {
 
 namespace {
@@ -141,10 +143,11 @@ double powi_frac_bound(DType t, std::int64_t n) {
   // both finite for every i32 n (unlike Higham's a u / (1 - a u), which needs
   // a u < 1: f32 with |n| > 2^24 breaks it); |z| / ulp_T(z) < 1/u turns it
   // into ulps.
-  const double a = static_cast<double>(n < 0 ? -(n + 1) : n - 1);  // |n| - 1, no overflow at INT32_MIN
+  const long a = n < 0 ? -(n + 1) : n - 1;  // |n| - 1, no overflow at INT32_MIN
   if (n == 0 || (n > 0 && a == 0)) return 0.5;
   const double u = std::ldexp(1.0, -(is_half(t) ? 24 : prec(t)));  // halves run the loop in f32
-  const double rel = n > 0 ? std::expm1(a * std::log1p(u)) : std::expm1(std::log1p(u) - a * std::log1p(-u));
+  // (rounded up, the same bits on every CPU: oracles/det_math.h)
+  const double rel = n > 0 ? oracle::det::gamma_up(u, a) : oracle::det::gamma_up(u, 1, -u, -a);
   const double ulps = rel / u;
   return is_half(t) ? narrowed(ulps, 24, prec(t)) : std::max(0.5, ulps);
 }

@@ -16,6 +16,7 @@
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "oracles/attention_layout.h"
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 
 namespace kc::drivers {
@@ -76,7 +77,7 @@ rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool w
             Tensor sl(t, {s.hq});
             for (std::int64_t h = 0; h < s.hq; ++h)
               sl.set_bits(h, double_to_bits(t, round_to_format((seed % 2 ? -1.0 : 1.0) *
-                                                                   std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
+                                                                   oracle::det::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
             in.push_back(std::move(sl));
           }
           return gen::Case{std::move(in), p, false};

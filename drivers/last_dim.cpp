@@ -24,6 +24,7 @@
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 
 namespace kc::drivers {
@@ -48,7 +49,7 @@ std::vector<std::uint64_t> shape_rows(DType t, std::vector<std::uint64_t> v, std
   if (form == 0 || n == 0) return v;  // as drawn: specials included
   for (std::size_t j = 0; j < v.size(); ++j) v[j] = finite_or(t, v[j], static_cast<double>(j % 7) - 3.0);
   // exp's overflow threshold of T (ln max_T): a shift past it overflows exp(x).
-  const double over = std::log(max_finite(t));
+  const double over = oracle::det::log(max_finite(t));
   const double shifts[] = {0.5 * over, over * 1.01, 2 * over, -2 * over};
   for (std::size_t row = 0; row * static_cast<std::size_t>(n) < v.size(); ++row) {
     const std::size_t at = row * static_cast<std::size_t>(n);
@@ -79,10 +80,10 @@ std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64
   for (std::size_t at = 0; at < x.size(); at += static_cast<std::size_t>(n)) {
     double m = -INFINITY, s = 0;
     for (std::int64_t j = 0; j < n; ++j) m = std::max(m, bits_to_double(t, x[at + static_cast<std::size_t>(j)]));
-    for (std::int64_t j = 0; j < n; ++j) s += std::exp(bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m);
+    for (std::int64_t j = 0; j < n; ++j) s += oracle::det::exp(bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m);
     for (std::int64_t j = 0; j < n; ++j) {
       const double d = bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m;
-      y[at + static_cast<std::size_t>(j)] = double_to_bits(t, round_to_format(log_form ? d - std::log(s) : std::exp(d) / s, t));
+      y[at + static_cast<std::size_t>(j)] = double_to_bits(t, round_to_format(log_form ? d - oracle::det::log(s) : oracle::det::exp(d) / s, t));
     }
   }
   return y;

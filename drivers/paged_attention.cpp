@@ -16,6 +16,7 @@
 #include "drivers/attention_rows.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 
 namespace kc::drivers {
@@ -91,7 +92,7 @@ class PagedAttention final : public AttentionRows {
                 if (alibi) {
                   Tensor sl(t, {hq});
                   for (std::int64_t h = 0; h < hq; ++h)
-                    sl.set_bits(h, double_to_bits(t, round_to_format(std::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(hq)), t)));
+                    sl.set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(hq)), t)));
                   in.push_back(std::move(sl));
                 }
                 return gen::Case{std::move(in), p, false};

@@ -16,6 +16,7 @@
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 
 namespace kc::drivers {
@@ -34,14 +35,15 @@ RopeShape shape_of(const gen::Case& c) {
 
 // HF's tables: position s, inv_freq_j = 10000^(-2j/D), the angles s
 // inv_freq duplicated over both halves (cat(freqs, freqs)), cos and sin
-// rounded into T.
+// rounded into T (pow, cos and sin from oracles/det_math.h: libm's differ
+// by CPU, and these are the case's inputs).
 std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> hf_tables(DType t, std::int64_t seq, std::int64_t d) {
   std::vector<std::uint64_t> c, s;
   for (std::int64_t p = 0; p < seq; ++p)
     for (std::int64_t i = 0; i < d; ++i) {
-      const double angle = static_cast<double>(p) * std::pow(10000.0, -2.0 * static_cast<double>(i % (d / 2)) / static_cast<double>(d));
-      c.push_back(double_to_bits(t, round_to_format(std::cos(angle), t)));
-      s.push_back(double_to_bits(t, round_to_format(std::sin(angle), t)));
+      const double angle = static_cast<double>(p) * oracle::det::pow(10000.0, -2.0 * static_cast<double>(i % (d / 2)) / static_cast<double>(d));
+      c.push_back(double_to_bits(t, round_to_format(oracle::det::cos(angle), t)));
+      s.push_back(double_to_bits(t, round_to_format(oracle::det::sin(angle), t)));
     }
   return {c, s};
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/figure_grid.h"
 #include "oracles/exact.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
@@ -370,9 +371,10 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
 // The figures are those grade_at gives, to within the uncertainties set.
 // The model's verdict on approximate figures g (decide()'s last step):
 // true where it passes them with room to spare (off the bound and off
-// every histogram edge by more than their uncertainty), setting the
-// bound and the bias sample; false: the element is MPFR's. exact_value:
-// z itself is known exactly (err 0, no tail).
+// every histogram edge by more than their uncertainty, and every figure
+// within it on one point of the tallies' grid, engine/figure_grid.h),
+// setting the bound and the bias sample; false: the element is MPFR's.
+// exact_value: z itself is known exactly (err 0, no tail).
 template <class Out>
 [[gnu::always_inline]] inline bool model_decides(const contract::Accuracy& acc, bool exact_value, Out& g) {
   switch (acc.kind) {
@@ -393,7 +395,7 @@ template <class Out>
       break;
     case AccuracyKind::condition_aware: return false;
   }
-  return !near_histogram_edge(g.frac, g.uncertainty);
+  return !near_histogram_edge(g.frac, g.uncertainty) && one_grid_point(g.frac, g.uncertainty);
 }
 
 // 0 < |z| < 2^-1224 (Approx::tiny): RN_T(z) is a zero of z's sign, and

@@ -8,6 +8,7 @@
 
 #include "engine/case_run.h"
 #include "engine/failure_text.h"
+#include "engine/figure_grid.h"
 #include "engine/grading.h"
 #include "generators/case.h"
 #include "generators/values.h"
@@ -32,10 +33,14 @@ struct Candidate {
   std::uint64_t bits;
 };
 
-// The element's score: a failure beats every passing error.
+// The element's score: a failure beats every passing error. Its error on
+// the tallies' grid (engine/figure_grid.h): a fast-path grade's figure is
+// approximate, its grid point MPFR's, so the pool and the climb are the
+// same on every CPU; the worst found is graded again by MPFR for its
+// figures (exact_grade).
 double score_of(const Grade& g) {
   if (!g.pass) return INFINITY;
-  return std::isfinite(g.frac) ? g.frac : -1;
+  return std::isfinite(g.frac) ? on_grid(g.frac) : -1;
 }
 
 }  // namespace
@@ -70,6 +75,18 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
     });
   };
 
+  // The element of input `bits` graded alone by MPFR: its exact figures.
+  auto exact_grade = [&](std::uint64_t bits, const Params& params, auto&& with) {
+    Tensor x(t, {1});
+    x.set_bits(0, bits);
+    const gen::Case one{{x}, params};
+    const auto out = backend.run(k.name, one.inputs, one.params);
+    c.driver.for_each_element(k, one, [&](const drivers::Element& e) {
+      with(one, e, out[0], grade_element(c, e, out[0].value_at(0), out[0].bits_at(0), params, GradeMode::exact));
+    });
+  };
+  auto exact_score = [](const Grade& g) { return !g.pass ? INFINITY : std::isfinite(g.frac) ? g.frac : -1; };
+
   // Phase 1: the inputs of the run's own random cases, as a run draws them.
   Params params;
   for (std::int64_t i = 0; res.evaluations < evaluations / 2; ++i) {
@@ -84,6 +101,10 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
   }
   res.random_evaluations = res.evaluations;
   res.random_worst_frac = best;
+  if (best > -INFINITY)
+    exact_grade(best_bits, params, [&](const gen::Case&, const drivers::Element&, const Tensor&, const Grade& g) {
+      res.random_worst_frac = exact_score(g);
+    });
   res.random_failed = res.failed;
 
   // Phase 2: climb from the pool, at every scale.
@@ -107,15 +128,11 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
 
   // The worst element, in full.
   res.worst_frac = best;
-  Tensor x(t, {1});
-  x.set_bits(0, best_bits);
-  const gen::Case one{{x}, params};
-  const auto out = backend.run(k.name, one.inputs, one.params);
-  c.driver.for_each_element(k, one, [&](const drivers::Element& e) {
-    const Grade g = grade_element(c, e, out[0].value_at(0), out[0].bits_at(0), params, GradeMode::exact);
+  exact_grade(best_bits, params, [&](const gen::Case& one, const drivers::Element& e, const Tensor& y, const Grade& g) {
+    res.worst_frac = exact_score(g);
     res.worst_distance = g.distance;
     res.worst = element_report(c, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,
-                               out[0].value_at(0), out[0].bits_at(0), g, exact_text(c, e, params, g), true);
+                               y.value_at(0), y.bits_at(0), g, exact_text(c, e, params, g), true);
   });
   return res;
 }

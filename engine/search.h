@@ -20,10 +20,13 @@ struct SearchResult {
   std::int64_t evaluations = 0;  // elements graded
   std::int64_t random_evaluations = 0;
   bool failed = false;           // some element failed its contract
-  double worst_frac = 0;         // the largest fractional error seen (inf: a special or non-finite failure)
+  // The largest fractional error seen (inf: a special or non-finite
+  // failure), MPFR's figure of the first element whose error was the
+  // largest on the 2^-16 grid (the same element on every CPU).
+  double worst_frac = 0;
   std::int64_t worst_distance = 0;
   ElementReport worst;           // that element, in full (input, result, exact value, replay)
-  double random_worst_frac = 0;  // the largest of the random phase alone
+  double random_worst_frac = 0;  // the same for the random phase alone
   bool random_failed = false;
 };
 

@@ -206,7 +206,8 @@ void Tallies::add_coverage(const Context& c, std::span<const double> args, const
 
 void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::uint64_t x_bits, double x) {
   const bool failing = !g.pass;
-  if (std::isfinite(g.frac)) fracs.push(g.frac);
+  const double frac = on_grid(g.frac);
+  if (std::isfinite(g.frac)) fracs.push(g.frac, frac);
   if (!std::isnan(g.abs_err)) max_abs_err = std::max(max_abs_err, g.abs_err);
   if (!std::isnan(g.rel_err)) max_rel_err = std::max(max_rel_err, g.rel_err);
   add_to(frac_hist, g.frac, failing);
@@ -219,8 +220,8 @@ void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::
   if (g.normalized) add_to(norm_hist, *g.normalized, failing);
   if (!profiled) return;
   const double distance = g.distance >= 0 ? static_cast<double>(g.distance) : NAN;
-  if (profile_slot) error_profile.fill(*profile_slot, g.frac, distance, g.normalized.value_or(NAN), failing);
-  else error_profile.add(ordered_bits(c.t, x_bits), x, g.frac, distance, g.normalized.value_or(NAN), failing);
+  if (profile_slot) error_profile.fill(*profile_slot, frac, distance, g.normalized.value_or(NAN), failing);
+  else error_profile.add(ordered_bits(c.t, x_bits), x, frac, distance, g.normalized.value_or(NAN), failing);
 }
 
 namespace {
@@ -251,8 +252,9 @@ void Tallies::add_normalized(const Figures& g) {
     ++n_norm;
   }
   if (g.bias_sample && std::isfinite(g.signed_normalized)) {
-    bias_sum += g.signed_normalized;
-    bias_sq += g.signed_normalized * g.signed_normalized;
+    const double q = on_grid(g.signed_normalized);
+    bias_sum.add(q);
+    bias_sq.add_square(q);
     ++bias_n;
   }
 }
@@ -404,8 +406,6 @@ void Tallies::add_passes(PassBatch& b) {
   max_dist = std::max(max_dist, b.max_dist);
   cr += b.cr;
   n_dist += b.n_dist;
-  bias_sum += b.bias_sum;
-  bias_sq += b.bias_sq;
   bias_n += b.bias_n;
   b = PassBatch(b.t, b.replays);
 }
@@ -430,8 +430,8 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   if (!fracs.values.empty()) {
     const auto n = static_cast<double>(fracs.values.size());
     s.max_frac_ulp = fracs.max;
-    s.mean_frac_ulp = fracs.sum / n;
-    s.p99_frac_ulp = quantile_99(fracs.values);
+    s.mean_frac_ulp = fracs.sum.value(kGridBits) / n;
+    s.p99_frac_ulp = std::min(quantile_99(fracs.values), fracs.max);  // (on the grid, and never above the maximum)
     s.correctly_rounded_share = static_cast<double>(cr) / n;
     s.not_correctly_rounded = n_dist - cr;
   }
@@ -448,9 +448,9 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     s.mean_normalized = sum_norm / static_cast<double>(n_norm);
   }
   if (bias_n > 0) {
-    const double n = static_cast<double>(bias_n), mean = bias_sum / n;
+    const double n = static_cast<double>(bias_n), mean = bias_sum.value(kGridBits) / n;
     s.bias_mean = mean;
-    s.bias_stderr = std::sqrt(std::max(0.0, bias_sq / n - mean * mean) / n);
+    s.bias_stderr = std::sqrt(std::max(0.0, bias_sq.value(2 * kGridBits) / n - mean * mean) / n);
     s.bias_samples = bias_n;
   }
   s.histogram = frac_hist;

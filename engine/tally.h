@@ -22,6 +22,7 @@
 #include "drivers/driver.h"
 #include "engine/context.h"
 #include "engine/error_profile.h"
+#include "engine/figure_grid.h"
 #include "engine/graded_outputs.h"
 #include "engine/grading.h"
 #include "engine/results.h"
@@ -75,22 +76,24 @@ struct Tallies {
   std::vector<ElementReport> worst, failures, differences;
   std::int64_t failed = 0;  // failures recorded, all checks
   // accuracy statistics
-  // The finite fractional errors of the graded elements, with their sum (in
-  // the order added: the mean's roundings those of a sum over the list)
-  // and their maximum kept as they come (a sweep's block has 2^22: two
+  // The finite fractional errors of the graded elements on the grid
+  // (engine/figure_grid.h), with their exact sum, and their maximum as
+  // graded (always MPFR's figure: needs_exact regrades an element that
+  // could reach it), kept as they come (a sweep's block has 2^22: two
   // passes over it fewer at the end).
   struct FracList {
     std::vector<double> values;
-    double sum = 0, max = -INFINITY;
+    GridSum sum;
+    double max = -INFINITY;
     // Room for `more` values ahead, growing geometrically (a sweep's block
     // pushes 2^22: grown by doubling, its copies were 2% of the sweep).
     void expect(std::size_t more) {
       const std::size_t need = values.size() + more;
       if (need > values.capacity()) values.reserve(std::max(need, 2 * values.capacity()));
     }
-    void push(double f) {
-      values.push_back(f);
-      sum += f;
+    [[gnu::always_inline]] void push(double f, double q) {  // (q = on_grid(f))
+      values.push_back(q);
+      sum.add(q);
       if (f > max) max = f;
     }
   };
@@ -98,7 +101,9 @@ struct Tallies {
   std::int64_t elements = 0, special = 0, replayed = 0, escalations = 0, cr = 0, n_dist = 0, max_dist = 0;
   double sum_norm = 0, max_norm = -1;
   std::int64_t n_norm = 0;
-  double bias_sum = 0, bias_sq = 0;  // signed ulp errors of the bias samples
+  // The signed ulp errors of the bias samples, on the grid: their sum and
+  // the sum of their squares (GridSum::value(kGridBits), (2 kGridBits)).
+  GridSum bias_sum, bias_sq;
   std::int64_t bias_n = 0;
   double max_failing_frac = 0;   // over failing elements (inf for non-finite and special-value failures)
   double max_abs_err = 0, max_rel_err = 0;  // over graded elements (inf where a failure has no finite error)
@@ -220,7 +225,7 @@ struct Tallies {
     std::array<std::int64_t, 16> frac_bins{};
     std::array<std::int64_t, 12> dist_bins{};
     std::int64_t n_dist = 0, cr = 0, max_dist = 0, bias_n = 0;
-    double max_abs = 0, max_rel = 0, bias_sum = 0, bias_sq = 0;
+    double max_abs = 0, max_rel = 0;
   };
   // The passing lane elements from k on (passed and not a candidate):
   // finite non-zero inputs x, results y (not NaN), figures f of a model
@@ -289,8 +294,9 @@ struct Tallies {
     std::int64_t subnormal = 0, ties = 0, integers = 0, overflows = 0, zeros_out = 0, n_dist = 0, cr = 0;
     std::int64_t rc_zero = 0, rc_sub = 0, rc_under = 0, rc_over = 0, rc_inf = 0;
     std::int64_t max_dist = b.max_dist, bias_n = 0;
-    // (The bias sums continue the batch's, in element order: the same roundings as one element at a time.)
-    double max_abs = b.max_abs, max_rel = b.max_rel, bias_sum = b.bias_sum, bias_sq = b.bias_sq;
+    // (The bias sums go straight into the tallies: exact, in any order; and
+    // only the bias check, at the run's end, reads them.)
+    double max_abs = b.max_abs, max_rel = b.max_rel;
     for (std::size_t j = k0; j < k; ++j) {
       const auto [g, i, slot] = at(j);
       const double xv = x.value(i);
@@ -317,7 +323,8 @@ struct Tallies {
       rc_over += ar >= b.near_overflow && ar < INFINITY;
       zeros_out += y.value(i) == 0;
       // add_error (a lane element never fails) and add_normalized
-      if (std::isfinite(g.frac)) fracs.push(g.frac);
+      const double frac = on_grid(g.frac);
+      if (std::isfinite(g.frac)) fracs.push(g.frac, frac);
       if (g.abs_err > max_abs) max_abs = g.abs_err;  // (false for NaN)
       if (g.rel_err > max_rel) max_rel = g.rel_err;
       if (!std::isnan(g.frac)) ++b.frac_bins[bin_of(kFracEdgeList, g.frac)];
@@ -330,11 +337,12 @@ struct Tallies {
       const std::uint64_t xb = x.bits(i);
       const auto magnitude = static_cast<std::int64_t>(xb & (b.sign_mask - 1));  // ordered_bits
       const double distance = g.distance >= 0 ? static_cast<double>(g.distance) : NAN;
-      if (slot == kNoSlot) error_profile.add(xb & b.sign_mask ? -magnitude : magnitude, xv, g.frac, distance, NAN, false);
-      else error_profile.fill(slot, g.frac, distance, NAN, false);
+      if (slot == kNoSlot) error_profile.add(xb & b.sign_mask ? -magnitude : magnitude, xv, frac, distance, NAN, false);
+      else error_profile.fill(slot, frac, distance, NAN, false);
       if (g.bias_sample && std::isfinite(g.signed_normalized)) {
-        bias_sum += g.signed_normalized;
-        bias_sq += g.signed_normalized * g.signed_normalized;
+        const double q = on_grid(g.signed_normalized);
+        bias_sum.add(q);
+        bias_sq.add_square(q);
         ++bias_n;
       }
     }
@@ -355,7 +363,7 @@ struct Tallies {
     b.outputs_zero += zeros_out;
     b.max_abs = max_abs, b.max_rel = max_rel, b.max_dist = max_dist;
     b.n_dist += n_dist, b.cr += cr;
-    b.bias_sum = bias_sum, b.bias_sq = bias_sq, b.bias_n += bias_n;
+    b.bias_n += bias_n;
   }
 
   std::set<std::pair<std::string, std::string>> kept_;  // (check, key) of kept failures

@@ -248,7 +248,14 @@ void ExactSum::finish_split(unsigned lo, unsigned hi, std::uint64_t not_negative
   }
 }
 
+namespace {
+thread_local std::int64_t bulk_calls_made = 0;
+}  // namespace
+
+std::int64_t ExactSum::bulk_calls() { return bulk_calls_made; }
+
 void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
+  ++bulk_calls_made;
   {  // (the extraction path takes what it can, nothing where it is not in use)
     const std::size_t done = add_all_extracted(terms, n, abs);
     terms += done, n -= done;
@@ -261,6 +268,7 @@ void ExactSum::add_all(const double* terms, std::size_t n, ExactSum* abs) {
   else abs ? add_split<false, true>(terms, n, abs) : add_split<false, false>(terms, n, nullptr);
 }
 void ExactSum::add_products(const double* pairs, std::size_t n_pairs, ExactSum* abs) {
+  ++bulk_calls_made;
   {
     const std::size_t done = add_products_extracted(pairs, n_pairs, abs);
     pairs += 2 * done, n_pairs -= done;

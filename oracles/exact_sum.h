@@ -35,6 +35,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include <mpfr.h>
 
@@ -88,14 +89,29 @@ class ExactSum {
 
   // The bulk calls' paths: error-free extraction eight terms at a time
   // (AVX-512), four at a time (AVX2 and FMA; oracles/exact_sum_extract.cpp),
-  // or the scalar paths alone. By default the widest this CPU has;
-  // use_path picks another it has (the tests hold each equal to MPFR, the
-  // benchmarks time each), use_widest_path goes back.
+  // or the scalar paths alone. Every path gives the same sums, bit for bit
+  // (they are exact), so a results document does not depend on which the
+  // CPU has (tests/exact_sum_paths_test.sh runs the default run's exact-sum
+  // kernels on each and compares the documents). By default the widest
+  // this CPU has, or the one the environment variable KC_EXACT_SUM_PATH
+  // names (extract8, extract4 or scalar), read once: a whole run on one
+  // path. use_path picks another the CPU has (the tests hold each equal to
+  // MPFR, the benchmarks time each), use_default_path goes back to the default.
   enum class Path { extract8, extract4, scalar };
   static bool has_path(Path p);
   static void use_path(Path p);  // (a path the CPU does not have: no change)
-  static void use_widest_path();
+  static void use_default_path();
+  // (a KC_EXACT_SUM_PATH that path_setting_error() refuses: throws std::runtime_error)
   static Path path();
+  // Why KC_EXACT_SUM_PATH names no path this CPU has (an unknown name, or
+  // a path the CPU or the build lacks); empty where it is unset, empty or
+  // fine. kconform checks it at start-up (exit 2).
+  static const std::string& path_setting_error();
+  // The bulk calls (add_all, add_products: the only ones a path serves)
+  // this thread has made: a result whose grading made none is the same
+  // on every path by construction; tests/conformance_test.cpp reruns
+  // every one that made some on each path.
+  static std::int64_t bulk_calls();
   static bool extraction_available() { return path() != Path::scalar; }
   // Where a product's low part lies, which plans its levels without a scan
   // of its own: for a b with p = fl(a b) normal, e = a b - p has |e| <=

@@ -49,6 +49,10 @@
 #include <bit>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "core/cpu.h"
@@ -183,19 +187,59 @@ bool ExactSum::has_path(Path p) {
 }
 
 namespace {
-// The path use_path chose; -1: the widest this CPU has.
+// The path use_path chose; -1: the process's default (default_path()).
 std::atomic<int> chosen_path{-1};
+
+// KC_EXACT_SUM_PATH, read once (the first path() or path_setting_error()):
+// the path it names, or the reason it names none this CPU has.
+struct Setting {
+  std::optional<ExactSum::Path> path;
+  std::string error;
+};
+const Setting& setting() {
+  static const Setting s = [] {
+    Setting r;
+    const char* v = std::getenv("KC_EXACT_SUM_PATH");
+    if (v == nullptr || *v == '\0') return r;
+    const std::string name(v);
+    using P = ExactSum::Path;
+    const std::optional<P> p = name == "extract8" ? std::optional(P::extract8)
+                               : name == "extract4" ? std::optional(P::extract4)
+                               : name == "scalar"   ? std::optional(P::scalar)
+                                                    : std::nullopt;
+    if (!p) {
+      r.error = "KC_EXACT_SUM_PATH=" + name + " is not a path of the exact sums (extract8, extract4 or scalar)";
+    } else if (!ExactSum::has_path(*p)) {
+      r.error = "KC_EXACT_SUM_PATH=" + name + ": this CPU (or build) has no such path (extract8 needs AVX-512 F and DQ, "
+                "extract4 AVX2 and FMA, both a GCC build for x86-64)";
+    } else {
+      r.path = p;
+    }
+    return r;
+  }();
+  return s;
+}
+ExactSum::Path default_path() {
+  static const ExactSum::Path p = [] {
+    using P = ExactSum::Path;
+    if (!setting().error.empty()) throw std::runtime_error(setting().error);
+    if (setting().path) return *setting().path;
+    return ExactSum::has_path(P::extract8) ? P::extract8 : ExactSum::has_path(P::extract4) ? P::extract4 : P::scalar;
+  }();
+  return p;
+}
 }  // namespace
+
+const std::string& ExactSum::path_setting_error() { return setting().error; }
 
 void ExactSum::use_path(Path p) {
   if (has_path(p)) chosen_path.store(static_cast<int>(p), std::memory_order_relaxed);
 }
-void ExactSum::use_widest_path() { chosen_path.store(-1, std::memory_order_relaxed); }
+void ExactSum::use_default_path() { chosen_path.store(-1, std::memory_order_relaxed); }
 
 ExactSum::Path ExactSum::path() {
-  static const Path widest = has_path(Path::extract8) ? Path::extract8 : has_path(Path::extract4) ? Path::extract4 : Path::scalar;
   const int p = chosen_path.load(std::memory_order_relaxed);
-  return p < 0 ? widest : static_cast<Path>(p);
+  return p < 0 ? default_path() : static_cast<Path>(p);
 }
 
 #ifdef KC_EXTRACT_AVX2

@@ -10,6 +10,7 @@
 #endif
 
 #include "core/cpu.h"
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/replay.h"
@@ -19,8 +20,11 @@ namespace kc::oracle {
 
 namespace {
 
-// gamma_n = (1 + u)^n - 1, valid for every n (n u may exceed 1 for halves).
-double gamma(double u, std::size_t n) { return std::expm1(static_cast<double>(n) * std::log1p(u)); }
+// gamma_n = (1 + u)^n - 1 rounded up, valid for every n (n u may exceed 1
+// for halves); (1 + u)^n the same way (oracles/det_math.h: the same bits on
+// every CPU).
+double gamma(double u, std::size_t n) { return det::gamma_up(u, static_cast<long>(n)); }
+double pow1p(double u, std::size_t n) { return det::pow1p_up(u, static_cast<long>(n)); }
 
 // What the bound and the overflow test need of a dot product's length n
 // in dtype t: gamma_n, (1 + u)^(2n) and n eta (1 + u)^(n - 1), the last
@@ -51,15 +55,15 @@ const Factors& factors(DType t, std::size_t n) {
   f.n = n;
   f.u = unit_roundoff(t);
   f.gamma = gamma(f.u, n);
-  f.growth = std::exp(2 * static_cast<double>(n) * std::log1p(f.u)) * (1 + 0x1p-40);
+  f.growth = pow1p(f.u, 2 * n) * (1 + 0x1p-40);
   f.max_finite = max_finite(t);
   f.zero_reach = t == DType::f64 ? 0.0 : min_subnormal(t);
   const FloatFormat ff = float_format(t);
   const long log2_u = std::ilogb(f.u);  // (u = 2^-p)
   f.gamma_over_u_d = std::ldexp(f.gamma, static_cast<int>(-log2_u));
-  f.under_over_u_d = std::ldexp(static_cast<double>(n) * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(f.u)),
+  f.under_over_u_d = std::ldexp(static_cast<double>(n) * pow1p(f.u, n > 0 ? n - 1 : 0),
                                 ff.emin - ff.precision - static_cast<int>(log2_u));
-  f.s_margin = std::exp(-static_cast<double>(2 * n + 4) * std::log1p(-0x1p-53)) * (1 + 0x1p-40);
+  f.s_margin = det::pow1p_up(-0x1p-53, -static_cast<long>(2 * n + 4)) * (1 + 0x1p-40);
   // (the same doubles, exactly: gamma_n / u and U / u are normal doubles
   // for every dtype)
   mpfr_set_d(f.gamma_over_u, f.gamma_over_u_d, MPFR_RNDN);
@@ -244,8 +248,9 @@ void dot(const Dot& in, Exact& out) {
   //   lose at most a factor c where normal; where the product falls below
   //   2^-1022 its absolute error 2^-1075 is below 2^-53 of the sum, which
   //   is at least U / u >= 2^-1022 for every dtype: c again.
-  // - gamma_n / u, U / u and the margin come from expm1, log1p and exp,
-  //   within a few ulps: the factor 1 + 2^-40.
+  // - gamma_n / u, U / u and the margin come from gamma_up and pow1p_up
+  //   (rounded up), times n and a power of 2: the factor 1 + 2^-40 covers
+  //   that product's rounding many times over.
   // So s_margin = c^(2n + 4) (1 + 2^-40) makes s_up an upper bound; from
   // above, abs_d <= (1 + 2^-53)^(n - 1) sum |fl(p_k)|, |fl(p_k)| <= (1 +
   // 2^-53) |p_k| for f64, the roundings and the margin give the relative
@@ -282,7 +287,7 @@ double dot_bound_upper(DType t, std::span<const double> pairs) {
   const double u = unit_roundoff(t);
   const FloatFormat f = float_format(t);
   const double eta = std::ldexp(1.0, f.emin - f.precision);
-  const double under = static_cast<double>(n) * eta * std::exp(static_cast<double>(n > 0 ? n - 1 : 0) * std::log1p(u));
+  const double under = static_cast<double>(n) * eta * pow1p(u, n > 0 ? n - 1 : 0);
   return (gamma(u, n) * abs + under) * (1 + 0x1p-40);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/rounding.h"
@@ -53,8 +54,8 @@ SumParts sum_parts(const Terms& in, DType fold_dtype) {
 // which bf16 sums of 256 or more terms break).
 Mp gamma_over_u(DType t, std::size_t n) {
   if (n <= 1) return Mp(0);
-  const double m = static_cast<double>(n - 1), u = unit_roundoff(t);
-  return Mp(std::expm1(m * std::log1p(u)) / u);
+  const double u = unit_roundoff(t);
+  return Mp(det::gamma_up(u, static_cast<long>(n - 1)) / u);  // (a power of 2: exact)
 }
 
 // Expected mean square of the fold's error (docs/accuracy-bounds.md,

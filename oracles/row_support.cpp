@@ -6,6 +6,7 @@
 #include <variant>
 #include <limits>
 
+#include "oracles/det_math.h"
 #include "oracles/mp.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
@@ -24,7 +25,7 @@ Units units(DType t) {
           u / sqrt3, ulp_min / (2 * sqrt3), libm_rms(e), libm_rms(et)};
 }
 
-B gamma(B u, std::size_t m) { return std::expm1(static_cast<B>(m) * std::log1p(u)); }
+B gamma(B u, std::size_t m) { return det::gamma_up(u, static_cast<long>(m)); }
 
 void set_bound(Exact& out, DType t, B b) { out.magnitude = Mp(b * kRoundUp) / Mp(unit_roundoff(t)); }
 void set_bound(Exact& out, DType t, B b, B rms) {
@@ -152,21 +153,60 @@ Stage Stages::sqrt(Stage a) {
 }
 
 Stage Stages::exp(Stage a) {
-  const B v = std::exp(a.v);
+  const B v = det::exp(a.v);
   // (where e^a underflows even in B, the computed value lies below e^(a + ea))
-  if (v == 0) return note({v, std::exp(a.v + a.e) * (1 + un_.eps) + un_.libm_abs});
-  // (|e^(a + d) - e^a| <= e^a |d| e^(ea); then the libm's own, relative to e^(a^) <= e^a e^(ea))
-  const B grow = std::exp(a.e);
-  return note({v, times(v, (1 + un_.eps) * grow - 1) + un_.libm_abs,
-               times(v, grow * (a.rms() + un_.eps_rms)) + un_.libm_abs});
+  if (v == 0) return note({v, det::exp(a.v + a.e) * (1 + un_.eps) + un_.libm_abs});
+  // (|e^(a + d) - e^a| <= e^a |d| e^(ea); then the libm's own, relative to
+  // e^(a^) <= e^a e^(ea): in all (1 + eps) e^(ea) - 1 relative, evaluated as
+  // eps + (1 + eps)(e^(ea) - 1), where a small ea is not lost to rounding
+  // (1 + ea is 1 in B below 2^-64))
+  const B grow_m1 = det::expm1(a.e);
+  return note({v, times(v, un_.eps + (1 + un_.eps) * grow_m1) + un_.libm_abs,
+               times(v, (1 + grow_m1) * (a.rms() + un_.eps_rms)) + un_.libm_abs});
 }
+
+namespace {
+// cosh x, from e^|x| (a sum of positive terms: within 2^-55.8 relative).
+B cosh(B x) {
+  const B big = det::exp(std::fabs(x));
+  return (big + 1 / big) / 2;
+}
+}  // namespace
 
 Stage Stages::tanh(Stage a) {
   // tanh is increasing: the argument's error moves it by at most the
   // larger of tanh(a + ea) - tanh(a) and tanh(a) - tanh(a - ea) (at most
   // 2, and far less where it saturates), rounded up; then libm's own.
-  const B v = std::tanh(a.v);
-  const B moved = std::min(B(2), std::max(std::tanh(a.v + a.e) - v, v - std::tanh(a.v - a.e)) * (1 + 0x1p-50L) + 0x1p-60L);
+  // That larger one is q = sinh(ea) / (cosh a cosh x), x = |a| - ea (tanh
+  // y - tanh z = sinh(y - z) / (cosh y cosh z), and cosh x <= cosh(a +-
+  // ea)): sums of positive terms, no cancellation, so a small ea is not
+  // lost (the difference of two tanh values in B was only as good as
+  // their last bits). x rounds once (a and ea are exact here):
+  // - x <= -24 (ea > |a| + 24): tanh(|a| + ea) is 1 to within e^-48, and
+  //   q = 2 (1 - e^-2ea) / ((1 + e^-2|a|)(1 + e^-2|x|)) <= 2 / (1 + e^-2|a|)
+  //   = 1 + tanh |a|, taken (within 2^-55: one exp, a sum, a quotient).
+  // - x >= 24: q <= (e^ea / 2) / (e^|a| e^x / 4) = 2 e^(-2x) < 2^-68: taken
+  //   as 2^-66, below the 2^-60 added.
+  // - |x| < 24: x's rounding moves cosh x by 24 2^-64 relative at most.
+  //   Below 11000 (no overflow in B): sinh from two expm1 (within
+  //   2^-53.9), each cosh within 2^-55.8, the product and the quotient
+  //   2^-63: within 2^-52.7 relative, inside the factor 1 + 2^-50 below.
+  //   Past it, |a| and ea are within 24 of each other, both >= 10976, so x
+  //   is exact (Sterbenz) and q = e^-x / cosh x (1 - d) = 2 / (e^2x + 1)
+  //   (1 - d), |d| < e^-21952: within 2^-55 relative.
+  const B v = det::tanh(a.v);
+  const B x = std::fabs(a.v) - a.e;
+  B q = 2;  // (NaN)
+  if (x >= 24) {
+    q = 0x1p-66L;
+  } else if (x <= -24) {
+    q = 2 / (1 + det::exp(-2 * std::fabs(a.v)));
+  } else if (x > -24) {
+    q = a.e < 11000 && std::fabs(a.v) < 11000
+            ? (det::expm1(a.e) - det::expm1(-a.e)) / 2 / (cosh(a.v) * cosh(x))
+            : 2 / (det::exp(2 * x) + 1);
+  }
+  const B moved = std::min(B(2), q * (1 + 0x1p-50L) + 0x1p-60L);
   // (tanh is 1-Lipschitz: the argument's rms moves it by at most as much)
   return note({v, moved + un_.eps_tanh * (std::fabs(v) + moved) + un_.tanh_abs,
                a.rms() + un_.eps_tanh_rms * (std::fabs(v) + moved) + un_.tanh_abs});

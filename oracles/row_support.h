@@ -23,7 +23,14 @@ namespace kc::oracle::rows {
 // aarch64), whose exponent range holds f64's sums of magnitudes past
 // max_f64 and its half-subnormal eta = 2^-1075, where a double would
 // overflow or drop them; its 64-bit significand rounds a relative 2^-64,
-// covered by rounding every bound up by a relative 2^-30.
+// covered by rounding every bound up by a relative 2^-30. Only x87's
+// basic operations (+ - * / sqrt, correctly rounded by IEEE 754, so the
+// same bits on every CPU) and the functions of oracles/det_math.h (MPFR's
+// exp, tanh, log, log1p, correctly rounded to 64 bits, within 2^-64
+// relative, and gamma_m rounded up) compute a bound: libm's long double
+// functions run x87's f2xm1 and fyl2x, whose last bits differ between
+// Intel and AMD, and a bound that moved with them moved the normalized
+// errors (docs/accuracy-bounds.md, "The bounds' own arithmetic").
 using B = long double;
 inline constexpr B kRoundUp = 1 + 0x1p-30L;
 
@@ -43,7 +50,7 @@ struct Units {
 };
 Units units(DType t);
 
-// gamma_m = (1 + u)^m - 1 (every m: m u may exceed 1 for halves).
+// gamma_m = (1 + u)^m - 1, rounded up (every m: m u may exceed 1 for halves).
 B gamma(B u, std::size_t m);
 
 // S = b / u into out.magnitude (b rounded up); with `rms`, the expected

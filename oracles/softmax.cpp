@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "oracles/det_math.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/row_support.h"
@@ -61,6 +62,8 @@ struct SoftRow {
   // c_j, rs of s - Z.
   std::vector<B> re;
   B rs = 0;
+  // log_softmax's row constants (below): DlnS and max |ln s|.
+  B dln = 0, ln_s = 0;
 };
 
 const SoftRow& soft_row(const Row& in) {
@@ -92,15 +95,15 @@ const SoftRow& soft_row(const Row& in) {
     mpfr_exp(raw(c), raw(c), MPFR_RNDN);
     if (j != at_max) r.z_minus_1 += c;
     const B diff = static_cast<B>(in.a[j]) - r.m;  // <= 0, exact enough for a bound (its error scales it by 1 + 2^-63)
-    r.cd[j] = std::exp(diff);
+    r.cd[j] = det::exp(diff);
     // (c_j below B's range: e_j is exp's result below T's too, within
     // E ulp_min of the tiny c_j, and c_j < ulp_min)
-    const B a = un.u * std::fabs(diff);
-    r.eps1[j] = r.cd[j] > 0 ? std::expm1(a) * (1 + un.eps) + un.eps : 0.0;
+    const B a = un.u * std::fabs(diff), grow_m1 = det::expm1(a);  // e^a - 1
+    r.eps1[j] = r.cd[j] > 0 ? grow_m1 * (1 + un.eps) + un.eps : 0.0;
     r.de[j] = r.cd[j] > 0 ? r.cd[j] * r.eps1[j] + un.libm_abs : un.libm_abs + un.ulp_min;
     // rms: d_j's rounding, uniform, moves exp(d_j) by c_j e^(a) |x_j -
     // m| u / sqrt(3) at most; then the libm's own (Units::eps_rms).
-    r.re[j] = std::min(r.de[j], r.cd[j] > 0 ? r.cd[j] * std::exp(a) * (un.round_rms * std::fabs(diff) + un.eps_rms) + un.libm_abs
+    r.re[j] = std::min(r.de[j], r.cd[j] > 0 ? r.cd[j] * (1 + grow_m1) * (un.round_rms * std::fabs(diff) + un.eps_rms) + un.libm_abs
                                               : r.de[j]);
     r.zd += r.cd[j];
     if (j != at_max) zm1d += r.cd[j];
@@ -118,6 +121,9 @@ const SoftRow& soft_row(const Row& in) {
   // s >= max(Z - Ds, 1 - eps): Z - s_lo = min(Ds, (Z - 1) + eps).
   r.z_minus_s_lo = std::min(r.ds, zm1d + un.eps);
   r.s_lo = r.zd - r.z_minus_s_lo;
+  // (log_softmax's, once per row: four MPFR calls, oracles/det_math.h)
+  r.dln = std::max(det::log1p(r.ds / r.zd), -det::log1p(-r.z_minus_s_lo / r.zd));
+  r.ln_s = std::max(std::fabs(det::log(r.s_lo)), det::log(r.s_hi));
   return r;
 }
 
@@ -165,8 +171,7 @@ void log_softmax(const Row& in, Exact& out) {
   out.value = (Mp(x) - Mp(r.m)) - ln_z;
   if (!is_number(out.value)) return;  // x = -inf: -inf exactly
   const B dd = un.u * std::fabs(x - r.m);
-  const B dln = std::max(std::log1p(r.ds / r.zd), -std::log1p(-r.z_minus_s_lo / r.zd));
-  const B ln_s = std::max(std::fabs(std::log(r.s_lo)), std::log(r.s_hi));
+  const B dln = r.dln, ln_s = r.ln_s;
   const B dl = dln + un.eps * ln_s + un.ulp_min;
   const B az = std::fabs(out.value.convert_to<long double>());
   // rms: d_i's rounding; ln s - ln Z within |s - Z| / s_lo (s, Z >= s_lo), then ln's own; the last rounding.
@@ -205,7 +210,7 @@ void softmax_backward(const Row& in, Exact& out) {
   const B gd = std::fabs(in.b[i] - dd) + 0x1p-50 * (std::fabs(in.b[i]) + abs_d);  // >= |g_i - d|
   // D = gamma_n sum |y_j g_j| + n eta (1 + u)^(n - 1), eta <= ulp_min
   // (docs/accuracy-bounds.md, "Dot products").
-  const B dot = gamma(un.u, n) * abs_d + static_cast<B>(n) * un.ulp_min * std::pow(1 + un.u, static_cast<B>(n));
+  const B dot = gamma(un.u, n) * abs_d + static_cast<B>(n) * un.ulp_min * det::pow1p_up(un.u, static_cast<long>(n));
   const B dt = dot * (1 + un.u) + un.u * gd;
   const B bound = std::fabs(in.a[i]) * (dt * (1 + un.u) + un.u * gd) + un.ulp_min;
   // rms: d^'s roundings in quadrature (their partial sums within D of the
@@ -241,7 +246,7 @@ void log_softmax_backward(const Row& in, Exact& out) {
   mpfr_exp(raw(e), raw(e), MPFR_RNDN);
   out.value = Mp(in.b[i]) - e * g;
   const B dg = gamma(un.u, n - 1) * abs_g * (1 + 0x1p-40);
-  const B ed = std::exp(static_cast<B>(in.a[i])), de = ed * un.eps + un.libm_abs;
+  const B ed = det::exp(static_cast<B>(in.a[i])), de = ed * un.eps + un.libm_abs;
   const B gabs = std::fabs(gsum) + 0x1p-50 * abs_g + dg;  // >= |G| + DG
   const B dp = de * gabs + ed * dg + un.u * (ed + de) * gabs + un.ulp_min;
   const B az = std::fabs(out.value.convert_to<long double>());

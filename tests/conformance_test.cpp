@@ -3,13 +3,17 @@
 // input of one-input kernels; 100 random cases). A run that graded nothing
 // fails. Each result must also equal, verdict and figure, the committed
 // digest of the default run (tests/results_digest.h): what a refactor or a
-// new family leaves alone stays exactly as it was.
+// new family leaves alone stays exactly as it was. A result whose oracle
+// made bulk exact-sum calls is graded again on every other exact-sum path
+// the CPU has (oracles/exact_sum.h: eight lanes, four, scalar), and must
+// give the same digest: the documents do not depend on which the CPU has.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "core/backend.h"
 #include "engine/conformance.h"
+#include "oracles/exact_sum.h"
 #include "reports/results_json.h"
 #include "tests/results_digest.h"
 
@@ -40,10 +44,20 @@ const nlohmann::json& golden() {
   return g;
 }
 
+// The digest of a result graded alone, as the default run grades it.
+nlohmann::json digest(const engine::KernelDTypeResult& r) {
+  engine::RunResults rr;
+  rr.results.push_back(r);
+  const auto doc = reports::results_json(rr);
+  return testing_support::digest_of_result(doc["kernels"][0]["contract"], doc["kernels"][0]["results"][0]);
+}
+
 TEST_P(Conformance, ReferencePassesItsContract) {
   const auto [k, t] = GetParam();
   auto backend = make_backend("reference");
+  const std::int64_t bulk_before = oracle::ExactSum::bulk_calls();
   const auto r = engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{});
+  const bool bulk = oracle::ExactSum::bulk_calls() > bulk_before;
   EXPECT_GT(r.elements, 0) << "graded nothing";
   EXPECT_GT(r.accuracy.graded + r.accuracy.special, 0);
   if (is_half(t) && k->driver == "elementwise") {
@@ -62,14 +76,24 @@ TEST_P(Conformance, ReferencePassesItsContract) {
   EXPECT_EQ(r.verdict, "pass");
   for (const auto& f : r.failures) ADD_FAILURE() << f.message;
 
-  engine::RunResults rr;
-  rr.results.push_back(r);
-  const auto doc = reports::results_json(rr);
-  const auto got = testing_support::digest_of_result(doc["kernels"][0]["contract"], doc["kernels"][0]["results"][0]);
+  const auto got = digest(r);
   const std::string key = std::string(k->name) + " " + std::string(dtype_name(t));
   ASSERT_TRUE(golden().contains(key)) << key << " is not in the committed digest of the default run";
   for (const auto& [field, want] : golden()[key].items())
     EXPECT_EQ(got.value(field, nlohmann::json()), want) << key << ": " << field << " differs from the default run's digest";
+
+  // Every other exact-sum path this CPU has, where the oracle took one.
+  using Path = oracle::ExactSum::Path;
+  if (k->name == "matmul") EXPECT_TRUE(bulk) << "the dot oracle made no bulk exact-sum call: the paths went untested";
+  if (!bulk) return;
+  for (const Path p : {Path::extract8, Path::extract4, Path::scalar}) {
+    if (p == oracle::ExactSum::path() || !oracle::ExactSum::has_path(p)) continue;
+    oracle::ExactSum::use_path(p);
+    const auto on_path = digest(engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{}));
+    oracle::ExactSum::use_default_path();
+    const char* name = p == Path::extract8 ? "extract8" : p == Path::extract4 ? "extract4" : "scalar";
+    EXPECT_EQ(on_path, got) << key << ": the exact sums' " << name << " path gives another digest";
+  }
 }
 
 // The same kernel and dtype in the conformance profile (what any correct

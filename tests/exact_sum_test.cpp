@@ -160,7 +160,7 @@ void expect_same(const std::vector<Term>& terms, const std::string& what) {
     ExactSum::use_path(p);
     expect_same_on_path(terms, what + name(p));
   }
-  ExactSum::use_widest_path();
+  ExactSum::use_default_path();
 }
 
 // A finite value of every binade of the dtype (subnormals included), by
@@ -246,7 +246,7 @@ TEST(ExactSum, TheWindowTakesOnlyWhatFitsIt) {
     EXPECT_TRUE(mpfr_equal_p(want, got)) << "past the window's count of additions" << name(path);
     mpfr_clears(want, got, static_cast<mpfr_ptr>(nullptr));
   }
-  ExactSum::use_widest_path();
+  ExactSum::use_default_path();
 }
 
 TEST(ExactSum, CancellationLeavesTheSmallTerms) {
@@ -574,7 +574,7 @@ TEST(ExactSum, TheBulkCallsTakeTheBlocksTheyCanByExtraction) {
     ExactSum::use_path(Path::scalar);
     EXPECT_EQ(extracted([&](ExactSum& s, ExactSum& a) { s.add_products(pairs.data(), 64, &a); }), 0);
   }
-  ExactSum::use_widest_path();
+  ExactSum::use_default_path();
 }
 
 TEST(ExactSum, AddEqualsAddProductByOne) {

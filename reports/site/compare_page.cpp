@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "oracles/det_math.h"
 #include "reports/html.h"
 #include "reports/site/html_util.h"
 #include "reports/site/svg_plots.h"
@@ -58,19 +59,19 @@ std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>&
     const json &lo = field(p, "x_lo"), &hi = field(p, "x_hi"), &f = field(p, "max_frac_ulp");
     for (std::size_t i = 0; lo.is_array() && hi.is_array() && f.is_array() && i < lo.size() && i < hi.size() && i < f.size(); ++i) {
       const auto a = as_double(lo[i]), b = as_double(hi[i]), y = as_double(f[i]);
-      if (a && b && std::isfinite(*a) && std::isfinite(*b)) xmax = std::max({xmax, std::fabs(std::asinh(*a)), std::fabs(std::asinh(*b))});
+      if (a && b && std::isfinite(*a) && std::isfinite(*b)) xmax = std::max({xmax, std::fabs(oracle::det::asinh(*a)), std::fabs(oracle::det::asinh(*b))});
       if (y && std::isfinite(*y)) ymax = std::max(ymax, *y);
     }
   }
   if (xmax == 0) return "";
   const double W = 760, H = 300, L = 60, R = 12, T = 12, B = 40, pw = W - L - R, ph = H - T - B;
-  const double ylo = -3, yhi = std::log10(ymax) + 0.2;
-  auto X = [&](double x) { return L + (std::asinh(x) / xmax + 1) / 2 * pw; };
-  auto Y = [&](double y) { return T + ph - (std::log10(std::max(y, 1e-3)) - ylo) / (yhi - ylo) * ph; };
+  const double ylo = -3, yhi = oracle::det::log10(ymax) + 0.2;
+  auto X = [&](double asinh_x) { return L + (asinh_x / xmax + 1) / 2 * pw; };  // (x given by asinh x)
+  auto Y = [&](double y) { return T + ph - (oracle::det::log10(std::max(y, 1e-3)) - ylo) / (yhi - ylo) * ph; };
   std::string s = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
                               "aria-label=\"max fractional ulp error versus input, per backend\">",
                               W, H, W, H);
-  for (double p = 1e-3; p <= std::pow(10, yhi); p *= 10)
+  for (double p = 1e-3; p <= oracle::det::pow(10.0, yhi); p *= 10)
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#ddd\"/><text x=\"{3}\" y=\"{4:.1f}\" "
                      "font-size=\"11\" text-anchor=\"end\">{5}</text>",
                      L, W - R, Y(p), L - 4, Y(p) + 4, short_num(p));
@@ -83,8 +84,9 @@ std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>&
     for (std::size_t i = 0; lo.is_array() && hi.is_array() && f.is_array() && i < lo.size() && i < hi.size() && i < f.size(); ++i) {
       const auto a = as_double(lo[i]), c = as_double(hi[i]), y = as_double(f[i]);
       if (!a || !c || !y || !std::isfinite(*a) || !std::isfinite(*c) || std::isnan(*y)) continue;
-      const double x = std::sinh((std::asinh(*a) + std::asinh(*c)) / 2);
-      pts += fmt::format("{:.1f},{:.1f} ", X(x), Y(std::isinf(*y) ? ymax : *y));
+      // (the slice's middle on the asinh scale; sinh of it may overflow where the slice ends at max)
+      const double mid = (oracle::det::asinh(*a) + oracle::det::asinh(*c)) / 2;
+      pts += fmt::format("{:.1f},{:.1f} ", X(mid), Y(std::isinf(*y) ? ymax : *y));
     }
     s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"><title>{}</title></polyline>",
                      kColors[b % 8], pts, escape_html(series[b].first));

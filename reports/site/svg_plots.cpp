@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "oracles/det_math.h"
 #include "reports/html.h"
 #include "reports/json_number.h"
 #include "reports/site/html_util.h"
@@ -28,7 +29,7 @@ std::string edge_label(double v) { return std::isfinite(v) ? fmt::format("{}", v
 // Ticks at 1, 2 or 5 times a power of ten, so labels stay short and round.
 double nice_step(double range, int want) {
   const double raw = range / want;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  const double p = oracle::det::pow(10.0, std::floor(oracle::det::log10(raw)));
   for (double m : {1.0, 2.0, 5.0})
     if (m * p >= raw) return m * p;
   return 10 * p;
@@ -64,8 +65,8 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
   const double W = 760, H = 300, L = 72, R = 16, T = 18, B = 78;
   const double pw = W - L - R, ph = H - T - B, bw = pw / static_cast<double>(n);
   // Log scale from 0.5 so that a bin holding one element still shows a bar.
-  const double lo = std::log10(0.5), hi = std::log10(static_cast<double>(maxc)) + 0.15;
-  auto y = [&](double c) { return T + ph - (std::log10(c) - lo) / (hi - lo) * ph; };
+  const double lo = oracle::det::log10(0.5), hi = oracle::det::log10(static_cast<double>(maxc)) + 0.15;
+  auto y = [&](double c) { return T + ph - (oracle::det::log10(c) - lo) / (hi - lo) * ph; };
 
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" "
@@ -74,7 +75,7 @@ std::string error_histogram(const json& h, std::optional<double> bound) {
   for (double p = 1; p <= static_cast<double>(maxc) * 1.0001; p *= 10) {
     s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#bbb\" stroke-dasharray=\"2,3\"/>"
                      "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
-                     L, W - R, y(p), y(p), L - 5, y(p) + 4, p < 1e6 ? fmt::format("{:.0f}", p) : fmt::format("1e{:.0f}", std::log10(p)));
+                     L, W - R, y(p), y(p), L - 5, y(p) + 4, p < 1e6 ? fmt::format("{:.0f}", p) : fmt::format("1e{:.0f}", oracle::det::log10(p)));
   }
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = integer_or(counts[i], 0);
