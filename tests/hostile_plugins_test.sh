@@ -98,7 +98,7 @@ assert len(p['name']) == 256 and 'library name: 2097151 bytes long, cut to the f
 # (signalled once kconform has started its worker: then it is loading)
 "$kc" run --backend "plugin:$(lib reg_hang)" >"$work/out" 2>&1 &
 pid=$!
-for _ in $(seq 300); do [ -s "/proc/$pid/task/$pid/children" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -n "$(cat "/proc/$pid/task/$pid/children" 2>/dev/null)" ] && break; sleep 0.1; done  # (a /proc file reads as 0 bytes long: read it)
 sleep 0.2
 kill -INT "$pid"
 wait "$pid"
