@@ -2,8 +2,7 @@
 // run graded. Two passes, each over the cases until it has compared
 // kNeeded output elements (or run out of cases): first in the process
 // that graded them, which has seen every input (a kernel right only the
-// first time it sees an input fails here), last case first and with the
-// buffers laid out the other way (Backend::rerun); then in a fresh process
+// first time it sees an input fails here), last case first; then in a fresh process
 // with the cases in a shuffled order (a kernel whose result depends on
 // what it computed before fails here). Both compare with the graded
 // output, never only with each other.
@@ -72,8 +71,7 @@ class Determinism final : public Check {
         const gen::Case cs = v.case_of(g.case_id);
         std::string what;
         try {
-          const auto again = fresh ? v.c.backend.run(v.c.k.name, cs.inputs, cs.params)
-                                   : v.c.backend.rerun(v.c.k.name, cs.inputs, cs.params);
+          const auto again = v.c.backend.run(v.c.k.name, cs.inputs, cs.params);
           what = difference(v.c.t, g.outputs, again);
         } catch (const std::exception& e) {
           what = fmt::format("the re-execution failed where the graded call succeeded: {}", e.what());

@@ -43,7 +43,7 @@ void add_isolation_options(CLI::App& app, IsolationOptions& o) {
   app.add_option("--settle-ms", o.settle_ms,
                  "Milliseconds a worker waits after a call returns while the kernel's threads live, before it looks "
                  "for writes after the return and threads still running (default 2)")
-      ->check(finite_in(0.0, 10000.0));
+      ->check(finite_in(0.0, 1000.0));
   app.add_option("--align", o.align,
                  "Start every plug-in buffer at a multiple of this many bytes (a power of two; default 0: the element "
                  "size, so that a buffer's end lies against its guard page)")

@@ -9,7 +9,7 @@ namespace kc::cli {
 namespace {
 
 void on_signal(int sig) {
-  if (kc::stop_signal().load() != 0) {  // the second one: now
+  if (kc::stop_signal().load() != 0 && kc::second_signal_ends_process()) {  // the second one: now
     ::signal(sig, SIG_DFL);
     ::raise(sig);
     return;

@@ -52,14 +52,6 @@ class Backend {
   };
   virtual Declared declared(std::string_view /*kernel*/, DType /*t*/) const { return {}; }
 
-  // The same call again, with its buffers laid out differently where the
-  // backend can (a plug-in: against the other guard pages): the
-  // determinism check's re-executions.
-  virtual std::vector<Tensor> rerun(std::string_view kernel, std::span<const Tensor> inputs,
-                                    const Params& params) const {
-    return run(kernel, inputs, params);
-  }
-
   // What the calls since the last take did besides their results, as a
   // backend that isolates its kernels sees it: breaches of the plug-in
   // contract that left the outputs intact (each under the check it fails:

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "core/backend.h"
+#include "core/stop.h"
 
 namespace kc::engine {
 
@@ -88,6 +89,7 @@ void write_file_atomically(const fs::path& p, const std::string& content) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) _exit(1);
   if (opts.backend) opts.backend->after_fork();
+  set_second_signal_ends_process(false);
   int rc = 0;
   for (;;) {
     if (opts.stop && opts.stop->load()) break;
@@ -100,6 +102,10 @@ void write_file_atomically(const fs::path& p, const std::string& content) {
       sh->written.fetch_add(1);
     } catch (const std::exception& e) {
       std::ofstream(dir / (std::to_string(i) + ".error")) << e.what();
+      rc = 1;
+      break;
+    } catch (...) {  // (never unwind into the parent's frames: its folders are shared)
+      std::ofstream(dir / (std::to_string(i) + ".error")) << "an unexpected exception while grading item " << i;
       rc = 1;
       break;
     }

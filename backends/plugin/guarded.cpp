@@ -27,19 +27,27 @@ struct Region {
   std::atomic<std::uintptr_t> data{0}, size{0};
   std::atomic<std::int32_t> role{0}, index{-1};
   std::atomic<bool> used{false};
+  std::atomic<bool> earlier{false};  // a buffer of an earlier call, kept inaccessible
 };
 constexpr int kSlots = 512;
 Region g_regions[kSlots];
 std::atomic<int> g_phase{0};
-std::atomic<bool> g_reported{false};
+// Who writes the next message to kconform: the main thread's reply, or the
+// handler's fault report during a call; whoever claims it first (the
+// other must not write a byte: the two would interleave).
+enum Owner : int { kFree = 0, kReply = 1, kFaultReport = 2 };
+std::atomic<int> g_owner{kFree};
 int g_reply_fd = -1;
-pid_t g_main_tid = 0;
+pid_t g_main_tid = 0, g_runner_pid = 0;
+struct sigaction g_previous{};  // the handler before ours (a library's own), for faults not ours
+bool g_have_previous = false;
 
-// The one fault recorded after a return (by a thread that is then ended).
+// The one fault recorded after a return (by a thread that is then ended):
+// claimed by one writer (state 0 -> 1), readable once published (2).
 struct LateFault {
-  std::atomic<bool> set{false};
+  std::atomic<int> state{0};
   std::int32_t role = 0, index = -1;
-  bool write = false;
+  bool write = false, earlier = false;
   std::uintptr_t addr = 0, data = 0, size = 0;
 } g_late;
 
@@ -70,18 +78,22 @@ struct Text {
 
 const char* role_kind(Role role, bool inside, bool write) {
   if (!inside) return write ? "out-of-bounds write" : "out-of-bounds read";
-  if (role == Role::input) return "input modified";
-  return "write after return";
+  if (role == Role::input && write) return "input modified";
+  return write ? "write after return" : "read after return";
 }
 
 // "the kernel read at byte 3 past the end of {operand} (a 12-byte buffer)"
-void describe(Text& t, Role role, bool write, std::uintptr_t addr, std::uintptr_t data, std::uintptr_t size) {
+void describe(Text& t, Role role, bool write, bool earlier, std::uintptr_t addr, std::uintptr_t data, std::uintptr_t size) {
   const bool inside = addr >= data && addr < data + size;
+  const char* of = earlier ? " of an earlier call" : "";
   if (inside) {
-    t.add(role == Role::input ? "the kernel wrote into {operand}, which is read-only (at byte "
-                              : role == Role::earlier_output
-                                  ? "a thread wrote into {operand} of an earlier call after that call returned (at byte "
-                                  : "a thread wrote into {operand} after the call returned (at byte ");
+    if (role == Role::input && write && !earlier) {
+      t.add("the kernel wrote into {operand}, which is read-only (at byte ");
+    } else {
+      t.add(write ? "a thread wrote into {operand}" : "a thread read {operand}");
+      t.add(of);
+      t.add(earlier ? " after that call returned (at byte " : " after the call returned (at byte ");
+    }
     t.add(static_cast<std::uint64_t>(addr - data));
     t.add(" of ");
     t.add(static_cast<std::uint64_t>(size));
@@ -96,6 +108,7 @@ void describe(Text& t, Role role, bool write, std::uintptr_t addr, std::uintptr_
     t.add(static_cast<std::uint64_t>(addr - (data + size)));
     t.add(" past the end of {operand}");
   }
+  t.add(of);
   t.add(" (a ");
   t.add(static_cast<std::uint64_t>(size));
   t.add("-byte buffer; byte 0 past the end is the first after it)");
@@ -118,15 +131,12 @@ void send_string(const char* s, std::size_t n) {
   send_all(s, n);
 }
 
-void report_and_exit(Role role, std::int32_t index, bool write, std::uintptr_t addr, std::uintptr_t data,
+void report_and_exit(Role role, std::int32_t index, bool write, bool earlier, std::uintptr_t addr, std::uintptr_t data,
                      std::uintptr_t size) {
-  if (g_reported.exchange(true)) {  // another thread reports: wait for the end
-    for (;;) ::pause();
-  }
   const bool inside = addr >= data && addr < data + size;
   const char* kind = role_kind(role, inside, write);
   Text what;
-  describe(what, role, write, addr, data, size);
+  describe(what, role, write, earlier, addr, data, size);
   send_value(Reply::fault);
   send_string(kind, std::strlen(kind));
   send_value(role);
@@ -140,7 +150,41 @@ void report_and_exit(Role role, std::int32_t index, bool write, std::uintptr_t a
   ::_exit(kExitFaultReported);
 }
 
+// Records a fault for the reply to report (the first only), then ends the
+// calling thread alone.
+[[noreturn]] void record_late_and_end_thread(Role role, std::int32_t index, bool write, bool earlier, std::uintptr_t addr,
+                                             const Region& r) {
+  int empty = 0;
+  if (g_late.state.compare_exchange_strong(empty, 1)) {
+    g_late.role = static_cast<std::int32_t>(role), g_late.index = index, g_late.write = write, g_late.earlier = earlier;
+    g_late.addr = addr, g_late.data = r.data.load(), g_late.size = r.size.load();
+    g_late.state.store(2);
+  }
+  for (;;) ::syscall(SYS_exit, 0);
+}
+
+void pass_on(int sig, siginfo_t* si, void* ctx) {
+  // Not a guard: a library's own handler (a runtime's guard pages, a GC's
+  // barriers) if it had one, else the kernel's crash, reported by the
+  // signal that ends the process.
+  if (g_have_previous && (g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_sigaction) {
+    g_previous.sa_sigaction(sig, si, ctx);
+    return;
+  }
+  if (g_have_previous && !(g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_handler != SIG_DFL &&
+      g_previous.sa_handler != SIG_IGN) {
+    g_previous.sa_handler(sig);
+    return;
+  }
+  ::signal(sig, SIG_DFL);
+}
+
 void on_fault(int sig, siginfo_t* si, void* ctx) {
+  // A process the kernel forked shares the handler, not the connection.
+  if (::getpid() != g_runner_pid) {
+    ::signal(sig, SIG_DFL);
+    return;
+  }
   const auto addr = reinterpret_cast<std::uintptr_t>(si->si_addr);
   for (auto& r : g_regions) {
     if (!r.used.load() || addr < r.lo.load() || addr >= r.hi.load()) continue;
@@ -148,23 +192,18 @@ void on_fault(int sig, siginfo_t* si, void* ctx) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;  // the page fault's error code: W
     const auto role = static_cast<Role>(r.role.load());
     const auto index = r.index.load();
+    const bool earlier = r.earlier.load();
     const bool main_thread = static_cast<pid_t>(::syscall(SYS_gettid)) == g_main_tid;
-    if (g_phase.load() != static_cast<int>(Phase::in_call) && !main_thread) {
-      // A thread left running (the call has returned: the main thread may
-      // be writing to kconform): record the first such access, end that
-      // thread only; the reply of this call, or of the next, reports it.
-      if (!g_late.set.load()) {
-        g_late.role = static_cast<std::int32_t>(role), g_late.index = index, g_late.write = write;
-        g_late.addr = addr, g_late.data = r.data.load(), g_late.size = r.size.load();
-        g_late.set.store(true);
-      }
-      ::syscall(SYS_exit, 0);
-    }
-    if (g_phase.load() != static_cast<int>(Phase::in_call)) break;  // the worker's own code: a crash
-    report_and_exit(role, index, write, addr, r.data.load(), r.size.load());
+    int free = kFree;
+    if (g_phase.load() == static_cast<int>(Phase::in_call) && g_owner.compare_exchange_strong(free, kFaultReport))
+      report_and_exit(role, index, write, earlier, addr, r.data.load(), r.size.load());
+    // The call has returned (the main thread may be writing to kconform):
+    // a thread left running is recorded and ended; the reply of this call,
+    // or of the next, reports it.
+    if (!main_thread) record_late_and_end_thread(role, index, write, earlier, addr, r);
+    break;  // the worker's own code: a crash
   }
-  // Not a guard: the kernel's own crash, reported by the signal that ends the process.
-  ::signal(sig, SIG_DFL);
+  pass_on(sig, si, ctx);
 }
 
 }  // namespace
@@ -203,6 +242,7 @@ std::optional<GuardedBuffer> GuardedBuffer::make(std::size_t bytes, std::size_t 
     r.size = bytes;
     r.role = static_cast<std::int32_t>(role);
     r.index = index;
+    r.earlier = false;
   }
   return b;
 }
@@ -235,7 +275,7 @@ void GuardedBuffer::read_only() {
 
 void GuardedBuffer::quarantine() {
   if (pages_bytes_ > 0) ::mprotect(map_ + kGuardBytes, pages_bytes_, PROT_NONE);
-  if (slot_ >= 0) g_regions[slot_].role = static_cast<std::int32_t>(Role::earlier_output);
+  if (slot_ >= 0) g_regions[slot_].earlier = true;
 }
 
 std::string GuardedBuffer::slack_damage() const {
@@ -268,28 +308,45 @@ void install_fault_handler(int reply_fd) {
   g_reply_fd = reply_fd;
   if (g_main_tid == 0) {
     g_main_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    g_runner_pid = ::getpid();
     static char alt[256 * 1024];
     stack_t st{};
     st.ss_sp = alt;
     st.ss_size = sizeof alt;
     ::sigaltstack(&st, nullptr);
   }
-  struct sigaction sa{};
+  struct sigaction sa{}, before{};
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGSEGV, &sa, nullptr);
+  ::sigaction(SIGSEGV, &sa, &before);
+  // A handler the library installed (at load or in a call) gets the faults
+  // that are not ours.
+  if (!((before.sa_flags & SA_SIGINFO) && before.sa_sigaction == on_fault)) {
+    g_previous = before;
+    g_have_previous = true;
+  }
 }
 
-bool late_fault_pending() { return g_late.set.load(); }
+void claim_reply() {
+  int free = kFree;
+  if (!g_owner.compare_exchange_strong(free, kReply))
+    for (;;) ::pause();  // a fault report is being written: the process ends with it
+}
+
+void release_reply() { g_owner.store(kFree); }
+
+bool late_fault_pending() { return g_late.state.load() == 2; }
 
 std::optional<Fault> take_late_fault() {
-  if (!g_late.set.exchange(false)) return std::nullopt;
+  if (g_late.state.load() != 2) return std::nullopt;
   Text what;
   const auto role = static_cast<Role>(g_late.role);
-  describe(what, role, g_late.write, g_late.addr, g_late.data, g_late.size);
+  describe(what, role, g_late.write, g_late.earlier, g_late.addr, g_late.data, g_late.size);
   const bool inside = g_late.addr >= g_late.data && g_late.addr < g_late.data + g_late.size;
-  return Fault{role_kind(role, inside, g_late.write), role, g_late.index, std::string(what.buf, what.n)};
+  Fault f{role_kind(role, inside, g_late.write), role, g_late.index, std::string(what.buf, what.n)};
+  g_late.state.store(0);
+  return f;
 }
 
 }  // namespace kc::plugin

@@ -68,5 +68,10 @@ void install_fault_handler(int reply_fd);
 // if any (once); and whether one is waiting.
 std::optional<Fault> take_late_fault();
 bool late_fault_pending();
+// Before the main thread writes a reply: the connection becomes its own
+// (if a fault report got it first, this never returns: that report ends
+// the process). release_reply frees it before the next call.
+void claim_reply();
+void release_reply();
 
 }  // namespace kc::plugin

@@ -59,11 +59,22 @@ bool thread_activity(pid_t tid, char& state, std::uint64_t& run_ns) {
   return static_cast<bool>(sched >> run_ns);
 }
 
+// A process's state (field 3 of /proc/P/stat): 'Z' for a zombie.
+char process_state(pid_t p) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", p));
+  std::string s((std::istreambuf_iterator<char>(stat)), {});
+  const auto close = s.rfind(')');
+  return close == std::string::npos || close + 2 >= s.size() ? '?' : s[close + 2];
+}
+
+// The children that are still running (zombies, ended processes not yet
+// reaped, are reaped by the caller and left behind nothing).
 std::vector<pid_t> children() {
   std::vector<pid_t> v;
   for (pid_t tid : thread_ids()) {
     std::ifstream in(fmt::format("/proc/self/task/{}/children", tid));
-    for (pid_t p; in >> p;) v.push_back(p);
+    for (pid_t p; in >> p;)
+      if (process_state(p) != 'Z') v.push_back(p);
   }
   return v;
 }
@@ -158,12 +169,14 @@ std::string kill_descendants() {
   std::map<pid_t, std::string> killed;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (int quiet = 0; quiet < 2 && std::chrono::steady_clock::now() < deadline;) {
+    int status = 0;
+    while (::waitpid(-1, &status, WNOHANG) > 0) {  // ended already: nothing left behind
+    }
     const auto kids = children();
     for (pid_t p : kids) {
       if (!killed.count(p)) killed[p] = command_name(p);
       ::kill(p, SIGKILL);
     }
-    int status = 0;
     while (::waitpid(-1, &status, WNOHANG) > 0) {
     }
     if (kids.empty()) ++quiet;
@@ -186,7 +199,9 @@ void close_other_descriptors(int keep1, int keep2) {
 }
 
 void Capture::start() {
-  fd_ = ::memfd_create("kconform-worker-output", 0);
+  // (close-on-exec: a program the kernel runs gets descriptors 1 and 2, the
+  // copies below, and not this one)
+  fd_ = ::memfd_create("kconform-worker-output", MFD_CLOEXEC);
   if (fd_ < 0) return;
   ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_APPEND);
   const int null = ::open("/dev/null", O_RDONLY);

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -21,8 +22,13 @@ void write_hello(Channel& ch, const Hello& h) {
     ch.put(k.claim_bound);
     ch.put_string(k.expected_failure);
   }
-  ch.put<std::uint32_t>(static_cast<std::uint32_t>(h.notes.size()));
-  for (const auto& n : h.notes) ch.put_string(n);
+  // At most kMaxNotes notes, the last saying how many more there were.
+  const std::size_t shown = std::min(h.notes.size(), kMaxNotes);
+  ch.put<std::uint32_t>(static_cast<std::uint32_t>(shown));
+  for (std::size_t i = 0; i + 1 < shown; ++i) ch.put_string(h.notes[i]);
+  if (shown > 0)
+    ch.put_string(h.notes.size() == shown ? h.notes[shown - 1]
+                                          : "... and " + std::to_string(h.notes.size() - shown + 1) + " more notes");
 }
 
 // (Caps a little above the worker's own: the worker cuts at a character
@@ -46,7 +52,7 @@ Hello read_hello(Channel& ch) {
     h.kernels.push_back(std::move(k));
   }
   const auto notes = ch.get<std::uint32_t>();
-  if (notes > 4 * n + 16) throw ChannelClosed("the worker sent a malformed note list");
+  if (notes > kMaxNotes) throw ChannelClosed("the worker sent a malformed note list");
   for (std::uint32_t i = 0; i < notes; ++i) h.notes.push_back(ch.get_string(kTextCap));
   return h;
 }
@@ -135,6 +141,7 @@ bool recv_fd(int sock, std::uint8_t& tag, int& fd) {
   while (n < 0 && errno == EINTR);
   if (n != 1) return false;
   tag = msg.tag;
+  // (the descriptor is the caller's from here: it closes it on a wrong tag)
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg.m); c; c = CMSG_NXTHDR(&msg.m, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
   return true;

@@ -31,6 +31,7 @@ inline constexpr std::size_t kNameCap = 256;          // library name, version, 
 inline constexpr std::size_t kTextCap = 4096;         // build flags, reasons, messages
 inline constexpr std::size_t kPrintedCap = 8192;      // what a call printed
 inline constexpr std::int32_t kMaxKernelEntries = 100000;
+inline constexpr std::size_t kMaxNotes = 64;  // a Hello's notes
 
 struct KernelEntry {
   std::string name;
@@ -68,8 +69,8 @@ bool recv_fd(int sock, std::uint8_t& tag, int& fd);
 // byte before the start faults). Calls alternate (plugin_backend.cpp).
 enum class Placement : std::uint8_t { tail = 0, head = 1 };
 
-// Which buffer a fault touched.
-enum class Role : std::int32_t { none = 0, input = 1, output = 2, earlier_output = 3 };
+// Which buffer a fault touched (of this call or, the text says, an earlier one).
+enum class Role : std::int32_t { none = 0, input = 1, output = 2 };
 
 struct CallSetup {
   Placement placement = Placement::tail;

@@ -228,10 +228,21 @@ std::vector<std::int64_t> poisoned(const GuardedBuffer& b, std::size_t size, std
   return v;
 }
 
+// Moves an attempt's buffers, made inaccessible, into `keep`: a thread the
+// kernel left that touches one later is then named, never a wild access to
+// memory reused by the next call.
+void keep_buffers(Attempt& a, std::vector<GuardedBuffer>& keep) {
+  for (auto& b : a.inputs) b.quarantine(), keep.push_back(std::move(b));
+  for (auto& o : a.outs.list) o.buf.quarantine(), keep.push_back(std::move(o.buf));
+  a.inputs.clear();
+  a.outs.list.clear();
+}
+
 // Output elements the kernel never wrote: those that hold the first
 // poison, and the second one when the same call is made again (an element
 // the kernel computed to equal the poison holds its value both times).
-std::optional<Fault> unwritten(const kc_kernel& entry, Call& c, const Attempt& first, int reply_fd) {
+std::optional<Fault> unwritten(const kc_kernel& entry, Call& c, const Attempt& first, int reply_fd,
+                               std::vector<GuardedBuffer>& keep) {
   std::vector<std::vector<std::int64_t>> suspects;
   bool any = false;
   for (const auto& o : first.outs.list) {
@@ -242,6 +253,13 @@ std::optional<Fault> unwritten(const kc_kernel& entry, Call& c, const Attempt& f
   Attempt again;
   std::string fp;
   run_once(entry, c, kSecondPoison, again, fp, reply_fd);
+  // (its buffers stay, inaccessible, with the call's: a thread of this
+  // second run may still touch them)
+  struct Keep {
+    Attempt& a;
+    std::vector<GuardedBuffer>& keep;
+    ~Keep() { keep_buffers(a, keep); }
+  } kept{again, keep};
   if (again.fault || again.status != KC_OK || again.outs.list.size() != first.outs.list.size()) return std::nullopt;
   for (std::size_t o = 0; o < suspects.size(); ++o) {
     const auto& b = again.outs.list[o].buf;
@@ -305,12 +323,43 @@ Aftermath aftermath(Capture& cap, const std::vector<pid_t>& running, const std::
   return a;
 }
 
-void answer_call(Channel& ch, const kc_plugin_info& info, Capture& cap, std::vector<GuardedBuffer>& quarantine) {
+// The connection's descriptor as it was when the runner started: a kernel
+// that closed it (or put another file in its place) took the connection;
+// checked before every reply, so that a reply never goes into its file.
+struct ChannelIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  explicit ChannelIdentity(int fd) {
+    struct stat st{};
+    if (::fstat(fd, &st) == 0) dev = st.st_dev, ino = st.st_ino;
+  }
+  bool still(int fd) const {
+    struct stat st{};
+    return ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+  }
+};
+
+// Before a reply: the connection is the worker's to write (not a fault
+// report's, not another file on its descriptor).
+void take_connection(const Channel& ch, const ChannelIdentity& identity) {
+  claim_reply();
+  if (!identity.still(ch.fd())) ::_exit(kExitChannelLost);
+}
+
+void answer_call(Channel& ch, const ChannelIdentity& identity, const kc_plugin_info& info, Capture& cap,
+                 std::vector<GuardedBuffer>& quarantine) {
   Call c = read_call(ch);
   const kc_kernel* entry = find_entry(info, c);
-  if (!entry) {
-    write_fault(ch, {"exception", Role::none, -1, fmt::format("the plug-in has no entry point for '{}'", c.kernel)});
-    write_aftermath(ch, {});
+  // A thread of an earlier call touched a buffer after it returned (it was
+  // ended): a pool it belonged to may now wait forever for it, so the
+  // kernel is not called again; this call reports it.
+  if (std::optional<Fault> late = take_late_fault(); late || !entry) {
+    take_connection(ch, identity);
+    write_fault(ch, late ? *late : Fault{"exception", Role::none, -1, fmt::format("the plug-in has no entry point for '{}'", c.kernel)});
+    Aftermath after;
+    after.retire = late.has_value();
+    write_aftermath(ch, after);
+    release_reply();
     return;
   }
   const std::set<pid_t> threads_before = thread_ids();
@@ -326,11 +375,14 @@ void answer_call(Channel& ch, const kc_plugin_info& info, Capture& cap, std::vec
   std::optional<Fault> fault = take_late_fault();
   if (!fault) fault = a.fault;
   if (!fault) fault = output_problem(a);
+  // This call's buffers stay mapped, inaccessible, until the next call ends.
+  std::vector<GuardedBuffer> kept;
   // Elements never written are graded as they are (the poison) and fail a
   // check of their own; a wrong shape, their usual cause, is the engine's.
   std::optional<Fault> never;
-  if (!fault && a.status == KC_OK) never = unwritten(*entry, c, a, ch.fd());
+  if (!fault && a.status == KC_OK) never = unwritten(*entry, c, a, ch.fd(), kept);
   set_phase(Phase::idle);
+  take_connection(ch, identity);
   if (fault) write_fault(ch, *fault);
   else if (a.status != KC_OK) send_status(ch, a);
   else send_outputs(ch, a);
@@ -338,28 +390,10 @@ void answer_call(Channel& ch, const kc_plugin_info& info, Capture& cap, std::vec
   if (never) after.notes.emplace_back(kUnwrittenCheck, never->what);
   if (fault) after.retire = true;  // what else it broke is unknown
   write_aftermath(ch, after);
-  // This call's outputs stay mapped, inaccessible, until the next call ends.
-  quarantine.clear();
-  for (auto& o : a.outs.list) {
-    o.buf.quarantine();
-    quarantine.push_back(std::move(o.buf));
-  }
+  keep_buffers(a, kept);
+  quarantine = std::move(kept);
+  release_reply();
 }
-
-// The connection's descriptor as it was when the runner started: a kernel
-// that closed it (or put another file in its place) took the connection.
-struct ChannelIdentity {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  explicit ChannelIdentity(int fd) {
-    struct stat st{};
-    if (::fstat(fd, &st) == 0) dev = st.st_dev, ino = st.st_ino;
-  }
-  bool still(int fd) const {
-    struct stat st{};
-    return ::fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
-  }
-};
 
 }  // namespace
 
@@ -382,7 +416,7 @@ void run_runner(const std::string& path, int fd, const kc_plugin_info* preloaded
       if (!hello.error.empty()) ::_exit(kExitDone);
     }
     std::vector<GuardedBuffer> quarantine;
-    for (;;) answer_call(ch, info, cap, quarantine);
+    for (;;) answer_call(ch, identity, info, cap, quarantine);
   } catch (const ChannelClosed&) {
     ::_exit(identity.still(fd) ? kExitDone : kExitChannelLost);
   } catch (...) {

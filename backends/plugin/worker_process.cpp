@@ -22,6 +22,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A reply that does not hold together (sizes that disagree, a count out of
+// range): the runner is alive but not to be believed.
+struct MalformedReply : ChannelClosed {
+  MalformedReply() : ChannelClosed("malformed reply") {}
+};
+
 std::string signal_text(int sig) {
   const char* name = sigabbrev_np(sig);
   return name ? fmt::format("SIG{}", name) : fmt::format("signal {}", sig);
@@ -68,8 +74,15 @@ void WorkerProcess::start_zygote() {
   control_->stop_on_signal(true);
   if (!preload_) return;
   read_hello_within_limit(*control_);
+  if (!hello_.error.empty()) return;
   control_->set_deadline(Clock::now() + std::chrono::seconds(5));
-  const bool copyable = control_->get<std::uint8_t>() == 1;
+  bool copyable = false;
+  try {
+    copyable = control_->get<std::uint8_t>() == 1;
+  } catch (const std::runtime_error&) {
+    const std::string how = how_zygote_ended();
+    throw UsageError(fmt::format("plug-in {}: after registering, it {}", path_, how));
+  }
   control_->clear_deadline();
   if (!copyable && hello_.error.empty()) {
     // Threads started while loading do not survive a fork: every runner
@@ -87,6 +100,8 @@ const Hello& WorkerProcess::read_hello_within_limit(Channel& ch) {
     Hello h = read_hello(ch);
     ch.clear_deadline();
     if (!have_hello_) hello_ = std::move(h), have_hello_ = true;
+    else if (!h.error.empty())  // (a runner loading the library itself, after an earlier one did)
+      throw std::runtime_error(fmt::format("plug-in {}: a fresh worker could not load it: {}", path_, h.error));
     return hello_;
   } catch (const ChannelTimeout&) {
     end_all();
@@ -94,7 +109,7 @@ const Hello& WorkerProcess::read_hello_within_limit(Channel& ch) {
                                  "(--load-timeout); the worker was killed",
                                  path_, limits_.load_ms / 1000.0));
   } catch (const Interrupted&) {
-    end_all();
+    kill_all();  // (a stop acts at once: no grace for a hung registration)
     throw;
   } catch (const ChannelClosed&) {
     std::string kind;
@@ -111,11 +126,13 @@ void WorkerProcess::start_runner() {
   try {
     control_->put(Control::spawn);
     control_->wait_readable();
-    if (!recv_fd(control_->fd(), tag, fd) || tag != static_cast<std::uint8_t>(Control::spawned) || fd < 0)
+    if (!recv_fd(control_->fd(), tag, fd) || tag != static_cast<std::uint8_t>(Control::spawned) || fd < 0) {
+      if (fd >= 0) ::close(fd), fd = -1;
       throw ChannelClosed("no runner");
+    }
     runner_ = control_->get<pid_t>();
   } catch (const Interrupted&) {
-    end_all();
+    kill_all();
     throw;
   } catch (const std::runtime_error&) {
     const std::string how = how_zygote_ended();
@@ -173,19 +190,31 @@ CallReply WorkerProcess::read_reply() {
     r.message = ch_->get_string(kTextCap);
     r.rule = ch_->get_string(kNameCap);
   } else if (r.kind == Reply::outputs) {
+    // The runner's memory is the plug-in's: its outputs' shapes and sizes
+    // are checked here, their bytes together within --max-output-mb.
     const auto n = ch_->get<std::int32_t>();
-    if (n < 0 || n > 64) throw ChannelClosed("malformed reply");
+    if (n < 0 || n > 64) throw MalformedReply();
+    std::int64_t total = 0;
     for (std::int32_t i = 0; i < n; ++i) {
       const auto dt = ch_->get<std::int32_t>();
       const auto rank = ch_->get<std::int32_t>();
-      if (dt < KC_F32 || dt > KC_U8 || rank < 0 || rank > 64) throw ChannelClosed("malformed reply");
+      if (dt < KC_F32 || dt > KC_U8 || rank < 0 || rank > 64) throw MalformedReply();
       Dims dims;
-      for (std::int32_t d = 0; d < rank; ++d) dims.push_back(ch_->get<std::int64_t>());
-      auto bytes = ch_->get_blob(static_cast<std::size_t>(limits_.max_output));
+      std::int64_t numel = 1;
+      const auto size = static_cast<std::int64_t>(dtype_size(static_cast<DType>(dt)));
+      for (std::int32_t d = 0; d < rank; ++d) {
+        dims.push_back(ch_->get<std::int64_t>());
+        if (dims.back() < 0 || __builtin_mul_overflow(numel, dims.back(), &numel)) throw MalformedReply();
+      }
+      std::int64_t bytes_expected = 0;
+      if (__builtin_mul_overflow(numel, size, &bytes_expected)) throw MalformedReply();
+      auto bytes = ch_->get_blob(static_cast<std::size_t>(limits_.max_output - total));
+      total += static_cast<std::int64_t>(bytes.size());
+      if (static_cast<std::int64_t>(bytes.size()) != bytes_expected) throw MalformedReply();
       r.outputs.push_back(Tensor::from_bytes_unchecked(static_cast<DType>(dt), std::move(dims), std::move(bytes)));
     }
   } else {
-    throw ChannelClosed("malformed reply");
+    throw MalformedReply();
   }
   r.after = read_aftermath(*ch_);
   return r;
@@ -210,9 +239,14 @@ CallReply WorkerProcess::call(std::string_view kernel, std::span<const Tensor> i
   } catch (const Interrupted&) {
     kill_runner();  // (a stop acts at once: no grace for a hung call)
     std::string kind;
-    how_runner_ended(kind);
-    end_all();
+    how_runner_ended(kind);  // (its report: whatever the runner left is gone before kconform goes on)
     throw;
+  } catch (const MalformedReply&) {
+    kill_runner();
+    std::string kind;
+    how_runner_ended(kind);
+    throw KernelFault("lost connection", "the worker's reply was malformed (its memory is the kernel's: did the kernel "
+                                         "overwrite the worker's own data?); the worker was killed");
   } catch (const ChannelClosed&) {
     std::string kind;
     const std::string how = how_runner_ended(kind);
@@ -236,15 +270,19 @@ std::string WorkerProcess::how_runner_ended(std::string& kind) {
     return "ended with its worker";
   }
   // The zygote kills what the runner left (up to 2 s) before it reports.
+  // (Bookkeeping, read whatever a stop request says: a stop while kconform
+  // ends its workers must not end it before they are gone.)
   Control tag{};
   pid_t pid = -1;
   int status = 0;
   try {
+    control_->stop_on_signal(false);
     control_->set_deadline(Clock::now() + std::chrono::seconds(5));
     tag = control_->get<Control>();
     pid = control_->get<pid_t>();
     status = control_->get<int>();
     control_->clear_deadline();
+    control_->stop_on_signal(true);
   } catch (const std::runtime_error&) {
     kind = "lost connection";
     const std::string zygote = how_zygote_ended();
@@ -291,6 +329,20 @@ void WorkerProcess::end() {
 void WorkerProcess::end_all() {
   end();
   if (control_ || zygote_ > 0) how_zygote_ended();  // closing its connection ends it
+}
+
+void WorkerProcess::kill_all() {
+  if (zygote_ > 0) ::kill(-zygote_, SIGKILL), ::kill(zygote_, SIGKILL);  // (its group: the runner and what it left)
+  ch_.reset();
+  how_zygote_ended();
+}
+
+WorkerProcess::~WorkerProcess() {
+  try {
+    end_all();
+  } catch (...) {  // (a destructor: whatever went wrong, nothing of the library may stay)
+    if (zygote_ > 0) ::kill(-zygote_, SIGKILL), ::kill(zygote_, SIGKILL);
+  }
 }
 
 void WorkerProcess::forget() {

@@ -43,7 +43,7 @@ struct CallReply {
 class WorkerProcess {
  public:
   WorkerProcess(std::string path, Limits limits) : path_(std::move(path)), limits_(limits) {}
-  ~WorkerProcess() { end_all(); }
+  ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
@@ -60,6 +60,8 @@ class WorkerProcess {
   void end();
   // Ends the runner and the zygote.
   void end_all();
+  // Kills them at once (a stop request), and waits for them.
+  void kill_all();
   // In a forked child: the inherited processes are the parent's.
   void forget();
 

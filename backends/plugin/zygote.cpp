@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -49,8 +50,10 @@ void run_zygote(const std::string& path, int control_fd, int parent_pid, bool pr
   ::setpgid(0, 0);  // a Ctrl-C is kconform's to act on
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   for (int sig : {SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);
-  ::signal(SIGTERM, SIG_DFL);
-  ::signal(SIGCHLD, SIG_DFL);
+  // A crash while the library loads ends this process with its signal,
+  // which kconform reports (no handler inherited from kconform, or a
+  // sanitizer's, turns it into an abort or an exit status).
+  for (int sig : {SIGTERM, SIGCHLD, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
   close_other_descriptors(control_fd, -1);
   Channel control(control_fd);
   kc_plugin_info info{};
@@ -72,13 +75,24 @@ void run_zygote(const std::string& path, int control_fd, int parent_pid, bool pr
       control.put<std::uint8_t>(copyable ? 1 : 0);
       if (!hello.error.empty() || !copyable) ::_exit(kExitDone);
     }
+    // From here kconform's death is a SIGTERM read in the loop below, so
+    // that whatever the kernels started is killed first (during loading it
+    // stayed SIGKILL: a registration that hangs must not outlive kconform).
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ::sigprocmask(SIG_BLOCK, &term, nullptr);
+    const int sigfd = ::signalfd(-1, &term, SFD_CLOEXEC);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent_pid) ::_exit(0);
     const pid_t self = ::getpid();
     pid_t runner = -1;
     int pidfd = -1;
     for (;;) {
-      pollfd p[2] = {{control_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-      if (::poll(p, pidfd >= 0 ? 2 : 1, -1) < 0) continue;
-      if (pidfd >= 0 && p[1].revents) {
+      pollfd p[3] = {{control_fd, POLLIN, 0}, {sigfd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+      if (::poll(p, pidfd >= 0 ? 3 : 2, -1) < 0) continue;
+      if (p[1].revents) throw ChannelClosed("kconform is gone");
+      if (pidfd >= 0 && p[2].revents) {
         int status = 0;
         while (::waitpid(runner, &status, 0) < 0 && errno == EINTR) {
         }
