@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -47,24 +46,33 @@ std::vector<std::string> masks_cleared(unsigned masks) {
   return v;
 }
 
-// A thread's state (field 3 of /proc/self/task/T/stat) and the time it
-// has run, in ns (the first field of its schedstat: finer than stat's ticks).
-bool thread_activity(pid_t tid, char& state, std::uint64_t& run_ns) {
-  std::ifstream stat(fmt::format("/proc/self/task/{}/stat", tid));
-  std::string s((std::istreambuf_iterator<char>(stat)), {});
-  const auto close = s.rfind(')');
-  if (close == std::string::npos || close + 2 >= s.size()) return false;
-  state = s[close + 2];
-  std::ifstream sched(fmt::format("/proc/self/task/{}/schedstat", tid));
-  return static_cast<bool>(sched >> run_ns);
+// A file under /proc, whole, or "" where it cannot be read: a thread or
+// process can end between being listed and being read (its files then
+// fail with ESRCH, which an ifstream's iterator turns into an exception).
+std::string read_proc(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string s;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) s.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return s;
 }
 
-// A process's state (field 3 of /proc/P/stat): 'Z' for a zombie.
-char process_state(pid_t p) {
-  std::ifstream stat(fmt::format("/proc/{}/stat", p));
-  std::string s((std::istreambuf_iterator<char>(stat)), {});
-  const auto close = s.rfind(')');
-  return close == std::string::npos || close + 2 >= s.size() ? '?' : s[close + 2];
+// The state in a stat file (field 3, after the parenthesized name), or '?'.
+char stat_state(const std::string& stat) {
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
+}
+
+// A thread's state and the time it has run, in ns (the first field of its
+// schedstat: finer than stat's ticks); false when it has ended.
+bool thread_activity(pid_t tid, char& state, std::uint64_t& run_ns) {
+  state = stat_state(read_proc(fmt::format("/proc/self/task/{}/stat", tid)));
+  const std::string sched = read_proc(fmt::format("/proc/self/task/{}/schedstat", tid));
+  if (state == '?' || sched.empty()) return false;
+  run_ns = std::strtoull(sched.c_str(), nullptr, 10);
+  return true;
 }
 
 // The children that are still running (zombies, ended processes not yet
@@ -72,17 +80,16 @@ char process_state(pid_t p) {
 std::vector<pid_t> children() {
   std::vector<pid_t> v;
   for (pid_t tid : thread_ids()) {
-    std::ifstream in(fmt::format("/proc/self/task/{}/children", tid));
+    std::istringstream in(read_proc(fmt::format("/proc/self/task/{}/children", tid)));
     for (pid_t p; in >> p;)
-      if (process_state(p) != 'Z') v.push_back(p);
+      if (stat_state(read_proc(fmt::format("/proc/{}/stat", p))) != 'Z') v.push_back(p);
   }
   return v;
 }
 
 std::string command_name(pid_t p) {
-  std::ifstream in(fmt::format("/proc/{}/comm", p));
-  std::string s;
-  std::getline(in, s);
+  std::string s = read_proc(fmt::format("/proc/{}/comm", p));
+  while (!s.empty() && s.back() == '\n') s.pop_back();
   return s.empty() ? "?" : s;
 }
 
@@ -224,7 +231,7 @@ std::string Capture::take(std::size_t cap, std::int64_t& total) {
 }
 
 std::int64_t resident_bytes() {
-  std::ifstream in("/proc/self/statm");
+  std::istringstream in(read_proc("/proc/self/statm"));
   std::int64_t size = 0, resident = 0;
   in >> size >> resident;
   return resident * ::sysconf(_SC_PAGESIZE);
