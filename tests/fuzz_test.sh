@@ -15,6 +15,8 @@ runs=${3:-}
 artifacts=${KC_FUZZ_ARTIFACTS:-/tmp/kc-fuzz-artifacts}
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.cache/ccache}"
+# Paths relative to the checkout: a clone elsewhere (CI's) reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$src}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 cmake -S "$src/tests/fuzz" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ "${launcher[@]}" >/dev/null
