@@ -12,7 +12,12 @@ export CCACHE_DIR="${CCACHE_DIR:-${HOME:-/tmp}/.cache/ccache}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 # Without the adapters: the libraries they load are not instrumented, and
 # kconform's side of the plug-in ABI is exercised by the plug-in tests.
-cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_SANITIZE=ON -DKC_BUILD_ADAPTERS=OFF >/dev/null
+# -O1 -g1, as the sanitizers' authors advise: half the compile time of
+# -O2 -g (campaign_command.cpp 20 s against 44 s here), line numbers kept in
+# every report's frames.
+flags="-O1 -g1 -DNDEBUG"
+cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKC_SANITIZE=ON -DKC_BUILD_ADAPTERS=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 cmake --build "$root/build-asan"
 # allow_user_segv_handler: a plug-in worker resets SIGSEGV to its default so
 # that a crashing kernel kills it with the signal kconform reports (ASan
