@@ -57,25 +57,28 @@ struct Call {
   CallSetup setup;
 };
 
+// A count or a rank from kconform, refused past its limit (a malformed
+// message must not size a vector).
+std::int32_t read_bounded(Channel& ch, std::int32_t limit) {
+  const auto v = ch.get<std::int32_t>();
+  if (v < 0 || v > limit) protocol_error();
+  return v;
+}
+
 Call read_call(Channel& ch) {
   Call c;
   c.kernel = ch.get_string(kNameCap);
-  const auto n_in = ch.get<std::int32_t>();
-  if (n_in < 0 || n_in > kMaxOperands) protocol_error();
-  const auto n = static_cast<std::size_t>(n_in);
+  const auto n = static_cast<std::size_t>(read_bounded(ch, kMaxOperands));
   c.in.resize(n);
   c.dims.resize(n);
   c.bytes.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     c.in[i].dtype = static_cast<kc_dtype>(ch.get<std::int32_t>());
-    c.in[i].rank = ch.get<std::int32_t>();
-    if (c.in[i].rank < 0 || c.in[i].rank > kMaxRank) protocol_error();
+    c.in[i].rank = read_bounded(ch, kMaxRank);
     for (std::int32_t d = 0; d < c.in[i].rank; ++d) c.dims[i].push_back(ch.get<std::int64_t>());
     c.bytes[i] = ch.get_blob(std::size_t{1} << 36);
   }
-  const auto n_par = ch.get<std::int32_t>();
-  if (n_par < 0 || n_par > kMaxOperands) protocol_error();
-  const auto np = static_cast<std::size_t>(n_par);
+  const auto np = static_cast<std::size_t>(read_bounded(ch, kMaxOperands));
   c.names.resize(np);
   c.pdims.resize(np);
   c.params.resize(np);
@@ -84,8 +87,7 @@ Call read_call(Channel& ch) {
     c.params[i].kind = static_cast<kc_param_kind>(ch.get<std::int32_t>());
     c.params[i].integer = ch.get<std::int64_t>();
     c.params[i].real = ch.get<double>();
-    c.params[i].rank = ch.get<std::int32_t>();
-    if (c.params[i].rank < 0 || c.params[i].rank > kMaxRank) protocol_error();
+    c.params[i].rank = read_bounded(ch, kMaxRank);
     for (std::int32_t d = 0; d < c.params[i].rank; ++d) c.pdims[i].push_back(ch.get<std::int64_t>());
   }
   for (std::size_t i = 0; i < np; ++i) {
