@@ -27,6 +27,7 @@
 #include "cli/plan.h"
 #include "cli/signals.h"
 #include "core/error.h"
+#include "engine/failure_text.h"
 #include "engine/parallel.h"
 #include "generators/case.h"
 #include "reports/corpus_file.h"
@@ -194,9 +195,10 @@ int campaign(const CampaignCommand& o) {
     opts.exhaustive_halves = b == 0;  // the 16-bit sweeps are the same in every batch: once
     const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
     if (r.interrupted) return std::string("interrupted");
-    std::string cmd = fmt::format("kconform run --kernel {} --dtype {} --seed {} --cases {}{}", k->name, dtype_name(t),
-                                  opts.seed, o.cases, b == 0 ? "" : " --no-exhaustive");
-    if (o.backend != "reference") cmd += " --backend " + o.backend;
+    // (with every option of the campaign that the batch ran under: its
+    // profile and isolation options too)
+    const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
+                            fmt::format(" --seed {}", opts.seed);
     engine::RunMetadata m = reports::collect_metadata(opts.seed, o.backend, cmd);
     m.profile = std::string(engine::profile_name(base.profile));
     if (const auto lib = backend->library()) m.plugin = *lib;

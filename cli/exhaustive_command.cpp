@@ -23,6 +23,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "engine/exhaustive.h"
+#include "engine/failure_text.h"
 #include "engine/parallel.h"
 #include "reports/output_folder.h"
 #include "reports/results_json.h"
@@ -121,11 +122,8 @@ int exhaustive(const ExhaustiveCommand& o) {
     if (!fs::exists(blocks / block_name(a, b))) todo.push_back({a, b});
     a = b;
   }
-  const std::string base = fmt::format("kconform exhaustive --kernel {} --dtype {}", k.name, dtype_name(t));
-  std::string flags;
-  if (o.backend != "reference") flags += " --backend " + o.backend;
-  if (!o.profile.empty()) flags += " --profile " + o.profile;
-  if (!params.empty()) flags += " --params " + params.to_string();
+  const std::string base = engine::replay_command(engine::ReplayVerb::exhaustive, k.name, t, opts);
+  const std::string flags = params.empty() ? "" : " --params " + params.to_string();
   auto command = [&](std::uint64_t a, std::uint64_t b) { return fmt::format("{}{} --range 0x{:x}:0x{:x} --out kconform-replay", base, flags, a, b); };
   if (!o.quiet)
     fmt::print("{} {}: {} inputs in {} blocks, {} already graded in {}\n", k.name, dtype_name(t), range.hi - range.lo,

@@ -46,14 +46,6 @@ QuantShape shape_of(const gen::Case& c) {
 static_assert(std::endian::native == std::endian::little, "the weight's bytes are read in place");
 const std::uint8_t* stream_of(const Tensor& w) { return reinterpret_cast<const std::uint8_t*>(w.bytes()); }
 
-// SplitMix64 (Steele, Lea, Flood): the sweeps' quant bytes from their seed.
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 Params quant_params(std::int64_t type, std::int64_t n, std::int64_t k) {
   return Params().set("quant_type", type).set("k", k).set("n", n);
 }
@@ -189,7 +181,7 @@ class Dequantize final : public Driver {
     const std::int64_t n = index == 2 ? 512 : index < 2 ? 65536 : 65536 / kQ4kSlices;
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n * f.bytes));
     std::uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(index + 1));
-    for (auto& b : bytes) b = static_cast<std::uint8_t>(splitmix(s) >> 56);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(gen::splitmix64(s) >> 56);
     for (std::int64_t r = 0; r < n; ++r) {
       std::uint8_t* blk = bytes.data() + r * f.bytes;
       const auto put = [&](int at, std::uint16_t h) { blk[at] = static_cast<std::uint8_t>(h), blk[at + 1] = static_cast<std::uint8_t>(h >> 8); };
@@ -344,9 +336,9 @@ class Qmatmul final : public Driver {
     const std::int64_t n = 16, k = 128;
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n * (k / f.elements) * f.bytes));
     std::uint64_t s = seed;
-    for (auto& b : bytes) b = static_cast<std::uint8_t>(splitmix(s) >> 56);
+    for (auto& b : bytes) b = static_cast<std::uint8_t>(gen::splitmix64(s) >> 56);
     for (std::size_t b = 0; b < bytes.size(); b += static_cast<std::size_t>(f.bytes)) {
-      const auto h = static_cast<std::uint16_t>((7 << 10) | (splitmix(s) >> 54));  // 2^-8 (1 + m/1024)
+      const auto h = static_cast<std::uint16_t>((7 << 10) | (gen::splitmix64(s) >> 54));  // 2^-8 (1 + m/1024)
       bytes[b] = static_cast<std::uint8_t>(h), bytes[b + 1] = static_cast<std::uint8_t>(h >> 8);
     }
     const std::vector<std::uint64_t> a = statistics_values(t, seed);  // 128 x 48 = 48 x 128

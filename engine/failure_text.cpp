@@ -26,17 +26,21 @@ std::string isolation_flags(const IsolationOptions& o) {
   return s;
 }
 
-std::string base_command(const Context& c) {
+std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, const RunOptions& o) {
   const RunOptions defaults;
-  std::string s = fmt::format("kconform run --kernel {} --dtype {}", c.k.name, dtype_name(c.t));
-  if (c.opts.backend != defaults.backend) s += " --backend " + c.opts.backend;
-  s += isolation_flags(c.opts.isolation);
-  if (c.opts.profile != default_profile(c.opts.backend)) s += fmt::format(" --profile {}", profile_name(c.opts.profile));
-  if (c.opts.cases != defaults.cases) s += fmt::format(" --cases {}", c.opts.cases);
-  if (c.opts.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", c.opts.sweeps);
-  if (!c.opts.exhaustive_halves) s += " --no-exhaustive";
+  std::string s = fmt::format("kconform {} --kernel {} --dtype {}", verb == ReplayVerb::run ? "run" : "exhaustive",
+                              kernel, dtype_name(t));
+  if (o.backend != defaults.backend) s += " --backend " + o.backend;
+  s += isolation_flags(o.isolation);
+  if (o.profile != default_profile(o.backend)) s += fmt::format(" --profile {}", profile_name(o.profile));
+  if (verb != ReplayVerb::run) return s;
+  if (o.cases != defaults.cases) s += fmt::format(" --cases {}", o.cases);
+  if (o.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", o.sweeps);
+  if (!o.exhaustive_halves) s += " --no-exhaustive";
   return s;
 }
+
+std::string base_command(const Context& c) { return replay_command(ReplayVerb::run, c.k.name, c.t, c.opts); }
 
 std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path) {
   if (c.opts.case_command) return c.opts.case_command(case_id);

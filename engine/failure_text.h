@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "drivers/driver.h"
@@ -16,10 +17,13 @@ namespace kc::engine {
 
 std::string fmt_value(double v);  // 9 significant digits, "NaN"
 
-// `kconform run --kernel K --dtype T`, then every run option that is not
-// its default (--backend, the isolation options, --cases, --sweeps,
-// --no-exhaustive), so that the replayed case is the same case, run the
-// same way.
+// The one builder of every replay line kconform prints: `kconform VERB
+// --kernel K --dtype T`, then every option of VERB that is not its default
+// (--backend, the isolation options, --profile; for run also --cases,
+// --sweeps, --no-exhaustive), so that what is replayed is run the same way.
+enum class ReplayVerb { run, exhaustive };
+std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, const RunOptions& o);
+// replay_command(run, ...) of the context's kernel x dtype.
 std::string base_command(const Context& c);
 // " --timeout 0.5 --worker-calls 20": the isolation options not at their default.
 std::string isolation_flags(const IsolationOptions& o);

@@ -15,6 +15,10 @@ struct Case {
   bool exhaustive = false;  // a sweep of every value of a 16-bit format
 };
 
+// SplitMix64 (Steele, Lea, Flood 2014) as a stream: the next value of
+// `state`, which it advances.
+std::uint64_t splitmix64(std::uint64_t& state);
+
 // Seeds: every property gets its own, derived from (run seed, kernel, dtype,
 // stream) with a strong mixer, so that properties do not share RapidCheck's
 // single default seed and one case can be replayed alone.

@@ -16,6 +16,12 @@ std::uint64_t absorb(std::uint64_t h, std::string_view s) {
 }
 }  // namespace
 
+std::uint64_t splitmix64(std::uint64_t& state) {
+  const std::uint64_t r = mix(state);  // mix adds the increment before it finalises
+  state += 0x9e3779b97f4a7c15ull;
+  return r;
+}
+
 std::uint64_t derive_seed(std::uint64_t run_seed, std::string_view kernel, std::string_view dtype,
                           std::string_view stream, std::uint64_t index) {
   std::uint64_t h = mix(run_seed);

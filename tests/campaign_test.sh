@@ -69,6 +69,27 @@ expect 2 "both --budget and --batches" -- "$kc" campaign -k exp --budget 1m --ba
 expect 2 "a bad budget" -- "$kc" campaign -k exp --budget 5 --out "$work/x"
 expect 2 "a bad shard" -- "$kc" campaign -k exp --batches 2 --shard 4/4 --out "$work/x"
 
+# A batch's command replays the batch: it carries the campaign's profile and
+# isolation options (it once dropped both), and run alone it gives the
+# batch's own results.
+replayed=(--backend mutant:exp_f32_2ulp -k exp -d f32 --profile reference --timeout 7 --cases 4 --seed 3 --batches 2)
+expect 1 "a campaign in the reference profile with --timeout 7" -- "$kc" campaign "${replayed[@]}" --out "$work/rp" -q
+cmd=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["command"])' "$work/rp/batches/exp.f32.000001.json")
+echo "$cmd" | grep -q -- "--timeout 7" && echo "$cmd" | grep -q -- "--profile reference" &&
+  echo "ok:   batch 1's command carries the options: $cmd" || { echo "FAIL: batch 1's command: $cmd"; fails=$((fails + 1)); }
+want=$(python3 -c 'import json,sys; print(0 if json.load(open(sys.argv[1]))["kernels"][0]["results"][0]["verdict"] == "pass" else 1)' "$work/rp/batches/exp.f32.000001.json")
+expect "$want" "batch 1's command (exit $want, as its verdict)" -- bash -c "\"$kc\"${cmd#kconform} --out \"$work/rp1\" -q"
+python3 - "$work/rp/batches/exp.f32.000001.json" "$work/rp1/results.json" <<'PY' && echo "ok:   ... gives the batch's results" || { echo "FAIL: the replayed batch differs"; fails=$((fails + 1)); }
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    for k in d["kernels"]:
+        for r in k["results"]:
+            r.pop("seconds", None)
+assert a["kernels"] == b["kernels"], "kernels differ"
+assert a["run"]["profile"] == b["run"]["profile"] == "reference", (a["run"]["profile"], b["run"]["profile"])
+PY
+
 # The deploy/ recipes: each scheduler's shard variable, the same merged document.
 deploy="$here/../deploy"
 small=(-k exp -k add -d f32 -d bf16 --cases 4 --seed 2)
