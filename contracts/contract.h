@@ -22,6 +22,7 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
+#include "core/vocabulary.h"
 #include "oracles/fast.h"
 #include "oracles/oracle.h"
 
@@ -135,18 +136,22 @@ struct Property {
 // Classes of a result (of RN_T(z), the correctly rounded exact value): the
 // generators must reach each one a kernel can produce, on every dtype, and
 // the coverage table counts them (engine/tally.cpp).
-enum class ResultClass : std::uint8_t { zero, subnormal, near_underflow, normal, near_overflow, inf, nan };
-inline constexpr ResultClass kResultClasses[] = {ResultClass::zero, ResultClass::subnormal, ResultClass::near_underflow,
-                                                 ResultClass::normal, ResultClass::near_overflow, ResultClass::inf,
-                                                 ResultClass::nan};
-std::string_view result_class_name(ResultClass c);  // "zero", "subnormal", "near underflow", ...
+#define KC_RESULT_CLASSES(X)                                                           \
+  X(zero, "zero") X(subnormal, "subnormal") X(near_underflow, "near underflow")        \
+  X(normal, "normal") X(near_overflow, "near overflow") X(inf, "inf") X(nan, "NaN")
+KC_VOCABULARY(ResultClass, std::uint8_t, kResultClassNames, KC_RESULT_CLASSES);
+inline constexpr auto kResultClasses = kResultClassNames.all();
+inline std::string_view result_class_name(ResultClass c) { return kResultClassNames.name(c); }  // "near underflow", ...
 class ResultSet {
  public:
   constexpr ResultSet() = default;
   constexpr ResultSet(std::initializer_list<ResultClass> cs) {
     for (ResultClass c : cs) mask_ |= bit(c);
   }
-  static constexpr ResultSet all() { return ResultSet{0x7f}; }
+  static constexpr ResultSet all() {
+    static_assert(kResultClassNames.size() <= 8, "a ResultSet is a byte of classes");
+    return ResultSet{static_cast<std::uint8_t>((1u << kResultClassNames.size()) - 1)};
+  }
   constexpr bool contains(ResultClass c) const { return (mask_ & bit(c)) != 0; }
   constexpr ResultSet with(ResultSet o) const { return ResultSet{static_cast<std::uint8_t>(mask_ | o.mask_)}; }
   constexpr ResultSet without(ResultSet o) const { return ResultSet{static_cast<std::uint8_t>(mask_ & ~o.mask_)}; }

@@ -14,19 +14,6 @@ std::string_view param_kind_name(ParamKind k) {
   return "?";
 }
 
-std::string_view result_class_name(ResultClass c) {
-  switch (c) {
-    case ResultClass::zero: return "zero";
-    case ResultClass::subnormal: return "subnormal";
-    case ResultClass::near_underflow: return "near underflow";
-    case ResultClass::normal: return "normal";
-    case ResultClass::near_overflow: return "near overflow";
-    case ResultClass::inf: return "inf";
-    case ResultClass::nan: return "NaN";
-  }
-  return "?";
-}
-
 std::string bound_summary(const Accuracy& a) {
   switch (a.kind) {
     case AccuracyKind::exact: return "exact";

@@ -12,14 +12,6 @@
 
 namespace kc::engine {
 
-std::string_view failure_name(Failure f) {
-  static constexpr std::string_view kNames[kFailureKinds] = {
-      "none",      "special_rule", "nan_result",            "missing_nan", "missed_overflow",
-      "spurious_inf", "zero_sign", "not_exact", "not_correctly_rounded", "frac_bound",
-      "distance_bound", "normalized_bound", "replay_mismatch", "wrong_integer"};
-  return kNames[static_cast<std::size_t>(f)];
-}
-
 namespace {
 
 using contract::AccuracyKind;

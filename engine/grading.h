@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/vocabulary.h"
 #include "drivers/driver.h"
 #include "engine/context.h"
 #include "oracles/fast.h"
@@ -19,24 +20,37 @@ namespace kc::engine {
 
 // How an element failed its accuracy (or special-value) check: each way is
 // counted apart and has its own figure (engine/tally.cpp, findings).
-enum class Failure : std::uint8_t {
-  none,
-  special_rule,           // a contract special-value rule broken
-  nan_result,             // NaN where the exact result is a number
-  missing_nan,            // a number where the exact result is NaN
-  missed_overflow,        // finite (or the other infinity) where RN_T(z) overflows
-  spurious_inf,           // an infinity where RN_T(z) is finite
-  zero_sign,              // a zero of the wrong sign
-  not_exact,              // error above 0 where the result is exact
-  not_correctly_rounded,  // distance above 0 where one rounding is the contract
-  frac_bound,             // fractional error above the bound
-  distance_bound,         // integer distance above the bound
-  normalized_bound,       // condition-aware: normalized error above 1
-  replay_mismatch,        // not the bits of the reference's replayed steps (graded as exact there)
-  wrong_integer,          // an integer result that is not the exact one
-};
-inline constexpr int kFailureKinds = 14;
-std::string_view failure_name(Failure f);  // "spurious_inf", ...: results JSON findings[].failure
+#define KC_FAILURES(X)                                                         \
+  X(none, "none")                                                              \
+  /* a contract special-value rule broken */                                   \
+  X(special_rule, "special_rule")                                              \
+  /* NaN where the exact result is a number */                                 \
+  X(nan_result, "nan_result")                                                  \
+  /* a number where the exact result is NaN */                                 \
+  X(missing_nan, "missing_nan")                                                \
+  /* finite (or the other infinity) where RN_T(z) overflows */                 \
+  X(missed_overflow, "missed_overflow")                                        \
+  /* an infinity where RN_T(z) is finite */                                    \
+  X(spurious_inf, "spurious_inf")                                              \
+  /* a zero of the wrong sign */                                               \
+  X(zero_sign, "zero_sign")                                                    \
+  /* error above 0 where the result is exact */                                \
+  X(not_exact, "not_exact")                                                    \
+  /* distance above 0 where one rounding is the contract */                    \
+  X(not_correctly_rounded, "not_correctly_rounded")                            \
+  /* fractional error above the bound */                                       \
+  X(frac_bound, "frac_bound")                                                  \
+  /* integer distance above the bound */                                       \
+  X(distance_bound, "distance_bound")                                          \
+  /* condition-aware: normalized error above 1 */                              \
+  X(normalized_bound, "normalized_bound")                                      \
+  /* not the bits of the reference's replayed steps (graded as exact there) */ \
+  X(replay_mismatch, "replay_mismatch")                                        \
+  /* an integer result that is not the exact one */                            \
+  X(wrong_integer, "wrong_integer")
+KC_VOCABULARY(Failure, std::uint8_t, kFailures, KC_FAILURES);
+inline constexpr int kFailureKinds = static_cast<int>(kFailures.size());
+inline std::string_view failure_name(Failure f) { return kFailures.name(f); }  // "spurious_inf", ...: results JSON findings[].failure
 
 // The figures of a grade: everything the statistics read (plain data,
 // cheap to copy). A fast-path element that passes is graded and tallied

@@ -41,9 +41,6 @@ void add_to(Histogram& h, double v, bool failing) {
   if (failing) ++h.failing[i];
 }
 
-constexpr const char* kValueClassNames[Tallies::kValueClasses] = {"zero", "subnormal", "normal", "inf",
-                                                                   "nan",  "tie",       "integer", "overflow"};
-
 // The findings of the accuracy and special-value failures, in the order a
 // kernel author should read them: wrong NaNs and infinities first (their
 // error is infinite), then the bounds.
@@ -193,10 +190,10 @@ void Tallies::add_coverage(const Context& c, std::span<const double> args, const
     const double xv = args[a];
     ++vc[classify_value(c.t, xv)];
     if (float_in && std::isfinite(xv) && std::fabs(xv) < pow2(p - 1) && std::fabs(xv - std::trunc(xv)) == 0.5)
-      ++vc[vc_tie];
-    if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc[vc_integer];
+      ++vc[CoverageClass::tie];
+    if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc[CoverageClass::integer];
   }
-  if (g.overflow) ++vc[vc_overflow];
+  if (g.overflow) ++vc[CoverageClass::overflow];
   const DType t_out = c.k.out_dtype(c.t);
   if (is_float(t_out)) ++result_class_counts[static_cast<std::size_t>(classify_result(t_out, g.rn))];
   ++coverage.outputs;
@@ -395,7 +392,7 @@ void Tallies::add_passes(PassBatch& b) {
   tally("accuracy", "accuracy").passed += b.elements;
   if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference).passed += b.elements;
   elements += b.elements;
-  for (std::size_t i = 0; i < kValueClasses; ++i) value_class_counts[i] += b.value_classes[i];
+  for (const auto w : kCoverageClasses.all()) value_class_counts[w] += b.value_classes[w];
   for (std::size_t i = 0; i < result_class_counts.size(); ++i) result_class_counts[i] += b.result_classes[i];
   coverage.outputs += b.outputs;
   coverage.outputs_zero += b.outputs_zero;
@@ -464,8 +461,8 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   for (const auto& t : tallies) res.differs += t.differs;
   res.worst = worst;
   res.coverage = coverage;
-  for (std::size_t i = 0; i < kValueClasses; ++i)
-    if (value_class_counts[i]) res.coverage.value_classes[kValueClassNames[i]] += value_class_counts[i];
+  for (const auto w : kCoverageClasses.all())
+    if (value_class_counts[w]) res.coverage.value_classes[std::string(kCoverageClasses.name(w))] += value_class_counts[w];
   for (const auto rc : contract::kResultClasses)
     if (const auto n = result_class_counts[static_cast<std::size_t>(rc)])
       res.coverage.result_classes[std::string(contract::result_class_name(rc))] += n;

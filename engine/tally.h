@@ -33,17 +33,22 @@ namespace kc::engine {
 // 1)), as nth_element over a copy finds it (Statistics::p99_frac_ulp).
 double quantile_99(const std::vector<double>& v);
 
-// Value classes of the coverage, counted in an array per element and
-// named once at the end (Tallies::finish).
-enum ValueClassIndex : std::size_t { vc_zero, vc_subnormal, vc_normal, vc_inf, vc_nan, vc_tie, vc_integer, vc_overflow };
+// Value classes of the coverage (of the inputs, and overflowing results),
+// counted per element and named once at the end (Tallies::finish).
+#define KC_COVERAGE_CLASSES(X)                                                                          \
+  X(zero, "zero") X(subnormal, "subnormal") X(normal, "normal") X(inf, "inf") X(nan, "nan") X(tie, "tie") \
+  X(integer, "integer") X(overflow, "overflow")
+KC_VOCABULARY(CoverageClass, std::uint8_t, kCoverageClasses, KC_COVERAGE_CLASSES);
+using CoverageCounts = ByWord<CoverageClass, std::int64_t, kCoverageClasses.size()>;
 
-inline ValueClassIndex classify_value(DType t, double x) {
-  if (!is_float(t)) return x == 0 ? vc_zero : vc_integer;
-  if (std::isnan(x)) return vc_nan;
-  if (std::isinf(x)) return vc_inf;
-  if (x == 0) return vc_zero;
-  if (std::fabs(x) < pow2(float_format(t).emin)) return vc_subnormal;
-  return vc_normal;
+inline CoverageClass classify_value(DType t, double x) {
+  using enum CoverageClass;
+  if (!is_float(t)) return x == 0 ? zero : integer;
+  if (std::isnan(x)) return nan;
+  if (std::isinf(x)) return inf;
+  if (x == 0) return zero;
+  if (std::fabs(x) < pow2(float_format(t).emin)) return subnormal;
+  return normal;
 }
 
 // The class of a correct result in its dtype (contract::ResultClass).
@@ -117,9 +122,8 @@ struct Tallies {
   std::array<FailureTally, kFailureKinds> by_failure{};
   ProfileBuilder error_profile;  // of the one-input elementwise elements
   Coverage coverage;  // its value and result classes are counted below, named in finish()
-  static constexpr std::size_t kValueClasses = 8;
-  std::array<std::int64_t, kValueClasses> value_class_counts{};
-  std::array<std::int64_t, 8> result_class_counts{};  // by contract::ResultClass
+  CoverageCounts value_class_counts;
+  std::array<std::int64_t, contract::kResultClassNames.size()> result_class_counts{};
 
   // The run's graded outputs (null in a shrink step's scratch tallies).
   GradedOutputs* graded = nullptr;
@@ -220,8 +224,8 @@ struct Tallies {
     double near_overflow;          // 2^emax: classify_result's bounds, looked up once
     std::uint64_t sign_mask;       // ordered_bits's, looked up once
     std::int64_t elements = 0, outputs = 0, outputs_zero = 0;
-    std::array<std::int64_t, kValueClasses> value_classes{};
-    std::array<std::int64_t, 8> result_classes{};
+    CoverageCounts value_classes;
+    std::array<std::int64_t, contract::kResultClassNames.size()> result_classes{};
     std::array<std::int64_t, 16> frac_bins{};
     std::array<std::int64_t, 12> dist_bins{};
     std::int64_t n_dist = 0, cr = 0, max_dist = 0, bias_n = 0;
@@ -347,11 +351,11 @@ struct Tallies {
       }
     }
     const auto count = static_cast<std::int64_t>(k - k0);
-    b.value_classes[vc_subnormal] += subnormal;
-    b.value_classes[vc_normal] += count - subnormal;
-    b.value_classes[vc_tie] += ties;
-    b.value_classes[vc_integer] += integers;
-    b.value_classes[vc_overflow] += overflows;
+    b.value_classes[CoverageClass::subnormal] += subnormal;
+    b.value_classes[CoverageClass::normal] += count - subnormal;
+    b.value_classes[CoverageClass::tie] += ties;
+    b.value_classes[CoverageClass::integer] += integers;
+    b.value_classes[CoverageClass::overflow] += overflows;
     using RC = contract::ResultClass;
     b.result_classes[static_cast<std::size_t>(RC::zero)] += rc_zero;
     b.result_classes[static_cast<std::size_t>(RC::subnormal)] += rc_sub;
