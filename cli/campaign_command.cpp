@@ -27,6 +27,7 @@
 #include "cli/plan.h"
 #include "cli/signals.h"
 #include "core/error.h"
+#include "cli/work_folder.h"
 #include "engine/failure_text.h"
 #include "engine/parallel.h"
 #include "generators/case.h"
@@ -149,24 +150,14 @@ int campaign(const CampaignCommand& o) {
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
 
   // The campaign's identity: a folder holds one campaign (and one shard of it).
-  const fs::path dir = o.out, batches = dir / "batches";
   json units = json::array();
   for (const auto& [k, t] : plan) units.push_back(fmt::format("{} {}", k->name, dtype_name(t)));
   const json identity{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(base.profile)},
                       {"cases_per_batch", o.cases}, {"units", units},
                       {"shard", fmt::format("{}/{}", shard.index, shard.count)},
                       {"budget", o.budget}, {"batches", o.batches}};
-  std::error_code ec;
-  fs::create_directories(batches, ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create {}: {}", o.out, batches.string(), ec.message()));
-  const fs::path id_file = dir / "campaign.json", state_file = dir / "campaign-state.json";
-  if (fs::exists(id_file)) {
-    if (read_json_file(id_file, "campaign description") != identity)
-      throw UsageError(fmt::format("--out {} holds another campaign ({}): restart with its arguments or use another "
-                                   "folder", o.out, read_json_file(id_file, "campaign description").dump()));
-  } else {
-    write_file_whole(id_file, identity.dump(2) + "\n");
-  }
+  const WorkFolder work(o.out, "campaign", "campaign", "batches", identity);
+  const fs::path dir = work.dir(), state_file = dir / "campaign-state.json";
   double elapsed_before = 0;  // wall clock of earlier sessions of this campaign
   if (fs::exists(state_file)) elapsed_before = read_json_file(state_file, "campaign state").value("elapsed_s", 0.0);
 
@@ -180,8 +171,8 @@ int campaign(const CampaignCommand& o) {
   for (std::size_t u = 0; u < plan.size(); ++u) {
     auto& s = state[u];
     s.next = shard.index;
-    while (fs::exists(batches / batch_file(*plan[u].first, plan[u].second, s.next))) {
-      s.seconds += read_json_file(batches / batch_file(*plan[u].first, plan[u].second, s.next), "batch")["duration_s_total"].get<double>();
+    while (work.has(batch_file(*plan[u].first, plan[u].second, s.next))) {
+      s.seconds += work.read(batch_file(*plan[u].first, plan[u].second, s.next))["duration_s_total"].get<double>();
       ++s.done;
       s.next += shard.count;
     }
@@ -207,7 +198,7 @@ int campaign(const CampaignCommand& o) {
     json doc = reports::document_json(m, {{r.kernel, r.family, reports::result_json(r)}}, backend.get());
     doc["run"]["campaign_batch"] = b;
     doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
-    write_file_whole(batches / batch_file(*k, t, b), doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    work.write(batch_file(*k, t, b), doc);
     // The batch's shrunk failure, with its exact input bits, for the corpus.
     json found = nullptr;
     if (!o.corpus.empty() && r.verdict == "fail")
@@ -299,7 +290,7 @@ int campaign(const CampaignCommand& o) {
   }
   if (const int sig = stop_signal().load()) {
     fmt::print("interrupted by {}: {} batches graded this session, kept in {}; rerun the same command to resume\n",
-               signal_name(sig), graded, batches.string());
+               signal_name(sig), graded, work.units().string());
     return 128 + sig;
   }
   const auto docs = batches_of({dir});

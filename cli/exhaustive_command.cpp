@@ -23,6 +23,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "engine/exhaustive.h"
+#include "cli/work_folder.h"
 #include "engine/failure_text.h"
 #include "engine/parallel.h"
 #include "reports/output_folder.h"
@@ -94,24 +95,13 @@ int exhaustive(const ExhaustiveCommand& o) {
     throw UsageError(fmt::format("{} does not implement {} for {}", backend->name(), k.name, dtype_name(t)));
 
   // The sweep's identity: a folder holds blocks of one sweep only.
-  const fs::path dir = o.out, blocks = dir / "blocks";
   const json identity{{"kernel", k.name},          {"dtype", dtype_name(t)},
                       {"range", fmt::format("0x{:x}:0x{:x}", range.lo, range.hi)},
                       {"block_log2", o.block_log2}, {"backend", o.backend},
                       {"profile", engine::profile_name(opts.profile)},
                       {"params", params.to_string()}, {"exact_oracle", o.exact_oracle}};
-  std::error_code ec;
-  fs::create_directories(blocks, ec);
-  if (ec) throw UsageError(fmt::format("--out {}: cannot create {}: {}", o.out, blocks.string(), ec.message()));
-  const fs::path id_file = dir / "exhaustive.json";
-  if (fs::exists(id_file)) {
-    const json old = read_json_file(id_file, "sweep description (remove it or use another --out)");
-    if (old != identity)
-      throw UsageError(fmt::format("--out {} holds another sweep ({}); this one is {}: use another folder", o.out,
-                                   old.dump(), identity.dump()));
-  } else {
-    write_file_whole(id_file, identity.dump(2) + "\n");
-  }
+  const WorkFolder work(o.out, "exhaustive", "sweep", "blocks", identity);
+  const fs::path dir = work.dir(), blocks = work.units();
 
   // The blocks of the range, aligned to the block size, and those still to grade.
   const std::uint64_t size = std::uint64_t{1} << o.block_log2;
@@ -119,7 +109,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   for (std::uint64_t a = range.lo; a < range.hi;) {
     const std::uint64_t b = std::min(range.hi, (a / size + 1) * size);
     all.push_back({a, b});
-    if (!fs::exists(blocks / block_name(a, b))) todo.push_back({a, b});
+    if (!work.has(block_name(a, b))) todo.push_back({a, b});
     a = b;
   }
   const std::string base = engine::replay_command(engine::ReplayVerb::exhaustive, k.name, t, opts);
@@ -142,7 +132,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
     doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)
-    write_file_whole(blocks / block_name(r.lo, r.hi), doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    work.write(block_name(r.lo, r.hi), doc);
     return std::string(res.verdict);
   };
   std::int64_t failing_blocks = 0;
@@ -161,7 +151,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   }
   if (const int sig = stop_signal().load()) {
     std::size_t have = 0;
-    for (const Range& r : all) have += fs::exists(blocks / block_name(r.lo, r.hi));
+    for (const Range& r : all) have += work.has(block_name(r.lo, r.hi));
     fmt::print("interrupted by {}: {} of {} blocks graded and kept in {}; rerun the same command to resume\n",
                signal_name(sig), have, all.size(), blocks.string());
     return 128 + sig;
@@ -170,7 +160,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   // The sweep as one result: every block's document, in input order, merged.
   std::vector<json> docs;
   for (const Range& r : all) {
-    docs.push_back(read_json_file(blocks / block_name(r.lo, r.hi), "block (remove it and rerun to grade it again)"));
+    docs.push_back(work.read(block_name(r.lo, r.hi)));
   }
   json merged = reports::site::merge_documents(docs);
   merged["run"]["command"] = base + flags + fmt::format(" --range 0x{:x}:0x{:x}", range.lo, range.hi);
