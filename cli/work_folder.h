@@ -17,9 +17,9 @@ namespace kc::cli {
 
 class WorkFolder {
  public:
-  // Creates DIR and DIR/units. `kind` names the work in the identity's file
-  // name and in messages ("campaign", "exhaustive"), `noun` in words ("a
-  // campaign", "a sweep").
+  // Creates DIR and DIR/units. `kind` names the identity's file
+  // ("campaign" for campaign.json), `noun` the work in messages ("holds
+  // another sweep").
   WorkFolder(const std::filesystem::path& dir, std::string_view kind, std::string_view noun, std::string_view units,
              const nlohmann::json& identity);
 

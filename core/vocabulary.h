@@ -15,7 +15,6 @@
 
 #include <array>
 #include <cstddef>
-#include <optional>
 #include <string_view>
 
 namespace kc {
@@ -33,11 +32,6 @@ struct Vocabulary {
     std::array<E, N> words{};
     for (std::size_t i = 0; i < N; ++i) words[i] = static_cast<E>(i);
     return words;
-  }
-  constexpr std::optional<E> parse(std::string_view text) const {
-    for (std::size_t i = 0; i < N; ++i)
-      if (names[i] == text) return static_cast<E>(i);
-    return std::nullopt;
   }
 };
 

@@ -195,7 +195,7 @@ void Tallies::add_coverage(const Context& c, std::span<const double> args, const
   }
   if (g.overflow) ++vc[CoverageClass::overflow];
   const DType t_out = c.k.out_dtype(c.t);
-  if (is_float(t_out)) ++result_class_counts[static_cast<std::size_t>(classify_result(t_out, g.rn))];
+  if (is_float(t_out)) ++result_class_counts[classify_result(t_out, g.rn)];
   ++coverage.outputs;
   if (y == 0) ++coverage.outputs_zero;
   if (std::isnan(y)) ++coverage.outputs_nan;
@@ -393,7 +393,7 @@ void Tallies::add_passes(PassBatch& b) {
   if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference).passed += b.elements;
   elements += b.elements;
   for (const auto w : kCoverageClasses.all()) value_class_counts[w] += b.value_classes[w];
-  for (std::size_t i = 0; i < result_class_counts.size(); ++i) result_class_counts[i] += b.result_classes[i];
+  for (const auto rc : contract::kResultClasses) result_class_counts[rc] += b.result_classes[rc];
   coverage.outputs += b.outputs;
   coverage.outputs_zero += b.outputs_zero;
   for (std::size_t i = 0; i < frac_hist.counts.size(); ++i) frac_hist.counts[i] += b.frac_bins[i];
@@ -464,7 +464,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   for (const auto w : kCoverageClasses.all())
     if (value_class_counts[w]) res.coverage.value_classes[std::string(kCoverageClasses.name(w))] += value_class_counts[w];
   for (const auto rc : contract::kResultClasses)
-    if (const auto n = result_class_counts[static_cast<std::size_t>(rc)])
+    if (const auto n = result_class_counts[rc])
       res.coverage.result_classes[std::string(contract::result_class_name(rc))] += n;
   res.profile = error_profile.finish();
   accuracy_findings(c, *this, res.findings);

@@ -40,6 +40,7 @@ double quantile_99(const std::vector<double>& v);
   X(integer, "integer") X(overflow, "overflow")
 KC_VOCABULARY(CoverageClass, std::uint8_t, kCoverageClasses, KC_COVERAGE_CLASSES);
 using CoverageCounts = ByWord<CoverageClass, std::int64_t, kCoverageClasses.size()>;
+using ResultClassCounts = ByWord<contract::ResultClass, std::int64_t, contract::kResultClassNames.size()>;
 
 inline CoverageClass classify_value(DType t, double x) {
   using enum CoverageClass;
@@ -123,7 +124,7 @@ struct Tallies {
   ProfileBuilder error_profile;  // of the one-input elementwise elements
   Coverage coverage;  // its value and result classes are counted below, named in finish()
   CoverageCounts value_class_counts;
-  std::array<std::int64_t, contract::kResultClassNames.size()> result_class_counts{};
+  ResultClassCounts result_class_counts;
 
   // The run's graded outputs (null in a shrink step's scratch tallies).
   GradedOutputs* graded = nullptr;
@@ -225,7 +226,7 @@ struct Tallies {
     std::uint64_t sign_mask;       // ordered_bits's, looked up once
     std::int64_t elements = 0, outputs = 0, outputs_zero = 0;
     CoverageCounts value_classes;
-    std::array<std::int64_t, contract::kResultClassNames.size()> result_classes{};
+    ResultClassCounts result_classes;
     std::array<std::int64_t, 16> frac_bins{};
     std::array<std::int64_t, 12> dist_bins{};
     std::int64_t n_dist = 0, cr = 0, max_dist = 0, bias_n = 0;
@@ -357,12 +358,12 @@ struct Tallies {
     b.value_classes[CoverageClass::integer] += integers;
     b.value_classes[CoverageClass::overflow] += overflows;
     using RC = contract::ResultClass;
-    b.result_classes[static_cast<std::size_t>(RC::zero)] += rc_zero;
-    b.result_classes[static_cast<std::size_t>(RC::subnormal)] += rc_sub;
-    b.result_classes[static_cast<std::size_t>(RC::near_underflow)] += rc_under;
-    b.result_classes[static_cast<std::size_t>(RC::near_overflow)] += rc_over;
-    b.result_classes[static_cast<std::size_t>(RC::inf)] += rc_inf;
-    b.result_classes[static_cast<std::size_t>(RC::normal)] += count - rc_zero - rc_sub - rc_under - rc_over - rc_inf;
+    b.result_classes[RC::zero] += rc_zero;
+    b.result_classes[RC::subnormal] += rc_sub;
+    b.result_classes[RC::near_underflow] += rc_under;
+    b.result_classes[RC::near_overflow] += rc_over;
+    b.result_classes[RC::inf] += rc_inf;
+    b.result_classes[RC::normal] += count - rc_zero - rc_sub - rc_under - rc_over - rc_inf;
     b.outputs += count;
     b.outputs_zero += zeros_out;
     b.max_abs = max_abs, b.max_rel = max_rel, b.max_dist = max_dist;
