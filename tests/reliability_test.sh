@@ -133,7 +133,10 @@ said "the journal is of a run with other options"
 
 # --- Signals: stop at the next case boundary, write what was done, marked partial, exit 128 + N.
 for sig in INT TERM HUP; do
-  rm -rf "$work/sig"
+  # (The log of the signal before goes too: the shell truncates the new one
+  # only once the child runs, and its old PASS lines once signalled a run
+  # that had not yet installed its handlers.)
+  rm -rf "$work/sig" "$work/sig.log"
   "$kc" run --family unary --out "$work/sig" >"$work/sig.log" 2>&1 &
   pid=$!
   # Signalled once a first result is printed (a fixed wait was too short
