@@ -2,6 +2,7 @@
 // (what bounds the exhaustive 16-bit sweeps and the random f32/f64 cases).
 #include <benchmark/benchmark.h>
 
+#include "checks/check.h"
 #include "backends/reference/executor.h"
 #include "contracts/contract.h"
 #include "engine/conformance.h"
@@ -30,7 +31,7 @@ void BM_grade(benchmark::State& state, const kc::contract::KernelSpec* k, kc::DT
   kc::drivers::Element e;
   driver.for_each_element(*k, *cs, [&](const kc::drivers::Element& el) { e = el; });
   const auto backend = kc::make_backend("reference");
-  const kc::engine::RunOptions opts;
+  const kc::engine::RunOptions opts{.checks = &kc::checks::registry()};
   const kc::engine::Context c{*k, t, *backend, driver, opts};
   for (auto _ : state) {
     auto g = kc::engine::grade_element(c, e, 0.75, kc::double_to_bits(t, 0.75), p);
@@ -39,7 +40,7 @@ void BM_grade(benchmark::State& state, const kc::contract::KernelSpec* k, kc::DT
 }
 
 void register_all() {
-  for (const auto& k : kc::engine::checked_kernels())
+  for (const auto& k : kc::checks::checked_kernels())
     for (kc::DType t : {kc::DType::f32, kc::DType::f64, kc::DType::bf16})
       benchmark::RegisterBenchmark((std::string(k.name) + "/" + std::string(kc::dtype_name(t))).c_str(),
                                    [kp = &k, t](benchmark::State& s) { BM_grade(s, kp, t); });
@@ -88,7 +89,7 @@ void BM_exp_f32_grade(benchmark::State& state, Path path) {
   const auto* k = kc::contract::find_kernel("exp");
   const auto backend = kc::make_backend("reference");
   const auto& driver = kc::drivers::of(*k);
-  kc::engine::RunOptions opts;
+  kc::engine::RunOptions opts{.checks = &kc::checks::registry()};
   opts.fast_oracle = path == Path::fast;
   const kc::engine::Context c{*k, kc::DType::f32, *backend, driver, opts};
   const auto xs = exp_inputs();

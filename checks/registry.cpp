@@ -1,5 +1,7 @@
-// The check table and the checks of one run.
+// The check table a run is handed, the checked contract table, and the
+// helpers of the relational checks.
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -8,7 +10,7 @@
 
 namespace kc::checks {
 
-const Registry& kinds() {
+const Registry& registry() {
   static const Registry r = [] {
     Registry v;
     register_all(v);
@@ -17,20 +19,15 @@ const Registry& kinds() {
   return r;
 }
 
-const Kind* find(std::string_view name) {
-  for (const Kind& k : kinds())
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-std::vector<std::unique_ptr<Check>> for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only) {
-  std::vector<std::unique_ptr<Check>> v;
-  for (const Kind& kind : kinds())
-    if (!kind.per_property && kind.applies(k, t) && (!only || kind.name == *only)) v.push_back(kind.make(nullptr));
-  if (only) return v;
-  for (const auto& p : k.properties)
-    if (const Kind* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));
-  return v;
+const std::vector<contract::KernelSpec>& checked_kernels() {
+  static const std::vector<contract::KernelSpec>& table = []() -> const std::vector<contract::KernelSpec>& {
+    const auto& t = contract::all_kernels();
+    const auto problems = engine::check_table(t, registry());
+    if (!problems.empty())
+      throw std::logic_error(fmt::format("the contract table is inconsistent:\n  {}", fmt::join(problems, "\n  ")));
+    return t;
+  }();
+  return table;
 }
 
 bool same_bits_or_nan(const Tensor& a, std::int64_t i, const Tensor& b, std::int64_t j) {
@@ -61,22 +58,6 @@ std::string agrees_as_dot(const CaseView& v, const Tensor& g, std::string_view c
                          composed, engine::fmt_value(h), engine::fmt_value(std::fabs(f - h)), engine::fmt_value(bound));
   }
   return "";
-}
-
-std::vector<std::string> validate_properties(const contract::KernelSpec& k) {
-  std::vector<std::string> problems;
-  for (const auto& p : k.properties) {
-    const Kind* kind = find(p.check);
-    if (!kind || !kind->per_property) {
-      problems.push_back(fmt::format("kernel '{}': property '{}' names check '{}', which is not a property check",
-                                     k.name, p.name, p.check));
-      continue;
-    }
-    if (kind->validate)
-      if (std::string why = kind->validate(k, p); !why.empty())
-        problems.push_back(fmt::format("kernel '{}': property '{}' ({}): {}", k.name, p.name, p.check, why));
-  }
-  return problems;
 }
 
 }  // namespace kc::checks

@@ -1,3 +1,4 @@
+#include "checks/check.h"
 #include "cli/arguments.h"
 
 #include <cerrno>
@@ -115,13 +116,13 @@ Params parse_params_for(const contract::KernelSpec& k, const std::string& text) 
 
 std::string kernel_names() {
   std::string s;
-  for (const auto& k : engine::checked_kernels()) s += (s.empty() ? "" : ", ") + std::string(k.name);
+  for (const auto& k : checks::checked_kernels()) s += (s.empty() ? "" : ", ") + std::string(k.name);
   return s;
 }
 
 std::vector<const contract::KernelSpec*> select_kernels(const std::vector<std::string>& names, const std::string& family) {
   std::vector<const contract::KernelSpec*> out;
-  const auto& table = engine::checked_kernels();
+  const auto& table = checks::checked_kernels();
   if (!family.empty()) {
     bool known = false;
     for (const auto& k : table) known |= k.family == family;

@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/check.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -140,7 +141,7 @@ int campaign(const CampaignCommand& o) {
   const double budget_s = o.budget.empty() ? 0 : parse_budget(o.budget);
   const Shard shard = parse_shard(o.shard);
   const std::uint64_t seed = parse_seed(o.seed, "--seed");
-  engine::RunOptions base;
+  engine::RunOptions base{.checks = &checks::registry()};
   base.backend = o.backend;
   base.isolation = o.isolation;
   base.cases = o.cases;

@@ -1,3 +1,4 @@
+#include "checks/check.h"
 #include "cli/commands.h"
 
 #include <algorithm>
@@ -66,10 +67,10 @@ int selftest(const SelftestOptions& o) {
   }
   int missed = 0;
   std::vector<std::int64_t> shrunk_sizes;  // of the first shrunk case of each run that has one
-  engine::checked_kernels();
+  checks::checked_kernels();
   for (const auto* m : chosen) {
     auto backend = make_backend(fmt::format("mutant:{}", m->name));
-    engine::RunOptions opts;
+    engine::RunOptions opts{.checks = &checks::registry()};
     opts.seed = parse_seed(o.seed, "--seed");
     opts.cases = o.cases;
     opts.backend = fmt::format("mutant:{}", m->name);

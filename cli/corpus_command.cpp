@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/check.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
 #include "core/backend.h"
@@ -62,7 +63,7 @@ int corpus_replay(const CorpusCommand& o) {
     const reports::CorpusCase c = reports::read_corpus_case(text.str(), file.string());
     auto& backend = backends[c.backend];
     if (!backend) backend = make_backend(c.backend);
-    engine::RunOptions opts;
+    engine::RunOptions opts{.checks = &checks::registry()};
     opts.backend = c.backend;
     opts.profile = *engine::parse_profile(c.profile);
     const contract::KernelSpec& k = *contract::find_kernel(c.kernel);

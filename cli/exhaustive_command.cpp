@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/check.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -84,7 +85,7 @@ int exhaustive(const ExhaustiveCommand& o) {
   if (o.out.empty()) throw UsageError("--out DIR is needed: the sweep keeps its finished blocks there to resume");
   if (o.block_log2 < 16 || o.block_log2 > 32) throw UsageError("--block: 16 to 32 (log2 of the inputs per block)");
 
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = o.backend;
   opts.isolation = o.isolation;
   opts.profile = profile_option(o.profile, o.backend);

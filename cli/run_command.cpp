@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/check.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -66,7 +67,7 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
 }
 
 engine::RunOptions run_options(const RunCommand& o) {
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.seed = parse_seed(o.seed, "--seed");
   opts.cases = o.cases;
   opts.sweeps = o.sweeps;

@@ -5,6 +5,7 @@
 // 1 when one is not, 2 on bad arguments.
 #include <fmt/format.h>
 
+#include "checks/check.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -17,7 +18,7 @@
 namespace kc::cli {
 
 int search(const SearchCommand& o) {
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.seed = parse_seed(o.seed, "--seed");
   opts.backend = o.backend;
   opts.isolation = o.isolation;

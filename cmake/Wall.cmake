@@ -3,8 +3,9 @@
 # checks, engine, reports) must not link kernels/ or backends/, directly or
 # through another library; they reach kernels only through core/backend.h.
 # tests/wall_test.sh shows the check failing when a grading library links
-# the kernels (KC_BREAK_WALL_FOR_TEST). The includes are checked by
-# tests/wall_includes_test.sh.
+# the kernels (KC_BREAK_WALL_FOR_TEST) and that no grading file includes
+# kernels/ or backends/; the order of the folders inside each side is
+# scripts/layers.py's (ctest unit.layers).
 
 # Every target `target` links, transitively (PRIVATE links of a static
 # library are linked into its users too).

@@ -148,7 +148,7 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
     acc.printed.push_back({case_id, log.printed_bytes, std::move(log.printed)});
 }
 
-bool finish_checks(const Context& c, const CheckList& checks, const checks::RunView& run, Tallies& acc,
+bool finish_checks(const Context& c, const CheckList& checks, const RunView& run, Tallies& acc,
                    GradedOutputs& graded) {
   acc.graded = &graded;
   try {
@@ -177,7 +177,7 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
     acc.fracs.expect(static_cast<std::size_t>(y.numel()));
   }
 
-  checks::CaseView view{c, cs, case_id, path, y, statistics_case, {}};
+  CaseView view{c, cs, case_id, path, y, statistics_case, {}};
   bool keep_grades = false;
   for (const auto& ch : checks) keep_grades |= ch->needs_grades(view);
   std::vector<Grade> grades;

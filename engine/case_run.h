@@ -7,13 +7,11 @@
 #include <memory>
 #include <vector>
 
-#include "checks/check.h"
+#include "engine/check.h"
 #include "engine/context.h"
 #include "engine/tally.h"
 
 namespace kc::engine {
-
-using CheckList = std::vector<std::unique_ptr<checks::Check>>;
 
 // Returns the number of failures the case added. `full_stats`: the case
 // counts towards coverage, error statistics and worst cases (not a shrink
@@ -33,7 +31,7 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
 // The run's own checks after its last case (Check::on_finish: determinism,
 // bad input, ...), with the graded outputs, their calls recorded; false
 // when a stop request ended them (kc::Interrupted).
-bool finish_checks(const Context& c, const CheckList& checks, const checks::RunView& run, Tallies& acc,
+bool finish_checks(const Context& c, const CheckList& checks, const RunView& run, Tallies& acc,
                    GradedOutputs& graded);
 
 }  // namespace kc::engine

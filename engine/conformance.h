@@ -40,7 +40,12 @@ std::optional<Profile> parse_profile(std::string_view name);
 // reference for the reference backend, conformance for every other.
 Profile default_profile(std::string_view backend);
 
+struct CheckRegistry;  // engine/check.h
+
 struct RunOptions {
+  // The checks beyond accuracy (checks::registry() from the layers above):
+  // a run handed none is refused (handed_checks).
+  const CheckRegistry* checks = nullptr;
   std::uint64_t seed = 1;
   Profile profile = Profile::reference;
   int cases = 100;            // random cases per kernel and dtype
@@ -102,10 +107,9 @@ std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions
 
 // Checks every contract entry against its driver and its properties'
 // checks (the driver exists and takes the entry's operands, parameters and
-// oracle; each property's check exists and accepts it). Returns one line
-// per problem, empty when the table is sound; the CLI refuses to run otherwise.
-std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& table);
-// The contract table, checked once: throws std::logic_error listing every problem.
-const std::vector<contract::KernelSpec>& checked_kernels();
+// oracle; each property's check exists in `checks` and accepts it). Returns
+// one line per problem, empty when the table is sound; the CLI refuses to
+// run otherwise (checks::checked_kernels()).
+std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& table, const CheckRegistry& checks);
 
 }  // namespace kc::engine

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/check.h"
+#include "engine/check.h"
 #include "core/error.h"
 #include "engine/case_run.h"
 
@@ -51,7 +51,7 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
     return command(a, std::min(hi, a + kExhaustiveChunk));
   };
   const Context c{k, t, backend, drivers::of(k), o};
-  const CheckList checks = checks::for_run(k, t, std::nullopt);
+  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt);
   KernelDTypeResult res = result_for(k, t);
   backend.fresh_process();  // (a plug-in's: each block in a fresh worker, as each result)
   // Case i: the patterns of chunk i, as the loop builds it (the determinism check rebuilds them).
@@ -108,7 +108,7 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
   res.exhaustive = !res.interrupted;
   res.inputs_digest = digest;
   if (!res.interrupted) {
-    const checks::RunView run{c, first ? &*first : nullptr, 0, case_of};
+    const RunView run{c, first ? &*first : nullptr, 0, case_of};
     res.interrupted = !finish_checks(c, checks, run, acc, graded);
   }
   acc.finish(c, res);

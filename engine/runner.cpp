@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/check.h"
+#include "engine/check.h"
 #include "core/error.h"
 #include "engine/case_run.h"
 #include "engine/conformance.h"
@@ -165,14 +165,14 @@ KernelDTypeResult result_for(const contract::KernelSpec& k, DType t) {
 KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
                                    const gen::Case& cs) {
   const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = checks::for_run(k, t, std::nullopt);
+  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt);
   KernelDTypeResult res = result_for(k, t);
   Tallies acc;
   GradedOutputs graded(kGradedBudget);
   acc.graded = &graded;
   grade_case(c, checks, acc, 0, {}, cs, true);
   record_calls(c, acc, 0, {}, &cs);
-  const checks::RunView run{c, &cs, 0, [&](std::int64_t) { return cs; }};
+  const RunView run{c, &cs, 0, [&](std::int64_t) { return cs; }};
   finish_checks(c, checks, run, acc, graded);
   res.cases = 1;
   acc.finish(c, res);
@@ -199,7 +199,7 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   // A fresh worker (a plug-in's): no state or leak of another kernel x dtype reaches this one.
   backend.fresh_process();
   const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = checks::for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
+  const CheckList checks = handed_checks(opts).for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
                                                                      : std::nullopt);
   KernelDTypeResult res = result_for(k, t);
 
@@ -261,7 +261,7 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   res.cases = done;
   res.inputs_digest = digest;
   if (stopped.empty()) {
-    const checks::RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id, case_of};
+    const RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id, case_of};
     if (!finish_checks(c, checks, run, acc, graded))
       stopped = fmt::format("stopped during the run's checks after its {} cases", total);
   }
@@ -313,7 +313,7 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
   return r;
 }
 
-std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& table) {
+std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& table, const CheckRegistry& checks) {
   std::vector<std::string> problems;
   for (const auto& k : table) {
     const drivers::Driver* d = drivers::find(k.driver);
@@ -322,7 +322,7 @@ std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& ta
       continue;
     }
     if (std::string why = d->check_entry(k); !why.empty()) problems.push_back(fmt::format("kernel '{}': {}", k.name, why));
-    for (auto& p : checks::validate_properties(k)) problems.push_back(std::move(p));
+    for (auto& p : checks.validate_properties(k)) problems.push_back(std::move(p));
     for (const auto& a : k.accuracy)
       if (a.accuracy.check_case_statistics && !d->has_statistics_case(k, a.dtype))
         problems.push_back(fmt::format("kernel '{}': {} asks for per-case statistics, but driver '{}' has no "
@@ -334,17 +334,6 @@ std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& ta
       problems.push_back(fmt::format("kernel '{}': no replay of the reference's steps (.replay, oracles/replay.h)", k.name));
   }
   return problems;
-}
-
-const std::vector<contract::KernelSpec>& checked_kernels() {
-  static const std::vector<contract::KernelSpec>& table = [] () -> const std::vector<contract::KernelSpec>& {
-    const auto& t = contract::all_kernels();
-    const auto problems = check_table(t);
-    if (!problems.empty())
-      throw std::logic_error(fmt::format("the contract table is inconsistent:\n  {}", fmt::join(problems, "\n  ")));
-    return t;
-  }();
-  return table;
 }
 
 }  // namespace kc::engine

@@ -11,6 +11,7 @@
 
 #include <fstream>
 
+#include "checks/check.h"
 #include "core/backend.h"
 #include "engine/conformance.h"
 #include "oracles/exact_sum.h"
@@ -27,7 +28,7 @@ struct Item {
 
 std::vector<Item> items() {
   std::vector<Item> v;
-  for (const auto& k : engine::checked_kernels())
+  for (const auto& k : checks::checked_kernels())
     for (DType t : engine::graded_dtypes(k)) v.push_back({&k, t});
   return v;
 }
@@ -56,7 +57,7 @@ TEST_P(Conformance, ReferencePassesItsContract) {
   const auto [k, t] = GetParam();
   auto backend = make_backend("reference");
   const std::int64_t bulk_before = oracle::ExactSum::bulk_calls();
-  const auto r = engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{});
+  const auto r = engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{.checks = &checks::registry()});
   const bool bulk = oracle::ExactSum::bulk_calls() > bulk_before;
   EXPECT_GT(r.elements, 0) << "graded nothing";
   EXPECT_GT(r.accuracy.graded + r.accuracy.special, 0);
@@ -89,7 +90,7 @@ TEST_P(Conformance, ReferencePassesItsContract) {
   for (const Path p : {Path::extract8, Path::extract4, Path::scalar}) {
     if (p == oracle::ExactSum::path() || !oracle::ExactSum::has_path(p)) continue;
     oracle::ExactSum::use_path(p);
-    const auto on_path = digest(engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{}));
+    const auto on_path = digest(engine::run_kernel_dtype(*k, t, *backend, engine::RunOptions{.checks = &checks::registry()}));
     oracle::ExactSum::use_default_path();
     const char* name = p == Path::extract8 ? "extract8" : p == Path::extract4 ? "extract4" : "scalar";
     EXPECT_EQ(on_path, got) << key << ": the exact sums' " << name << " path gives another digest";
@@ -104,7 +105,7 @@ TEST_P(Conformance, ReferencePassesItsContract) {
 TEST_P(Conformance, ReferencePassesTheConformanceProfile) {
   const auto [k, t] = GetParam();
   auto backend = make_backend("reference");
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.profile = engine::Profile::conformance;
   opts.cases = 12;
   opts.sweeps = 1;
@@ -135,7 +136,7 @@ TEST(ConformanceTable, RanSomething) { EXPECT_GE(items().size(), 26u * 4u); }
 // CMakeLists.txt): a family missing there would silently not run.
 TEST(ConformanceTable, EveryFamilyHasACtestLabel) {
   const std::string labels = "," + std::string(KC_FAMILY_LABELS) + ",";
-  for (const auto& k : engine::checked_kernels())
+  for (const auto& k : checks::checked_kernels())
     EXPECT_NE(labels.find("," + std::string(k.family) + ","), std::string::npos)
         << "family '" << k.family << "' of " << k.name << " is not in KC_FAMILIES";
 }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "checks/check.h"
 #include "backends/reference/executor.h"
 #include "contracts/contract.h"
 #include "engine/conformance.h"
@@ -122,13 +123,13 @@ TEST(Contracts, AgreeWithTheExecBridge) {
 // oracle does not fit its driver, an unknown driver or an unknown property
 // check is refused with a message naming the kernel and both sides.
 TEST(Contracts, TheTableFitsItsDriversAndChecks) {
-  EXPECT_EQ(engine::check_table(contract::all_kernels()), std::vector<std::string>{});
-  EXPECT_NO_THROW(engine::checked_kernels());
+  EXPECT_EQ(engine::check_table(contract::all_kernels(), checks::registry()), std::vector<std::string>{});
+  EXPECT_NO_THROW(checks::checked_kernels());
 }
 
 std::string problems_of(const contract::KernelSpec& k) {
   std::string s;
-  for (const auto& p : engine::check_table({k})) s += p + "\n";
+  for (const auto& p : engine::check_table({k}, checks::registry())) s += p + "\n";
   return s;
 }
 

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/check.h"
 #include "core/backend.h"
 #include "engine/conformance.h"
 #include "engine/context.h"
@@ -53,7 +54,7 @@ double midpoint_distance(const engine::Context& c, const drivers::Element& e, co
 void compare(const contract::KernelSpec& k, DType t, const Backend& backend, const std::vector<Tensor>& xs,
              const Params& p, Counts& n) {
   const auto y = backend.run(k.name, xs, p).at(0);
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   const engine::Context c{k, t, backend, drivers::of(k), opts};
   std::int64_t i = 0;
   c.driver.for_each_element(k, gen::Case{xs, p}, [&](const drivers::Element& e) {
@@ -194,7 +195,7 @@ TEST(FastOracle, CommonCaseIsDecide) {
       for (std::int64_t i = 0; i < n; ++i) x.set_bits(i, t == DType::f32 ? rng() & 0xffffffffu : static_cast<std::uint64_t>(i));
       const std::vector<Tensor> xs{x};
       const Tensor y = backend->run(k.name, xs, p).at(0);
-      engine::RunOptions opts;
+      engine::RunOptions opts{.checks = &checks::registry()};
       const engine::Context c{k, t, *backend, drivers::of(k), opts};
       for (std::int64_t i = 0; i < n; ++i) {
         const double xv = x.value_at(i), y0 = y.value_at(i);
@@ -238,8 +239,8 @@ TEST(FastOracle, BulkLaneTalliesAsTheGeneralPath) {
     ASSERT_NE(k, nullptr) << name;
     for (DType t : {DType::f32, DType::bf16, DType::f16}) {
       if (!k->accuracy_for(t)) continue;
-      engine::RunOptions lane;
-      engine::RunOptions general;
+      engine::RunOptions lane{.checks = &checks::registry()};
+      engine::RunOptions general{.checks = &checks::registry()};
       std::ostringstream sink;
       general.dump = &sink;
       const auto a = engine::run_kernel_dtype(*k, t, *backend, lane);

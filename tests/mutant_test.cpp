@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "checks/check.h"
 #include "backends/mutants/mutants.h"
 #include "engine/conformance.h"
 #include "engine/findings.h"
@@ -57,7 +58,7 @@ class Mutants : public ::testing::TestWithParam<const mutants::Mutant*> {};
 TEST_P(Mutants, DefaultRunFlagsIt) {
   const mutants::Mutant& m = *GetParam();
   auto backend = make_backend("mutant:" + std::string(m.name));
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = "mutant:" + std::string(m.name);
   opts.profile = m.correct ? engine::Profile::reference : *engine::parse_profile(m.profile);
   int runs = 0;
@@ -110,7 +111,7 @@ TEST(Mutants, ResultClassDefectsAreCaughtOnTenSeeds) {
     ASSERT_NE(m, nullptr) << name;
     auto backend = make_backend("mutant:" + std::string(name));
     for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-      engine::RunOptions opts;
+      engine::RunOptions opts{.checks = &checks::registry()};
       opts.seed = seed;
       opts.backend = "mutant:" + std::string(name);
       const auto r = engine::run_kernel_dtype(*contract::find_kernel(m->kernels.front()), DType::f32, *backend, opts);

@@ -11,6 +11,7 @@
 #include <climits>
 #include <cmath>
 
+#include "checks/check.h"
 #include "backends/plugin/channel.h"
 #include "contracts/accuracy_models.h"
 #include "core/backend.h"
@@ -26,7 +27,7 @@ namespace {
 
 engine::KernelDTypeResult one_run(const char* kernel, DType t, int cases) {
   auto backend = make_backend("reference");
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.cases = cases;
   opts.exhaustive_halves = false;
   return engine::run_kernel_dtype(*contract::find_kernel(kernel), t, *backend, opts);

@@ -14,6 +14,7 @@
 
 #include <cmath>
 
+#include "checks/check.h"
 #include "core/backend.h"
 #include "engine/search.h"
 
@@ -50,7 +51,7 @@ class PlantedExp final : public Backend {
 TEST(WorstCaseSearch, FindsADefectOnA2ToTheMinus16IntervalThatRandomCasesMiss) {
   const PlantedExp backend;
   const auto* k = contract::find_kernel("exp");
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = backend.name();
   constexpr std::int64_t kBudget = 60000;
   const auto r = engine::search_worst(*k, DType::f32, backend, opts, kBudget, 7);
@@ -73,7 +74,7 @@ TEST(WorstCaseSearch, FindsADefectOnA2ToTheMinus16IntervalThatRandomCasesMiss) {
 TEST(WorstCaseSearch, OnTheReferenceTheWorstIsWithinTheContract) {
   const auto backend = make_backend("reference");
   const auto* k = contract::find_kernel("exp");
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   const auto r = engine::search_worst(*k, DType::f32, *backend, opts, 20000, 7);
   EXPECT_FALSE(r.failed);
   EXPECT_LE(r.worst_frac, 2.5);

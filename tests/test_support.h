@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 
+#include "checks/check.h"
 #include "core/backend.h"
 #include "engine/conformance.h"
 #include "reports/results_json.h"
@@ -13,7 +14,7 @@ namespace kc::testing_support {
 inline engine::RunResults small_run(std::initializer_list<const char*> kernels, std::initializer_list<DType> dtypes,
                                     std::uint64_t seed = 1, const char* backend_name = "reference") {
   auto backend = make_backend(backend_name);
-  engine::RunOptions opts;
+  engine::RunOptions opts{.checks = &checks::registry()};
   opts.cases = 5;
   opts.exhaustive_halves = false;
   opts.seed = seed;
