@@ -130,6 +130,19 @@ INSTANTIATE_TEST_SUITE_P(Conformance, Conformance, ::testing::ValuesIn(items()),
          "_" + std::string(dtype_name(info.param.dtype));
 });
 
+// The engine knows no check by name: it is handed them. A run handed none
+// would grade no property and still pass, so it is refused.
+TEST(ConformanceTable, ARunHandedNoChecksIsRefused) {
+  auto backend = make_backend("reference");
+  const auto* k = contract::find_kernel("exp");
+  try {
+    engine::run_kernel_dtype(*k, DType::f32, *backend, engine::RunOptions{});
+    ADD_FAILURE() << "a run without checks was graded";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("handed no checks"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConformanceTable, RanSomething) { EXPECT_GE(items().size(), 26u * 4u); }
 
 // ctest registers the conformance tests family by family (KC_FAMILIES in
