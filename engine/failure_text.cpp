@@ -96,7 +96,8 @@ std::string element_key(const Context& c, const drivers::Element& e) {
 
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
-                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone) {
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone,
+                             bool offer_alone) {
   const DType t_out = c.k.out_dtype(c.t);
   ElementReport r;
   r.check = check;
@@ -136,6 +137,8 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
                                 r.params.empty() ? "" : ", params " + r.params),
       input_text(c, e), fmt_value(y), r.result_hex, r.exact,
       fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
+  if (offer_alone && !alone)
+    r.message += "\n  the element alone: " + element_repro(c, r.input_hex, cs.params);
   return r;
 }
 

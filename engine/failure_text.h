@@ -39,8 +39,12 @@ std::string joined_hex(const Context& c, const drivers::Element& e);
 std::string element_key(const Context& c, const drivers::Element& e);
 
 // One element's report. `exact` is the exact value in words (exact_text, or
-// what a property compared against). `alone`: the element fails the same
-// way graded alone, so its replay is `--input`; otherwise the case's.
+// what a property compared against). `alone`: `--input` replays it (the
+// element graded alone: a passing element, or an element given alone);
+// otherwise the case does. `offer_alone`: a case's failure whose element
+// can be graded alone: its `--input` line is added, offered as the element
+// by itself, never as the replay (a kernel that fails only in its case,
+// at a tail or an offset, passes there; nothing is re-run to find out).
 // The tally of the bit-for-bit check against the reference's replayed
 // rounding steps (casts, halves' sums): one name for runs and replays.
 // The elements with no finite bound (Figures::unbounded): graded against
@@ -52,7 +56,8 @@ inline constexpr const char* kReferenceChoiceCheck = "reference choice: NaN, tie
 
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
-                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone);
+                             std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone,
+                             bool offer_alone = false);
 // A whole case's report (output shape, layout, a relational property...).
 ElementReport case_report(const Context& c, const std::string& check, std::int64_t case_id,
                           const std::vector<int>& path, const gen::Case& cs, const std::string& what);

@@ -5,6 +5,7 @@
 #include "engine/grading.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -284,6 +285,15 @@ void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bit
   g.semantics_ok = g.replay_bits == y_bits;
 }
 
+// The last exact evaluation on this thread, kept for exact_text: its
+// storage is reused by the next (MPFR numbers allocate), and its id tells a
+// grade whether it is still its own.
+struct Retained {
+  oracle::Exact exact;
+  std::uint64_t id = 0, last = 0;
+};
+thread_local Retained retained;
+
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const double x = e.args.empty() ? 0.0 : e.args.front();
   const DType t_out = c.k.out_dtype(c.t);
@@ -313,16 +323,18 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
   Grade g;
   for (int attempt = 0; attempt < 3; ++attempt) {
     oracle::PrecisionScope scope(bits);
-    static thread_local oracle::Exact reused;  // (one per thread: evaluate above)
-    const oracle::Exact& ex = detail::evaluate(c, e, params, reused);
+    const oracle::Exact& ex = detail::evaluate(c, e, params, retained.exact);
+    retained.id = ++retained.last;
     if (!is_float(t_out)) {
       g = grade_integer(y, ex);
       g.precision = bits;
+      g.evaluation = retained.id;
       return g;
     }
     const oracle::Rounded r = oracle::round_checked(t_out, ex.value);
     g = grade_at(c.k, *acc, t_out, x, y, params, ex, r);
     if (!g.pass) accept_other_choice(c, *acc, t_out, x, y, params, ex, g);
+    g.evaluation = retained.id;
     g.escalations = attempt;
     g.precision = bits;
     // Ziv: re-evaluate when the value sits on a rounding boundary, unless
@@ -352,14 +364,16 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, std::
   return g;
 }
 
-std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g) {
+std::string exact_text(const Context& c, const drivers::Element& e, const Grade& g) {
   if (g.special) {
     const contract::SpecialRule* rule = detail::special_rule(c.k, e);
     return rule ? std::string(contract::outcome_name(rule->output)) : "(special)";
   }
-  oracle::PrecisionScope scope(g.precision ? g.precision : oracle::working_bits(c.t));
-  oracle::Exact ex;
-  return decimal(detail::evaluate(c, e, params, ex).value);
+  if (g.evaluation == 0 || g.evaluation != retained.id)
+    throw std::logic_error(fmt::format("{} {}: the exact value of element {} was asked for after {}", c.k.name,
+                                       dtype_name(c.t), e.out,
+                                       g.evaluation == 0 ? "an approximate grade" : "another element's evaluation"));
+  return decimal(retained.exact.value);
 }
 
 }  // namespace kc::engine

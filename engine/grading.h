@@ -117,6 +117,10 @@ struct Grade : Figures {
   // reference does (a SpecialRule's `also`, an Exact alternative, another
   // evaluation order): the choice, in words. The reference profile fails it.
   std::string reference_choice;
+  // The exact evaluation the grade was decided against, retained on this
+  // thread until its next one (exact_text reads it): 0 for a grade no
+  // exact evaluation decided (the fast path's, a special-value rule's).
+  std::uint64_t evaluation = 0;
 };
 
 // y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
@@ -147,11 +151,6 @@ enum class GradeMode { any, mpfr, exact };
 Grade grade_element(const Context& c, const drivers::Element& e, double y, std::uint64_t y_bits, const Params& params,
                     GradeMode mode = GradeMode::any);
 
-
-// The exact value the grade was decided against, in decimal (25 significant
-// digits; "NaN", "inf", the outcome of a special-value rule), re-evaluated
-// at the grade's precision: only failures and worst cases are shown, so the
-// grading loop never formats it.
 // The fast path alone, with the semantics replay: true when it decided the
 // element (then `out` holds its figures, `approximate` set); false when the
 // element is MPFR's. What grade_element tries first.
@@ -175,7 +174,13 @@ bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x
 void grade_fast_block(const Context& c, const contract::Accuracy& acc, const ElementReader& x, const ElementReader& y,
                       std::int64_t lo, std::size_t n, const Params& params, LaneFigures* out, char* passed);
 
-std::string exact_text(const Context& c, const drivers::Element& e, const Params& params, const Grade& g);
+// The exact value the grade was decided against, in decimal (25 significant
+// digits; "NaN", "inf", the outcome of a special-value rule), from the
+// evaluation it retained: formatted only where a report shows it (failures,
+// worst cases), never re-evaluated. std::logic_error for an approximate
+// grade or one whose evaluation another has replaced (grade exactly, then
+// describe, before the next element).
+std::string exact_text(const Context& c, const drivers::Element& e, const Grade& g);
 
 // For tests/fast_oracle_test.cpp: the decision from an approximation, by its
 // common-case path alone (nullopt where it does not apply) and by the

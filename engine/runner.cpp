@@ -305,7 +305,7 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
     }
     failed = !checks.empty();
     r = element_report(c, failed ? checks.front() : graded, -1, {}, *cs, e, yv, out[0].bits_at(0), g,
-                       exact_text(c, e, params, g), true);
+                       exact_text(c, e, g), true);
     if (!g.reference_choice.empty()) r.message += "\n  choice:            " + g.reference_choice;
     for (std::size_t i = 1; i < checks.size(); ++i)
       r.message += fmt::format("\n  also fails:        {} {}: {}", k.name, dtype_name(t), checks[i]);

@@ -132,7 +132,7 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
     res.worst_frac = exact_score(g);
     res.worst_distance = g.distance;
     res.worst = element_report(c, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,
-                               y.value_at(0), y.bits_at(0), g, exact_text(c, e, params, g), true);
+                               y.value_at(0), y.bits_at(0), g, exact_text(c, e, g), true);
   });
   return res;
 }

@@ -53,16 +53,24 @@ grep -Eq "^FAIL exp +f32 +accuracy: integer distance 2 > 1 on [0-9]+ elements" "
   echo "ok:   the FAIL line names the check, the figure and the count" ||
   { echo "FAIL: the FAIL line: $(grep '^FAIL' "$work/out")"; fails=$((fails + 1)); }
 
-# The first replay command a failure prints reproduces it.
+# The first replay command a failure prints reproduces it: a failing
+# element replays with its case (nothing is re-run to learn whether it
+# fails alone), its element alone offered beside it; the shrunk case's
+# report replays the shrunk case.
 "$kc" run --kernel exp --dtype f32 --backend mutant:exp_f32_2ulp >"$work/mut" 2>&1
 replay=$(grep -m1 '^  replay: ' "$work/mut" | sed 's/^  replay: *//')
 case "$replay" in
-  "kconform run "*) expect 1 "printed element replay reproduces: $replay" -- "$kc" ${replay#kconform } ;;
-  *) echo "FAIL: no replay command printed"; fails=$((fails + 1)) ;;
+  "kconform run "*"--case "*) expect 1 "printed case replay reproduces: $replay" -- "$kc" ${replay#kconform } ;;
+  *) echo "FAIL: no case replay printed: $replay"; fails=$((fails + 1)) ;;
 esac
-shrunk=$(grep -m1 'shrunk case: ' "$work/mut" | sed 's/.*shrunk case: *//')
+alone=$(grep -m1 '^  the element alone: ' "$work/mut" | sed 's/^  the element alone: *//')
+case "$alone" in
+  "kconform run "*"--input "*) expect 1 "the element alone (this mutant fails alone too)" -- "$kc" ${alone#kconform } ;;
+  *) echo "FAIL: the element alone is not offered"; fails=$((fails + 1)) ;;
+esac
+shrunk=$(grep -A 8 '^(shrunk to ' "$work/mut" | grep -m1 '^  replay: ' | sed 's/^  replay: *//')
 case "$shrunk" in
-  "kconform run "*) expect 1 "printed shrunk-case replay reproduces" -- "$kc" ${shrunk#kconform } ;;
+  "kconform run "*"--shrink "*) expect 1 "printed shrunk-case replay reproduces" -- "$kc" ${shrunk#kconform } ;;
   *) echo "FAIL: no shrunk case printed"; fails=$((fails + 1)) ;;
 esac
 expect 0 "replaying one passing case" -- "$kc" run --kernel exp --dtype f32 --case 3

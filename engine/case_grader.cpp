@@ -1,0 +1,152 @@
+#include "engine/case_grader.h"
+
+#include <cmath>
+#include <functional>
+#include <ostream>
+
+#include "engine/failure_text.h"
+
+namespace kc::engine {
+
+CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, DType out_dtype, bool full_stats, bool keep_grades)
+    : v_(view),
+      c_(view.c),
+      acc_(acc),
+      out_dtype_(out_dtype),
+      full_stats_(full_stats),
+      keep_grades_(keep_grades),
+      lane_(!keep_grades && !view.c.opts.dump) {}
+
+void CaseGrader::grade_all() {
+  if (!grade_lane()) c_.driver.for_each_element(c_.k, v_.cs, [this](const drivers::Element& e) { element(e); });
+}
+
+CheckTally& CaseGrader::accuracy_tally() {
+  return *(accuracy_ ? accuracy_ : (accuracy_ = &acc_.tally("accuracy", "accuracy")));
+}
+CheckTally& CaseGrader::semantics_tally() {
+  return *(semantics_ ? semantics_ : (semantics_ = &acc_.tally(kSemanticsCheck, "semantics", Profile::reference)));
+}
+
+void CaseGrader::tally_pass(const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits,
+                            double yv) {
+  ++acc_.elements;
+  acc_.record(c_, accuracy_tally(), true);
+  if (f.semantics_ok) acc_.record(c_, semantics_tally(), true);
+  if (!full_stats_) return;
+  acc_.add_coverage(c_, args, f, yv);
+  acc_.add_error(c_, f, profiled, x_bits, profiled ? args[0] : 0.0);
+  acc_.add_normalized(f);
+}
+
+bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, const Tallies::Place& place, Grade& g) {
+  Figures f;
+  const bool fast = grade_fast_figures(c_, e, yv, yb, v_.cs.params, f);
+  // A passing element decided by the fast path (most of a sweep), tallied
+  // from its figures as record() tallies it: it keeps no report (it is
+  // neither a failure, a worst case nor at a maximum: needs_exact says
+  // its figures could be shown or move a maximum).
+  if (fast && lane_ && f.pass && f.semantics_ok.value_or(true) && !acc_.needs_exact(f, place)) {
+    const bool profiled = e.replayable && e.shown.size() == 1;
+    tally_pass(f, e.args, profiled, profiled ? e.shown[0] : 0, yv);
+    return false;
+  }
+  if (fast) static_cast<Figures&>(g) = f;
+  else g = grade_element(c_, e, yv, yb, v_.cs.params, GradeMode::mpfr);
+  // An approximate grade whose report will be kept (a failure, or a pass
+  // that fails the semantics replay) is made exact first: its figures and
+  // its exact value are then the ones shown, from one evaluation.
+  // (The tallies are created in the order the run meets them: accuracy first.)
+  const auto shown = [&] {
+    const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
+    return g.approximate && ((!g.pass && acc_.keeps(c_, accuracy_tally())) ||
+                             (g.pass && semantics_failed && (accuracy_tally(), acc_.keeps(c_, semantics_tally()))));
+  };
+  if (acc_.needs_exact(g, place) || shown()) g = grade_element(c_, e, yv, yb, v_.cs.params, GradeMode::exact);
+  return true;
+}
+
+void CaseGrader::element(const drivers::Element& e) {
+  const std::uint64_t yb = v_.y.bits_at(e.out);
+  const double yv = v_.y.value_at(e.out);
+  // (Its place: of equal figures in a case the earlier element is kept,
+  // and the lane records a stretch's set-aside candidates last.)
+  const Tallies::Place place{v_.case_id, e.out};
+  Grade g;
+  if (!grade(e, yv, yb, place, g)) return;
+  ++acc_.elements;
+  acc_.escalations += g.escalations;
+  if (full_stats_) acc_.add_coverage(c_, e, g, yv);
+  record(e, g, yv, yb);
+  if (keep_grades_) grades_.push_back(g);
+  if (g.special) {
+    ++acc_.special;
+    return;
+  }
+  if (g.replayed) ++acc_.replayed;
+  if (full_stats_ && !g.replayed) record_statistics(e, g, yv, yb, place);
+}
+
+ElementReport CaseGrader::report_as(const std::string& check, const drivers::Element& e, const Grade& g, double yv,
+                                    std::uint64_t yb) const {
+  // `--input` replays a passing element; a failure replays with its case
+  // (a defect in how a kernel indexes its inputs shows in the case, not
+  // alone), its element alone offered beside it.
+  const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
+  const bool alone = g.pass && !semantics_failed && e.replayable;
+  return element_report(c_, check, v_.case_id, v_.path, v_.cs, e, yv, yb, g, exact_text(c_, e, g), alone,
+                        e.replayable);
+}
+
+void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb) {
+  // An element with no finite bound (ill-conditioned past T's precision)
+  // is held to the reference's bits in the reference profile only: the
+  // conformance profile counts it ("differs from the reference") but no
+  // correct result is closer than another there.
+  const std::string check = g.special ? "special:" + g.rule : g.unbounded ? kUnboundedCheck : "accuracy";
+  auto& tally = g.special     ? acc_.tally(check, "special")
+                : g.unbounded ? acc_.tally(check, "semantics", Profile::reference)
+                              : accuracy_tally();
+  const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
+  CheckTally* sem = g.semantics_ok ? &semantics_tally() : nullptr;
+  // Formatted only where one is kept. (A semantics failure is reported
+  // under its own check only where the accuracy passed.)
+  const bool keyed =
+      !(g.pass && !semantics_failed) && (acc_.keeps(c_, tally) || (g.pass && sem && acc_.keeps(c_, *sem)));
+  const std::string key = keyed ? element_key(c_, e) : "";
+  auto report = [&] { return report_as(check, e, g, yv, yb); };
+  acc_.record(c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
+  if (full_stats_ && !g.pass && !g.unbounded) acc_.add_failure(g);  // (the unbounded: a semantics finding)
+  if (sem) {
+    // An element that failed its accuracy too is reported once, there
+    // (its error line names the reference's bits); here it is counted.
+    acc_.record(c_, *sem, *g.semantics_ok, key,
+                g.pass && keyed ? std::function<ElementReport()>([&] { return report_as(sem->name, e, g, yv, yb); })
+                                : nullptr);
+  }
+  if (!g.reference_choice.empty()) {
+    // Correct, but not the reference's choice: fails only the reference profile.
+    auto& choice = acc_.tally(kReferenceChoiceCheck, "reference-choice", Profile::reference);
+    acc_.record(c_, choice, false, element_key(c_, e), [&] {
+      ElementReport r = report_as(choice.name, e, g, yv, yb);
+      r.message += "\n  choice:            " + g.reference_choice;
+      return r;
+    });
+  }
+}
+
+void CaseGrader::record_statistics(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb,
+                                   const Tallies::Place& place) {
+  if (std::isfinite(g.frac) && c_.opts.dump)
+    *c_.opts.dump << c_.k.name << ' ' << dtype_name(c_.t) << ' ' << v_.case_id << ' ' << e.out << ' '
+                  << joined_hex(c_, e) << ' ' << hex_bits(out_dtype_, yb) << '\n';
+  // (A replayed element, the unbounded ones included, has no statistics:
+  // what is shown here is always an accuracy figure.)
+  auto report = [&] { return report_as("accuracy", e, g, yv, yb); };
+  if (acc_.could_be_worst(g, place)) acc_.keep_worst(report());
+  acc_.note_extremes(g, report, place);
+  acc_.add_error(c_, e, g);
+  acc_.add_normalized(g);
+}
+
+}  // namespace kc::engine

@@ -1,0 +1,70 @@
+// The output elements of one case, graded and tallied (engine/case_run.cpp's
+// grade_case, after the call and the shape checks): each element graded
+// once, by the cheapest evaluation that decides everything reported of it
+// (the double fast path, MPFR at 64 bits, MPFR at the working precision),
+// escalated to the exact one only where a report shows its figures; the
+// bulk lane of a one-input elementwise case (engine/case_lane.cpp) grades
+// a block of elements at a time. Internal to the engine's case loop.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "drivers/driver.h"
+#include "engine/check.h"
+#include "engine/context.h"
+#include "engine/grading.h"
+#include "engine/tally.h"
+
+namespace kc::engine {
+
+class CaseGrader {
+ public:
+  // `full_stats`: the case counts towards coverage, error statistics and
+  // worst cases; `keep_grades`: a check asked for the per-element grades.
+  CaseGrader(const CaseView& view, Tallies& acc, DType out_dtype, bool full_stats, bool keep_grades);
+
+  // Every output element, through the bulk lane where it applies.
+  void grade_all();
+  // The grades kept for the checks (keep_grades).
+  std::vector<Grade>& grades() { return grades_; }
+
+ private:
+  // One element through the general path.
+  void element(const drivers::Element& e);
+  // The element's grade: the fast path's figures, else MPFR, made exact
+  // where a report will show it. false: the fast path passed it and
+  // nothing of it can be shown (tallied already).
+  bool grade(const drivers::Element& e, double yv, std::uint64_t yb, const Tallies::Place& place, Grade& g);
+  // A passing element decided by the fast path, tallied from its figures.
+  void tally_pass(const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits, double yv);
+  // The verdict's tallies, reports and statistics of a graded element.
+  void record(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb);
+  void record_statistics(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb,
+                         const Tallies::Place& place);
+  ElementReport report_as(const std::string& check, const drivers::Element& e, const Grade& g, double yv,
+                          std::uint64_t yb) const;
+  CheckTally& accuracy_tally();
+  CheckTally& semantics_tally();
+
+  // The bulk lane (engine/case_lane.cpp): true where it graded the case.
+  bool grade_lane();
+
+  const CaseView& v_;
+  const Context& c_;
+  Tallies& acc_;
+  DType out_dtype_;
+  bool full_stats_, keep_grades_;
+  // Whether a passing fast-path element may be tallied from its figures
+  // alone (no check wants the grades, no --dump).
+  bool lane_;
+  std::vector<Grade> grades_;
+  // Looked up once per case (created where the run first meets them, so
+  // the tallies keep their order).
+  CheckTally* accuracy_ = nullptr;
+  CheckTally* semantics_ = nullptr;
+};
+
+}  // namespace kc::engine
