@@ -193,6 +193,67 @@ std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
   return v;
 }
 
+namespace {
+
+// The cases of a run, by id: the driver's sweeps, the random cases, then
+// the statistics case where the model asks for one; each replays with --case.
+struct CasePlan {
+  const Context& c;
+  std::int64_t sweeps, random_end, total;
+
+  // Case `id` as the loop builds it (and as --case replays it).
+  gen::Case operator()(std::int64_t id) const {
+    gen::Case cs = id < sweeps       ? sweep_case(c, id)
+                   : id >= random_end ? *c.driver.statistics_case(c.k, c.t, statistics_seed(c))
+                                      : random_case(c, id - sweeps);
+    if (!c.opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), c.opts.shrink_path);
+    return cs;
+  }
+};
+
+// What the loop over the cases leaves.
+struct CaseLoop {
+  std::int64_t done = 0;
+  std::uint64_t digest = 14695981039346656037ull;
+  std::optional<gen::Case> first_valid;
+  std::int64_t first_valid_id = 0;
+  bool shrunk = false;
+  std::string stopped;  // where a stop request ended the run
+};
+
+// One case of the run: graded, counted, kept as the first valid one, and
+// the first failing one shrunk; false where a stop request abandoned its call.
+bool run_case(const Context& c, const CheckList& checks, Tallies& acc, const CasePlan& plan, std::int64_t id,
+              CaseLoop& loop) {
+  const RunOptions& opts = c.opts;
+  const bool statistics = id >= plan.random_end;
+  const gen::Case cs = plan(id);
+  digest_case(loop.digest, id, cs);
+  const std::int64_t before = acc.elements;
+  try {
+    const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
+    if (opts.progress) {
+      opts.progress->elements += acc.elements - before;
+      opts.progress->failures += n_failed;
+    }
+    if (!statistics && (!loop.first_valid || loop.first_valid->inputs.front().numel() == 0)) {
+      loop.first_valid = cs;
+      loop.first_valid_id = id;
+    }
+    if (n_failed > 0 && !loop.shrunk && opts.shrink_path.empty() && !statistics) {
+      loop.shrunk = true;
+      report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
+    }
+  } catch (const Interrupted&) {
+    loop.stopped = fmt::format("stopped during case {} of {} (its call was abandoned)", id, plan.total);
+    return false;
+  }
+  record_calls(c, acc, id, opts.shrink_path, &cs);
+  return true;
+}
+
+}  // namespace
+
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
                                    const RunOptions& opts) {
   const auto start = std::chrono::steady_clock::now();
@@ -202,76 +263,37 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   const CheckList checks = handed_checks(opts).for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
                                                                      : std::nullopt);
   KernelDTypeResult res = result_for(k, t);
-
-  // The cases, by id: the driver's sweeps, the random cases, then the
-  // statistics case where the model asks for one; each replays with --case.
   Tallies acc;
   const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
   res.exhaustive = sweeps > 0 && c.driver.sweeps_are_exhaustive(k, t);
-  const std::int64_t random_end = sweeps + opts.cases;
-  const std::int64_t total = case_count(k, t, opts);
-  bool shrunk = false;
-  std::optional<gen::Case> first_valid;
-  std::int64_t first_valid_id = 0, done = 0;
-  std::uint64_t digest = 14695981039346656037ull;
-  // Case `id` as the loop builds it (and as --case replays it).
-  auto case_of = [&](std::int64_t id) {
-    gen::Case cs = id < sweeps       ? sweep_case(c, id)
-                   : id >= random_end ? *c.driver.statistics_case(k, t, statistics_seed(c))
-                                      : random_case(c, id - sweeps);
-    if (!opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), opts.shrink_path);
-    return cs;
-  };
+  const CasePlan plan{c, sweeps, sweeps + opts.cases, case_count(k, t, opts)};
+  CaseLoop loop;
   GradedOutputs graded(kGradedBudget);
   acc.graded = &graded;
-  std::string stopped;  // where a stop request ended the run
-  for (std::int64_t id = 0; id < total; ++id) {
+  for (std::int64_t id = 0; id < plan.total; ++id) {
     if (opts.only_case && *opts.only_case != id) continue;
     if (opts.stop && opts.stop->load()) {
-      stopped = fmt::format("stopped after {} of {} cases", done, total);
+      loop.stopped = fmt::format("stopped after {} of {} cases", loop.done, plan.total);
       break;
     }
-    ++done;
-    const bool statistics = id >= random_end;
-    const gen::Case cs = case_of(id);
-    digest_case(digest, id, cs);
-    const std::int64_t before = acc.elements;
-    try {
-      const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
-      if (opts.progress) {
-        opts.progress->elements += acc.elements - before;
-        opts.progress->failures += n_failed;
-      }
-      if (!statistics && (!first_valid || first_valid->inputs.front().numel() == 0)) {
-        first_valid = cs;
-        first_valid_id = id;
-      }
-      if (n_failed > 0 && !shrunk && opts.shrink_path.empty() && !statistics) {
-        shrunk = true;
-        report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
-      }
-    } catch (const Interrupted&) {
-      stopped = fmt::format("stopped during case {} of {} (its call was abandoned)", id, total);
-      --done;
+    ++loop.done;
+    if (!run_case(c, checks, acc, plan, id, loop)) {
+      --loop.done;
       break;
     }
-    record_calls(c, acc, id, opts.shrink_path, &cs);
   }
   acc.graded = nullptr;
-  res.cases = done;
-  res.inputs_digest = digest;
-  if (stopped.empty()) {
-    const RunView run{c, first_valid ? &*first_valid : nullptr, first_valid_id, case_of};
+  res.cases = loop.done;
+  res.inputs_digest = loop.digest;
+  if (loop.stopped.empty()) {
+    const RunView run{c, loop.first_valid ? &*loop.first_valid : nullptr, loop.first_valid_id, plan};
     if (!finish_checks(c, checks, run, acc, graded))
-      stopped = fmt::format("stopped during the run's checks after its {} cases", total);
+      loop.stopped = fmt::format("stopped during the run's checks after its {} cases", plan.total);
   }
   if (opts.progress) ++opts.progress->results;
-  if (!stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded
+  if (!loop.stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded
     res.interrupted = true;
-    acc.not_graded(acc.tally("run: interrupted by a signal", "run"), stopped);
-    acc.finish(c, res);
-    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return res;
+    acc.not_graded(acc.tally("run: interrupted by a signal", "run"), loop.stopped);
   }
   acc.finish(c, res);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
