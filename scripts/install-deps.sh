@@ -8,7 +8,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libmpfr-dev libgmp-dev libboost-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libyaml-cpp-dev
-  chromium clang libclang-rt-14-dev strace parallel bc
+  chromium clang libclang-rt-14-dev strace parallel bc universal-ctags
   libsleef-dev libeigen3-dev libdnnl-dev ocl-icd-opencl-dev libtorch-dev
 )
 # chromium: the report's browser test (ctest label "browser") renders the
@@ -16,6 +16,7 @@ packages=(
 # readers' libFuzzer targets (scripts/sanitize.sh, ctest label "fuzz").
 # strace: the reliability tests kill a run at each step of its final swap.
 # parallel and bc: the campaign test runs deploy/parallel.sh and times a budget.
+# universal-ctags: scripts/sizes.py finds the functions it measures (ctest unit.sizes).
 # SLEEF, Eigen, oneDNN (with the OpenCL headers its CMake package requires)
 # and libtorch: the libraries the adapters grade (adapters/, ctest label
 # "adapters", scripts/publish.sh); a missing one is skipped at configure.

@@ -82,8 +82,8 @@ static int admissible(const mask_t* m, int64_t qi, int64_t kj) {
   return 1;
 }
 
-static kc_status k_attention_backward(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc,
-                                      void* ctx, kc_error* err) {
+/* The operands' count, ranks and shapes, as the contract states them. */
+static kc_status check_operands(const kc_tensor* in, int32_t n, kc_error* err) {
   static const char* names[] = {"q", "k", "v", "do_grad", "alibi"};
   if (n != 4 && n != 5) return fail(err, "inputs", NULL, KC_ERR_ARITY, "expects q, k, v, do_grad and the optional alibi");
   kc_status st;
@@ -103,16 +103,78 @@ static kc_status k_attention_backward(const kc_tensor* in, int32_t n, const kc_p
     return fail(err, "alibi", "alibi.shape", KC_ERR_OTHER, "alibi slopes must be shape [Hq]");
   if (in[3].rank != 4) return fail(err, "do_grad", "rank.exact", KC_ERR_OTHER, "expected rank 4 [B, Hq, Sq, D]");
   if (!same_dims(&in[3], &in[0])) return fail(err, "do_grad", NULL, KC_ERR_SHAPE_MISMATCH, "do_grad is not q's shape");
+  return KC_OK;
+}
+
+/* The mask and score parameters. */
+static kc_status read_mask(const kc_param* p, int32_t np, mask_t* m, kc_error* err) {
   double scale, cap;
   int64_t causal, left, right;
+  kc_status st;
   if ((st = real_param(p, np, "softmax_scale", &scale, err)) != KC_OK) return st;
   if ((st = real_param(p, np, "softcap", &cap, err)) != KC_OK) return st;
   if ((st = int_param(p, np, "causal", 0, 1, &causal, err)) != KC_OK) return st;
   if ((st = int_param(p, np, "window_left", -1, INT32_MAX, &left, err)) != KC_OK) return st;
   if ((st = int_param(p, np, "window_right", -1, INT32_MAX, &right, err)) != KC_OK) return st;
   /* softmax_scale and softcap are f32 parameters (the contract's domain). */
-  const mask_t m = {(float)scale, (float)cap, causal, left, right};
+  const mask_t r = {(float)scale, (float)cap, causal, left, right};
+  *m = r;
+  return KC_OK;
+}
 
+/* One query row's gradients, accumulated into dq, dk and dv (double):
+   the scores in f32 (the dot, the scale, the softcap, ALiBi), the softmax,
+   then dV, dP and dS. Four scratch rows of sk floats in `row`. */
+static void backward_row(const mask_t* m, const float* qs, const float* ks, const float* vs, const float* dos,
+                         const float* slopes, int64_t hq, int64_t qi, int64_t at, int64_t kv, int64_t sk, int64_t d,
+                         float* row, double* dq, double* dk, double* dv) {
+  float *s = row, *pre = row + sk, *pj = row + 2 * sk, *dp = row + 3 * sk;
+  const float cinv = 1.0f / m->cap;
+  float mx = -INFINITY;
+  for (int64_t j = 0; j < sk; ++j) {
+    s[j] = pre[j] = -INFINITY;
+    if (!admissible(m, qi, j)) continue;
+    float dot = 0.0f;
+    for (int64_t x = 0; x < d; ++x) dot += qs[at + x] * ks[kv + j * d + x];
+    float sc = pre[j] = dot * m->scale;
+    if (m->cap != 0) sc = tanhf(sc * cinv) * m->cap;
+    if (slopes) sc += slopes[hq] * ((float)j - (float)qi);
+    s[j] = sc;
+    if (sc > mx) mx = sc;
+  }
+  if (!isfinite(mx)) return; /* no admissible key, or a +inf score: the row contributes nothing */
+  float sum = 0.0f;
+  for (int64_t j = 0; j < sk; ++j) sum += (pj[j] = isfinite(s[j]) ? expf(s[j] - mx) : 0.0f);
+  const float inv = 1.0f / sum;
+  float rd = 0.0f;
+  for (int64_t j = 0; j < sk; ++j) {
+    pj[j] *= inv;
+    if (pj[j] != 0)
+      for (int64_t x = 0; x < d; ++x) dv[kv + j * d + x] += pj[j] * dos[at + x];
+    float f = 0.0f;
+    for (int64_t x = 0; x < d; ++x) f += dos[at + x] * vs[kv + j * d + x];
+    dp[j] = f;
+    rd += pj[j] * f;
+  }
+  for (int64_t j = 0; j < sk; ++j) {
+    float ds = (dp[j] - rd) * pj[j];
+    if (m->cap != 0 && isfinite(pre[j])) {
+      const float t = tanhf(pre[j] * cinv);
+      ds *= 1.0f - t * t;
+    }
+    const float g = ds * m->scale;
+    if (g == 0) continue;
+    for (int64_t x = 0; x < d; ++x) dq[at + x] += g * ks[kv + j * d + x];
+    for (int64_t x = 0; x < d; ++x) dk[kv + j * d + x] += g * qs[at + x];
+  }
+}
+
+static kc_status k_attention_backward(const kc_tensor* in, int32_t n, const kc_param* p, int32_t np, kc_alloc_output alloc,
+                                      void* ctx, kc_error* err) {
+  kc_status st;
+  mask_t m;
+  if ((st = check_operands(in, n, err)) != KC_OK || (st = read_mask(p, np, &m, err)) != KC_OK) return st;
+  const int64_t *q = in[0].dims, *k = in[1].dims, *v = in[2].dims;
   const int64_t B = q[0], hq_n = q[1], sq = q[2], d = q[3], hk_n = k[1], sk = k[2], groups = hq_n / hk_n;
   const size_t nq = (size_t)(B * hq_n * sq * d), nk = (size_t)(B * hk_n * sk * d);
   float* out_q = (float*)alloc(ctx, KC_F32, 4, q);
@@ -130,52 +192,11 @@ static kc_status k_attention_backward(const kc_tensor* in, int32_t n, const kc_p
     return fail(err, "inputs", NULL, KC_ERR_OTHER, "out of memory");
   }
   double *dq = acc, *dk = acc + nq, *dv = acc + nq + nk;
-  float *s = row, *pre = row + sk, *pj = row + 2 * sk, *dp = row + 3 * sk;
-  const float cinv = 1.0f / m.cap;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t hq = 0; hq < hq_n; ++hq) {
       const int64_t kv = (b * hk_n + hq / groups) * sk * d;
-      for (int64_t qi = 0; qi < sq; ++qi) {
-        const int64_t at = ((b * hq_n + hq) * sq + qi) * d;
-        /* The scores in f32: the dot, the scale, the softcap, ALiBi. */
-        float mx = -INFINITY;
-        for (int64_t j = 0; j < sk; ++j) {
-          s[j] = pre[j] = -INFINITY;
-          if (!admissible(&m, qi, j)) continue;
-          float dot = 0.0f;
-          for (int64_t x = 0; x < d; ++x) dot += qs[at + x] * ks[kv + j * d + x];
-          float sc = pre[j] = dot * m.scale;
-          if (m.cap != 0) sc = tanhf(sc * cinv) * m.cap;
-          if (slopes) sc += slopes[hq] * ((float)j - (float)qi);
-          s[j] = sc;
-          if (sc > mx) mx = sc;
-        }
-        if (!isfinite(mx)) continue; /* no admissible key, or a +inf score: the row contributes nothing */
-        float sum = 0.0f;
-        for (int64_t j = 0; j < sk; ++j) sum += (pj[j] = isfinite(s[j]) ? expf(s[j] - mx) : 0.0f);
-        const float inv = 1.0f / sum;
-        float rd = 0.0f;
-        for (int64_t j = 0; j < sk; ++j) {
-          pj[j] *= inv;
-          if (pj[j] != 0)
-            for (int64_t x = 0; x < d; ++x) dv[kv + j * d + x] += pj[j] * dos[at + x];
-          float f = 0.0f;
-          for (int64_t x = 0; x < d; ++x) f += dos[at + x] * vs[kv + j * d + x];
-          dp[j] = f;
-          rd += pj[j] * f;
-        }
-        for (int64_t j = 0; j < sk; ++j) {
-          float ds = (dp[j] - rd) * pj[j];
-          if (m.cap != 0 && isfinite(pre[j])) {
-            const float t = tanhf(pre[j] * cinv);
-            ds *= 1.0f - t * t;
-          }
-          const float g = ds * m.scale;
-          if (g == 0) continue;
-          for (int64_t x = 0; x < d; ++x) dq[at + x] += g * ks[kv + j * d + x];
-          for (int64_t x = 0; x < d; ++x) dk[kv + j * d + x] += g * qs[at + x];
-        }
-      }
+      for (int64_t qi = 0; qi < sq; ++qi)
+        backward_row(&m, qs, ks, vs, dos, slopes, hq, qi, ((b * hq_n + hq) * sq + qi) * d, kv, sk, d, row, dq, dk, dv);
     }
   for (size_t i = 0; i < nq; ++i) out_q[i] = (float)dq[i];
   for (size_t i = 0; i < nk; ++i) out_k[i] = (float)dk[i], out_v[i] = (float)dv[i];
