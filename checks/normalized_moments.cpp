@@ -28,7 +28,7 @@ class NormalizedMoments final : public Check {
   explicit NormalizedMoments(const contract::Property& p) : p_(p) {}
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
-      const bool layer = v.c.k.name.starts_with("layer_norm");
+      const bool layer = v.c.k.row_map == contract::RowMap::layer_norm;
       const Tensor& x = v.cs.inputs.at(0);
       const double eps = v.cs.params.has("eps") ? v.cs.params.real("eps") : 0.0;
       std::vector<double> xr, yr;
@@ -83,8 +83,8 @@ void register_normalized_moments(Registry& r) {
   r.push_back({.name = "normalized_moments",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property&) -> std::string {
-                 if (k.name != "layer_norm_last_dim" && k.name != "rms_norm_last_dim")
-                   return "knows the moments of layer_norm_last_dim and rms_norm_last_dim only";
+                 if (k.row_map != contract::RowMap::layer_norm && k.row_map != contract::RowMap::rms_norm)
+                   return "knows the moments of the row maps layer_norm and rms_norm only (the entry's row_map)";
                  return k.oracle.takes<oracle::Row>() ? "" : "the kernel's oracle must take a Row";
                },
                .make = [](const contract::Property* p) { return std::make_unique<NormalizedMoments>(*p); }});

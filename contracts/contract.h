@@ -118,6 +118,11 @@ struct SpecialRule {
 // (checks/: "pointwise", "monotone", "odd", "even", "commutative",
 // "broadcast_consistent", "adjoint", "argmax_value", "round_trip"); the engine checks at
 // start-up that the check exists and accepts the entry.
+// Row maps whose structure a check knows (KernelSpec::row_map).
+#define KC_ROW_MAPS(X) \
+  X(none, "none") X(softmax, "softmax") X(log_softmax, "log_softmax") X(layer_norm, "layer_norm") X(rms_norm, "rms_norm")
+KC_VOCABULARY(RowMap, std::uint8_t, kRowMaps, KC_ROW_MAPS);
+
 struct Property {
   std::string_view name;
   std::string_view check;
@@ -198,6 +203,10 @@ struct KernelSpec {
   bool zero_sign_checked = true;        // is the sign of a zero result graded
   std::vector<SpecialRule> specials;
   std::vector<Property> properties;
+  // The row map of a last_dim kernel, where a property relates it to its
+  // moments or its backward (checks normalized_moments,
+  // backward_matches_forward): declared here, never told from the name.
+  RowMap row_map = RowMap::none;
   ValueProfile values;
   oracle::OracleRef oracle;
   // The oracle's fast path for a unary kernel, where its exact function has
