@@ -132,42 +132,37 @@ int report_merged(const json& merged, bool quiet) {
   return failing > 0 ? 1 : 0;
 }
 
-}  // namespace
-
-int campaign(const CampaignCommand& o) {
-  const auto start = std::chrono::steady_clock::now();
-  if (o.out.empty()) throw UsageError("--out DIR is needed: the campaign keeps its finished batches there to resume");
-  if (o.budget.empty() == (o.batches <= 0)) throw UsageError("give either --budget (wall clock) or --batches N (fixed work)");
-  const double budget_s = o.budget.empty() ? 0 : parse_budget(o.budget);
-  const Shard shard = parse_shard(o.shard);
-  const std::uint64_t seed = parse_seed(o.seed, "--seed");
+// The run options every batch starts from (its seed and its sweeps are its own).
+engine::RunOptions batch_options(const CampaignCommand& o) {
   engine::RunOptions base{.checks = &checks::registry()};
   base.backend = o.backend;
   base.isolation = o.isolation;
   base.cases = o.cases;
   base.profile = profile_option(o.profile, o.backend);
   base.stop = &stop_signal();
-  const auto backend = make_backend(o.backend, o.isolation);
-  const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+  return base;
+}
 
-  // The campaign's identity: a folder holds one campaign (and one shard of it).
+// The campaign's identity: a folder holds one campaign (and one shard of it).
+json campaign_identity(const CampaignCommand& o, const Plan& plan, std::uint64_t seed, const Shard& shard,
+                       engine::Profile profile) {
   json units = json::array();
   for (const auto& [k, t] : plan) units.push_back(fmt::format("{} {}", k->name, dtype_name(t)));
-  const json identity{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(base.profile)},
-                      {"cases_per_batch", o.cases}, {"units", units},
-                      {"shard", fmt::format("{}/{}", shard.index, shard.count)},
-                      {"budget", o.budget}, {"batches", o.batches}};
-  const WorkFolder work(o.out, "campaign", "campaign", "batches", identity);
-  const fs::path dir = work.dir(), state_file = dir / "campaign-state.json";
-  double elapsed_before = 0;  // wall clock of earlier sessions of this campaign
-  if (fs::exists(state_file)) elapsed_before = read_json_file(state_file, "campaign state").value("elapsed_s", 0.0);
+  return json{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(profile)},
+              {"cases_per_batch", o.cases}, {"units", units},
+              {"shard", fmt::format("{}/{}", shard.index, shard.count)},
+              {"budget", o.budget}, {"batches", o.batches}};
+}
 
-  // What each kernel x dtype has had so far (its batches on disk).
-  struct Unit {
-    std::int64_t next = 0;  // the next batch index of this shard to grade
-    double seconds = 0;
-    std::int64_t done = 0;
-  };
+// What a kernel x dtype has had so far.
+struct Unit {
+  std::int64_t next = 0;  // the next batch index of this shard to grade
+  double seconds = 0;
+  std::int64_t done = 0;
+};
+
+// What each kernel x dtype of the plan has had so far: its batches on disk.
+std::vector<Unit> units_on_disk(const Plan& plan, const Shard& shard, const WorkFolder& work) {
   std::vector<Unit> state(plan.size());
   for (std::size_t u = 0; u < plan.size(); ++u) {
     auto& s = state[u];
@@ -178,120 +173,121 @@ int campaign(const CampaignCommand& o) {
       s.next += shard.count;
     }
   }
+  return state;
+}
 
-  const int jobs = o.jobs > 0 ? o.jobs : engine::available_cores();
-  auto grade_batch = [&](std::size_t u, std::int64_t b) {
-    const auto& [k, t] = plan[u];
-    engine::RunOptions opts = base;
-    opts.seed = gen::derive_seed(seed, k->name, dtype_name(t), "campaign-batch", static_cast<std::uint64_t>(b));
-    opts.exhaustive_halves = b == 0;  // the 16-bit sweeps are the same in every batch: once
-    const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
-    if (r.interrupted) return std::string("interrupted");
-    // (with every option of the campaign that the batch ran under: its
-    // profile and isolation options too)
-    const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
-                            fmt::format(" --seed {}", opts.seed);
-    engine::RunMetadata m = reports::collect_metadata(opts.seed, o.backend, cmd);
-    m.profile = std::string(engine::profile_name(base.profile));
-    if (const auto lib = backend->library()) m.plugin = *lib;
-    m.cases_per_kernel = o.cases;
-    m.duration_s = r.seconds;
-    json doc = reports::document_json(m, {{r.kernel, r.family, reports::result_json(r)}}, backend.get());
-    doc["run"]["campaign_batch"] = b;
-    doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
-    work.write(batch_file(*k, t, b), doc);
-    // The batch's shrunk failure, with its exact input bits, for the corpus.
-    json found = nullptr;
-    if (!o.corpus.empty() && r.verdict == "fail")
-      for (const auto& f : r.failures) {
-        if (f.check.rfind("shrunk: ", 0) != 0) continue;
-        reports::CorpusCase cc;
-        cc.kernel = std::string(k->name);
-        cc.dtype = t;
-        cc.backend = o.backend;
-        cc.profile = std::string(engine::profile_name(base.profile));
-        cc.check = f.check.substr(8);
-        cc.found = fmt::format("campaign seed {} batch {}, shrunk to {} input elements from: {}", seed, b,
-                               f.shrunk_elements, f.repro);
-        const gen::Case cs = engine::case_by_id(*k, t, *backend, opts, f.case_index, f.shrink_path);
-        cc.params = cs.params.to_string();
-        cc.inputs = cs.inputs;
-        // The way the stored case itself fails (the batch's first finding
-        // may be another element's): what its replay must show again.
-        const auto alone = engine::grade_given_case(*k, t, *backend, opts, cs);
-        cc.failure = failure_of(alone, cc.check);
-        found = {{"name", reports::corpus_file_name(cc)}, {"text", reports::write_corpus_case(cc)}};
-        break;
-      }
-    return json{{"verdict", r.verdict}, {"seconds", r.seconds}, {"corpus", found}}.dump();
-  };
+// What grades a batch: the campaign's options and seed, its plan, the run
+// options every batch starts from, its backend and its folder.
+struct BatchContext {
+  const CampaignCommand& o;
+  std::uint64_t seed;
+  const Plan& plan;
+  const engine::RunOptions& base;
+  const Backend& backend;
+  const WorkFolder& work;
+};
 
-  engine::SharedProgress counters;
-  base.progress = &counters.get();
+// A failing batch's shrunk failure, with its exact input bits, as a corpus
+// file {name, text}; null when it has none or there is no --corpus.
+json corpus_entry(const BatchContext& c, const engine::KernelDTypeResult& r, const engine::RunOptions& opts,
+                  std::size_t u, std::int64_t b) {
+  const auto& [k, t] = c.plan[u];
+  json found = nullptr;
+  if (!c.o.corpus.empty() && r.verdict == "fail")
+    for (const auto& f : r.failures) {
+      if (f.check.rfind("shrunk: ", 0) != 0) continue;
+      reports::CorpusCase cc;
+      cc.kernel = std::string(k->name);
+      cc.dtype = t;
+      cc.backend = c.o.backend;
+      cc.profile = std::string(engine::profile_name(c.base.profile));
+      cc.check = f.check.substr(8);
+      cc.found = fmt::format("campaign seed {} batch {}, shrunk to {} input elements from: {}", c.seed, b,
+                             f.shrunk_elements, f.repro);
+      const gen::Case cs = engine::case_by_id(*k, t, c.backend, opts, f.case_index, f.shrink_path);
+      cc.params = cs.params.to_string();
+      cc.inputs = cs.inputs;
+      // The way the stored case itself fails (the batch's first finding
+      // may be another element's): what its replay must show again.
+      const auto alone = engine::grade_given_case(*k, t, c.backend, opts, cs);
+      cc.failure = failure_of(alone, cc.check);
+      found = {{"name", reports::corpus_file_name(cc)}, {"text", reports::write_corpus_case(cc)}};
+      break;
+    }
+  return found;
+}
+
+// Grades batch b of plan unit u and keeps its document; its outcome, as the
+// worker hands it to the parent ("interrupted" when stopped).
+std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
+  const auto& [k, t] = c.plan[u];
+  engine::RunOptions opts = c.base;
+  opts.seed = gen::derive_seed(c.seed, k->name, dtype_name(t), "campaign-batch", static_cast<std::uint64_t>(b));
+  opts.exhaustive_halves = b == 0;  // the 16-bit sweeps are the same in every batch: once
+  const auto r = engine::run_kernel_dtype(*k, t, c.backend, opts);
+  if (r.interrupted) return std::string("interrupted");
+  // (with every option of the campaign that the batch ran under: its
+  // profile and isolation options too)
+  const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
+                          fmt::format(" --seed {}", opts.seed);
+  engine::RunMetadata m = reports::collect_metadata(opts.seed, c.o.backend, cmd);
+  m.profile = std::string(engine::profile_name(c.base.profile));
+  if (const auto lib = c.backend.library()) m.plugin = *lib;
+  m.cases_per_kernel = c.o.cases;
+  m.duration_s = r.seconds;
+  json doc = reports::document_json(m, {{r.kernel, r.family, reports::result_json(r)}}, &c.backend);
+  doc["run"]["campaign_batch"] = b;
+  doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
+  c.work.write(batch_file(*k, t, b), doc);
+  const json found = corpus_entry(c, r, opts, u, b);
+  return json{{"verdict", r.verdict}, {"seconds", r.seconds}, {"corpus", found}}.dump();
+}
+
+// What this session of the campaign did: batches graded, corpus cases stored and found again.
+struct SessionCounts {
   std::int64_t graded = 0, corpus_new = 0, corpus_duplicates = 0;
-  auto run_round = [&](const std::vector<std::size_t>& units_now) {
-    std::vector<std::pair<std::size_t, std::int64_t>> items;
-    for (std::size_t u : units_now) items.emplace_back(u, state[u].next);
-    engine::run_parallel(
-        static_cast<std::int64_t>(items.size()), {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()},
-        [&](std::int64_t i) { return grade_batch(items[i].first, items[i].second); },
-        [&](std::int64_t i, const std::string& text) {
-          if (text == "interrupted") return;
-          const json outcome = json::parse(text);
-          auto& s = state[items[i].first];
-          s.seconds += outcome["seconds"].get<double>();
-          ++s.done;
-          s.next += shard.count;
-          ++graded;
-          if (outcome["verdict"] == "fail" && !o.quiet)
-            fmt::print("FAIL {} {} batch {}\n", plan[items[i].first].first->name, dtype_name(plan[items[i].first].second),
-                       items[i].second);
-          // One file per distinct failure (reports/corpus_file.h): a name
-          // already taken is the same failure found again.
-          if (outcome["corpus"].is_object()) {
-            const fs::path p = fs::path(o.corpus) / outcome["corpus"]["name"].get<std::string>();
-            if (fs::exists(p)) {
-              ++corpus_duplicates;
-            } else {
-              fs::create_directories(p.parent_path());
-              write_file_whole(p, outcome["corpus"]["text"].get<std::string>());
-              ++corpus_new;
-            }
-          }
-        });
-    const double elapsed = elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    write_file_whole(state_file, json{{"elapsed_s", elapsed}}.dump() + "\n");
-    return elapsed;
-  };
+};
 
-  if (o.batches > 0) {
-    // Fixed work: every batch of this shard below --batches, at once.
-    std::vector<std::size_t> units_now;
-    for (bool more = true; more && !stop_signal().load();) {
-      units_now.clear();
-      for (std::size_t u = 0; u < plan.size(); ++u)
-        if (state[u].next < o.batches) units_now.push_back(u);
-      more = !units_now.empty();
-      if (more) run_round(units_now);
-    }
+// One file per distinct failure (reports/corpus_file.h): a name already
+// taken is the same failure found again.
+void store_corpus_case(const std::string& corpus, const json& entry, SessionCounts& counts) {
+  const fs::path p = fs::path(corpus) / entry["name"].get<std::string>();
+  if (fs::exists(p)) {
+    ++counts.corpus_duplicates;
   } else {
-    // The budget: rounds of the least-served kernel x dtype results.
-    const std::size_t per_round = static_cast<std::size_t>(std::max(1, jobs)) * 2;
-    for (double elapsed = elapsed_before; elapsed < budget_s && !stop_signal().load();) {
-      std::vector<std::size_t> order(plan.size());
-      for (std::size_t u = 0; u < plan.size(); ++u) order[u] = u;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return state[a].seconds != state[b].seconds ? state[a].seconds < state[b].seconds : state[a].done < state[b].done;
-      });
-      order.resize(std::min(order.size(), per_round));
-      elapsed = run_round(order);
-      if (!o.quiet)
-        fmt::print(stderr, "campaign: {} batches graded, {:.0f} of {:.0f} s\n", graded, elapsed, budget_s);
-    }
+    fs::create_directories(p.parent_path());
+    write_file_whole(p, entry["text"].get<std::string>());
+    ++counts.corpus_new;
   }
+}
+
+// The units with a batch of this shard still below --batches.
+std::vector<std::size_t> units_below(const std::vector<Unit>& state, std::int64_t batches) {
+  std::vector<std::size_t> units_now;
+  for (std::size_t u = 0; u < state.size(); ++u)
+    if (state[u].next < batches) units_now.push_back(u);
+  return units_now;
+}
+
+// The next round under a budget: the (at most per_round) kernel x dtype
+// results that have had the least time so far, then the fewest batches.
+std::vector<std::size_t> least_served(const std::vector<Unit>& state, std::size_t per_round) {
+  std::vector<std::size_t> order(state.size());
+  for (std::size_t u = 0; u < state.size(); ++u) order[u] = u;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return state[a].seconds != state[b].seconds ? state[a].seconds < state[b].seconds : state[a].done < state[b].done;
+  });
+  order.resize(std::min(order.size(), per_round));
+  return order;
+}
+
+// The campaign's end: stopped (exit 128 + N, its batches kept to resume),
+// or every batch of the folder merged, reported and written.
+int finish_campaign(const CampaignCommand& o, const WorkFolder& work, const Shard& shard, const SessionCounts& counts) {
+  const fs::path dir = work.dir();
   if (const int sig = stop_signal().load()) {
     fmt::print("interrupted by {}: {} batches graded this session, kept in {}; rerun the same command to resume\n",
-               signal_name(sig), graded, work.units().string());
+               signal_name(sig), counts.graded, work.units().string());
     return 128 + sig;
   }
   const auto docs = batches_of({dir});
@@ -302,12 +298,79 @@ int campaign(const CampaignCommand& o) {
   const json merged = reports::site::merge_documents(docs);
   const int rc = report_merged(merged, o.quiet);
   if (!o.corpus.empty())
-    fmt::print("corpus {}: {} new case{}, {} failure{} already stored\n", o.corpus, corpus_new, corpus_new == 1 ? "" : "s",
-               corpus_duplicates, corpus_duplicates == 1 ? "" : "s");
+    fmt::print("corpus {}: {} new case{}, {} failure{} already stored\n", o.corpus, counts.corpus_new,
+               counts.corpus_new == 1 ? "" : "s", counts.corpus_duplicates, counts.corpus_duplicates == 1 ? "" : "s");
   reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
   write_results(folder, merged);
   fmt::print("wrote {} ({} batches)\n", (dir / "results" / "results.json").string(), docs.size());
   return rc;
+}
+
+}  // namespace
+
+int campaign(const CampaignCommand& o) {
+  const auto start = std::chrono::steady_clock::now();
+  if (o.out.empty()) throw UsageError("--out DIR is needed: the campaign keeps its finished batches there to resume");
+  if (o.budget.empty() == (o.batches <= 0)) throw UsageError("give either --budget (wall clock) or --batches N (fixed work)");
+  const double budget_s = o.budget.empty() ? 0 : parse_budget(o.budget);
+  const Shard shard = parse_shard(o.shard);
+  const std::uint64_t seed = parse_seed(o.seed, "--seed");
+  engine::RunOptions base = batch_options(o);
+  const auto backend = make_backend(o.backend, o.isolation);
+  const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+
+  const WorkFolder work(o.out, "campaign", "campaign", "batches", campaign_identity(o, plan, seed, shard, base.profile));
+  const fs::path state_file = work.dir() / "campaign-state.json";
+  double elapsed_before = 0;  // wall clock of earlier sessions of this campaign
+  if (fs::exists(state_file)) elapsed_before = read_json_file(state_file, "campaign state").value("elapsed_s", 0.0);
+  std::vector<Unit> state = units_on_disk(plan, shard, work);
+
+  const int jobs = o.jobs > 0 ? o.jobs : engine::available_cores();
+  const BatchContext batch{o, seed, plan, base, *backend, work};
+  engine::SharedProgress counters;
+  base.progress = &counters.get();
+  SessionCounts counts;
+  auto run_round = [&](const std::vector<std::size_t>& units_now) {
+    std::vector<std::pair<std::size_t, std::int64_t>> items;
+    for (std::size_t u : units_now) items.emplace_back(u, state[u].next);
+    engine::run_parallel(
+        static_cast<std::int64_t>(items.size()), {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get()},
+        [&](std::int64_t i) { return grade_batch(batch, items[i].first, items[i].second); },
+        [&](std::int64_t i, const std::string& text) {
+          if (text == "interrupted") return;
+          const json outcome = json::parse(text);
+          auto& s = state[items[i].first];
+          s.seconds += outcome["seconds"].get<double>();
+          ++s.done;
+          s.next += shard.count;
+          ++counts.graded;
+          if (outcome["verdict"] == "fail" && !o.quiet)
+            fmt::print("FAIL {} {} batch {}\n", plan[items[i].first].first->name, dtype_name(plan[items[i].first].second),
+                       items[i].second);
+          if (outcome["corpus"].is_object()) store_corpus_case(o.corpus, outcome["corpus"], counts);
+        });
+    const double elapsed = elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    write_file_whole(state_file, json{{"elapsed_s", elapsed}}.dump() + "\n");
+    return elapsed;
+  };
+
+  if (o.batches > 0) {
+    // Fixed work: every batch of this shard below --batches, at once.
+    for (bool more = true; more && !stop_signal().load();) {
+      const std::vector<std::size_t> units_now = units_below(state, o.batches);
+      more = !units_now.empty();
+      if (more) run_round(units_now);
+    }
+  } else {
+    // The budget: rounds of the least-served kernel x dtype results.
+    const std::size_t per_round = static_cast<std::size_t>(std::max(1, jobs)) * 2;
+    for (double elapsed = elapsed_before; elapsed < budget_s && !stop_signal().load();) {
+      elapsed = run_round(least_served(state, per_round));
+      if (!o.quiet)
+        fmt::print(stderr, "campaign: {} batches graded, {:.0f} of {:.0f} s\n", counts.graded, elapsed, budget_s);
+    }
+  }
+  return finish_campaign(o, work, shard, counts);
 }
 
 int merge(const MergeCommand& o) {

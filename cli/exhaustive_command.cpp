@@ -71,54 +71,126 @@ Range parse_range(const std::string& text, DType t) {
 
 std::string block_name(std::uint64_t a, std::uint64_t b) { return fmt::format("{:016x}-{:016x}.json", a, b); }
 
-}  // namespace
+// What a sweep grades: one kernel and dtype, over a range of input bit
+// patterns, with the kernel's parameters.
+struct Sweep {
+  const contract::KernelSpec* kernel = nullptr;
+  DType dtype = DType::f32;
+  Range range{};
+  Params params;
+};
 
-int exhaustive(const ExhaustiveCommand& o) {
-  const auto start = std::chrono::steady_clock::now();
+// The sweep the options name, every option checked (exit 2) before any work.
+Sweep sweep_of(const ExhaustiveCommand& o) {
   const auto kernels = select_kernels({o.kernel}, "");
   const contract::KernelSpec& k = *kernels.at(0);
   const auto dtypes = parse_dtypes({o.dtype});
   const DType t = dtypes.at(0);
   if (const std::string why = engine::exhaustive_unsupported(k, t); !why.empty()) throw UsageError(why);
   const Range range = parse_range(o.range, t);
-  const Params params = parse_params_for(k, o.params);
+  Params params = parse_params_for(k, o.params);
   if (o.out.empty()) throw UsageError("--out DIR is needed: the sweep keeps its finished blocks there to resume");
   if (o.block_log2 < 16 || o.block_log2 > 32) throw UsageError("--block: 16 to 32 (log2 of the inputs per block)");
+  return {&k, t, range, std::move(params)};
+}
 
+// The run options every block is graded with.
+engine::RunOptions sweep_options(const ExhaustiveCommand& o) {
   engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = o.backend;
   opts.isolation = o.isolation;
   opts.profile = profile_option(o.profile, o.backend);
   opts.fast_oracle = !o.exact_oracle;
   opts.stop = &stop_signal();
+  return opts;
+}
+
+// The sweep's identity: a folder holds blocks of one sweep only.
+json sweep_identity(const ExhaustiveCommand& o, const Sweep& s, engine::Profile profile) {
+  return json{{"kernel", s.kernel->name},      {"dtype", dtype_name(s.dtype)},
+              {"range", fmt::format("0x{:x}:0x{:x}", s.range.lo, s.range.hi)},
+              {"block_log2", o.block_log2}, {"backend", o.backend},
+              {"profile", engine::profile_name(profile)},
+              {"params", s.params.to_string()}, {"exact_oracle", o.exact_oracle}};
+}
+
+// The blocks of the range, aligned to the block size, and those still to grade.
+struct Blocks {
+  std::vector<Range> all, todo;
+};
+
+// The range cut into blocks of 2^block_log2 inputs; a block the folder holds is done.
+Blocks blocks_of(const Range& range, int block_log2, const WorkFolder& work) {
+  const std::uint64_t size = std::uint64_t{1} << block_log2;
+  Blocks blocks;
+  for (std::uint64_t a = range.lo; a < range.hi;) {
+    const std::uint64_t b = std::min(range.hi, (a / size + 1) * size);
+    blocks.all.push_back({a, b});
+    if (!work.has(block_name(a, b))) blocks.todo.push_back({a, b});
+    a = b;
+  }
+  return blocks;
+}
+
+// A sweep stopped by signal `sig`: what it keeps, and exit 128 + sig.
+int sweep_interrupted(int sig, const std::vector<Range>& all, const WorkFolder& work) {
+  std::size_t have = 0;
+  for (const Range& r : all) have += work.has(block_name(r.lo, r.hi));
+  fmt::print("interrupted by {}: {} of {} blocks graded and kept in {}; rerun the same command to resume\n",
+             signal_name(sig), have, all.size(), work.units().string());
+  return 128 + sig;
+}
+
+// The sweep as one result: every block's document, in input order, merged,
+// its summary printed, its results and site written. Exit 0 pass, 1 fail.
+int finish_sweep(const Sweep& s, const std::vector<Range>& all, const WorkFolder& work, const std::string& replay,
+                 std::chrono::steady_clock::time_point start, int jobs) {
+  const fs::path dir = work.dir();
+  std::vector<json> docs;
+  for (const Range& r : all) {
+    docs.push_back(work.read(block_name(r.lo, r.hi)));
+  }
+  json merged = reports::site::merge_documents(docs);
+  merged["run"]["command"] = replay + fmt::format(" --range 0x{:x}:0x{:x}", s.range.lo, s.range.hi);
+  merged["run"]["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const json& r = merged["kernels"][0]["results"][0];
+  const std::string verdict = r["verdict"];
+  fmt::print("{} {} {} exhaustive over 0x{:x}:0x{:x}: {}; {} elements graded ({:.1f} s, {} process{})\n",
+             verdict == "pass" ? "PASS" : "FAIL", s.kernel->name, dtype_name(s.dtype), s.range.lo, s.range.hi,
+             r["headline"].get<std::string>(), r["elements"].get<std::int64_t>(), merged["run"]["duration_s"].get<double>(),
+             jobs, jobs == 1 ? "" : "es");
+  if (verdict == "fail")
+    for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.value("message", ""));
+  reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
+  write_results(folder, merged);
+  fmt::print("wrote {} and {}\n", (dir / "results" / "results.json").string(), (dir / "results" / "site" / "index.html").string());
+  return verdict == "pass" ? 0 : 1;
+}
+
+}  // namespace
+
+int exhaustive(const ExhaustiveCommand& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Sweep sweep = sweep_of(o);
+  const contract::KernelSpec& k = *sweep.kernel;
+  const DType t = sweep.dtype;
+  const Params& params = sweep.params;
+
+  engine::RunOptions opts = sweep_options(o);
   const auto backend = make_backend(o.backend, opts.isolation);
   if (backend->library() && (!backend->supported(k.name) || !backend->supported(k.name)->contains(t)))
     throw UsageError(fmt::format("{} does not implement {} for {}", backend->name(), k.name, dtype_name(t)));
 
-  // The sweep's identity: a folder holds blocks of one sweep only.
-  const json identity{{"kernel", k.name},          {"dtype", dtype_name(t)},
-                      {"range", fmt::format("0x{:x}:0x{:x}", range.lo, range.hi)},
-                      {"block_log2", o.block_log2}, {"backend", o.backend},
-                      {"profile", engine::profile_name(opts.profile)},
-                      {"params", params.to_string()}, {"exact_oracle", o.exact_oracle}};
-  const WorkFolder work(o.out, "exhaustive", "sweep", "blocks", identity);
-  const fs::path dir = work.dir(), blocks = work.units();
-
-  // The blocks of the range, aligned to the block size, and those still to grade.
-  const std::uint64_t size = std::uint64_t{1} << o.block_log2;
-  std::vector<Range> all, todo;
-  for (std::uint64_t a = range.lo; a < range.hi;) {
-    const std::uint64_t b = std::min(range.hi, (a / size + 1) * size);
-    all.push_back({a, b});
-    if (!work.has(block_name(a, b))) todo.push_back({a, b});
-    a = b;
-  }
+  const WorkFolder work(o.out, "exhaustive", "sweep", "blocks", sweep_identity(o, sweep, opts.profile));
+  const Blocks blocks = blocks_of(sweep.range, o.block_log2, work);
+  const std::vector<Range>& all = blocks.all;
+  const std::vector<Range>& todo = blocks.todo;
   const std::string base = engine::replay_command(engine::ReplayVerb::exhaustive, k.name, t, opts);
   const std::string flags = params.empty() ? "" : " --params " + params.to_string();
   auto command = [&](std::uint64_t a, std::uint64_t b) { return fmt::format("{}{} --range 0x{:x}:0x{:x} --out kconform-replay", base, flags, a, b); };
   if (!o.quiet)
-    fmt::print("{} {}: {} inputs in {} blocks, {} already graded in {}\n", k.name, dtype_name(t), range.hi - range.lo,
-               all.size(), all.size() - todo.size(), blocks.string());
+    fmt::print("{} {}: {} inputs in {} blocks, {} already graded in {}\n", k.name, dtype_name(t),
+               sweep.range.hi - sweep.range.lo, all.size(), all.size() - todo.size(), work.units().string());
 
   engine::SharedProgress counters;
   opts.progress = &counters.get();
@@ -150,33 +222,8 @@ int exhaustive(const ExhaustiveCommand& o) {
                          {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get(), .tick = [&] { progress.tick(); }},
                          grade, done);
   }
-  if (const int sig = stop_signal().load()) {
-    std::size_t have = 0;
-    for (const Range& r : all) have += work.has(block_name(r.lo, r.hi));
-    fmt::print("interrupted by {}: {} of {} blocks graded and kept in {}; rerun the same command to resume\n",
-               signal_name(sig), have, all.size(), blocks.string());
-    return 128 + sig;
-  }
-
-  // The sweep as one result: every block's document, in input order, merged.
-  std::vector<json> docs;
-  for (const Range& r : all) {
-    docs.push_back(work.read(block_name(r.lo, r.hi)));
-  }
-  json merged = reports::site::merge_documents(docs);
-  merged["run"]["command"] = base + flags + fmt::format(" --range 0x{:x}:0x{:x}", range.lo, range.hi);
-  merged["run"]["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const json& r = merged["kernels"][0]["results"][0];
-  const std::string verdict = r["verdict"];
-  fmt::print("{} {} {} exhaustive over 0x{:x}:0x{:x}: {}; {} elements graded ({:.1f} s, {} process{})\n",
-             verdict == "pass" ? "PASS" : "FAIL", k.name, dtype_name(t), range.lo, range.hi, r["headline"].get<std::string>(),
-             r["elements"].get<std::int64_t>(), merged["run"]["duration_s"].get<double>(), jobs, jobs == 1 ? "" : "es");
-  if (verdict == "fail")
-    for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.value("message", ""));
-  reports::OutputFolder folder(dir / "results", reports::FolderKind::results);
-  write_results(folder, merged);
-  fmt::print("wrote {} and {}\n", (dir / "results" / "results.json").string(), (dir / "results" / "site" / "index.html").string());
-  return verdict == "pass" ? 0 : 1;
+  if (const int sig = stop_signal().load()) return sweep_interrupted(sig, all, work);
+  return finish_sweep(sweep, all, work, base + flags, start, jobs);
 }
 
 }  // namespace kc::cli

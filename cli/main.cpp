@@ -39,6 +39,255 @@ int precheck(int argc, char** argv) {
   return 0;
 }
 
+// Every subcommand's options and the CLI11 subcommand that parses them
+// (CLI11 writes into the options: they must outlive the parse).
+struct Subcommands {
+  kc::cli::ListOptions lo;
+  kc::cli::RunCommand ro;
+  kc::cli::ExhaustiveCommand eo;
+  kc::cli::CampaignCommand co;
+  kc::cli::MergeCommand mo;
+  kc::cli::CorpusCommand cpo;
+  kc::cli::SearchCommand sco;
+  kc::cli::SelftestOptions so;
+  kc::cli::ReportOptions rep;
+  kc::cli::FkcOptions fo;
+  CLI::App *list = nullptr, *run = nullptr, *exh = nullptr, *camp = nullptr, *mrg = nullptr, *corpus_replay = nullptr,
+           *srch = nullptr, *self = nullptr, *report = nullptr, *fkc_audit = nullptr, *fkc_export = nullptr;
+};
+
+// `kconform list`: the kernels (or backends) and their contracts.
+CLI::App* add_list_options(CLI::App& app, kc::cli::ListOptions& o) {
+  auto* sub = app.add_subcommand("list", "List kernels with their contract summary");
+  sub->add_flag("--json", o.json, "Print every contract as JSON");
+  sub->add_flag("--backends", o.backends, "List the backends (reference and mutants) instead");
+  sub->add_option("--family", o.family, "Only kernels of this family");
+  return sub;
+}
+
+// `kconform run`: the conformance checks of the planned kernel x dtype results.
+CLI::App* add_run_options(CLI::App& app, kc::cli::RunCommand& o) {
+  auto* sub = app.add_subcommand("run", "Run the conformance checks and write results");
+  sub->add_option("--kernel,-k", o.kernels, "Kernel(s) to run (default: all)");
+  sub->add_option("--dtype,-d", o.dtypes, "Dtype(s) to run (default: every dtype the contract lists)");
+  sub->add_option("--family", o.family, "Only kernels of this family");
+  sub->add_option("--seed,-s", o.seed, "Run seed, 0 to 2^64-1 (every case seed derives from it)");
+  sub->add_option("--cases,-n", o.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
+  sub->add_option("--sweeps", o.sweeps, "Exhaustive 16-bit sweeps for kernels with parameters")->check(CLI::Range(1, 64));
+  sub->add_flag("--no-exhaustive", o.no_exhaustive, "Do not sweep every bf16/f16 input");
+  sub->add_option("--out,-o", o.out, "Folder for results.json and the HTML site");
+  sub->add_option("--backend,-b", o.backend,
+                  "Backend: reference, mutant:<name>, or plugin:<path> (a shared library, include/kconform/plugin.h)");
+  kc::cli::add_isolation_options(*sub, o.isolation);
+  sub->add_option("--resume", o.resume,
+                  "Continue the run whose --out folder this is (interrupted or killed): the kernel x dtype results it "
+                  "finished are kept, the rest graded; the other options must be the same");
+  sub->add_option("--profile", o.profile,
+                  "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
+                  "exact bits and choices); default reference for the reference backend, conformance otherwise");
+  sub->add_option("--case", o.only_case, "Replay one case (as printed by a failure)");
+  sub->add_option("--shrink", o.shrink, "With --case: follow these shrink steps (as printed)");
+  sub->add_option("--input", o.input, "Grade one element given by its hex bit pattern (as printed)");
+  sub->add_option("--params", o.params, "Parameters for --input, e.g. n=3 or c=0.5r");
+  sub->add_flag("--bad-input", o.bad_input, "Replay the bad-input checks only");
+  sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary (and no progress)");
+  sub->add_option("--progress", o.progress_s,
+                  "Seconds between progress lines on stderr when it is not a terminal (0: none; a terminal gets "
+                  "one live line)")
+      ->check(kc::cli::finite_in(0.0, 86400.0));
+  sub->add_option("--dump", o.dump, "Write every graded element (input and result bits) to this file");
+  sub->add_option("--jobs,-j", o.jobs,
+                  "Worker processes grading kernel x dtype results side by side (default: one per core); the "
+                  "results are the same for every value")
+      ->check(CLI::Range(1, 1024));
+  sub->add_flag("--exact-oracle", o.exact_oracle,
+                "Evaluate every element with MPFR (no double fast path; the verdicts, maxima and worst cases are the "
+                "same, only slower)");
+  return sub;
+}
+
+// `kconform exhaustive`: every input bit pattern of one kernel and dtype.
+CLI::App* add_exhaustive_options(CLI::App& app, kc::cli::ExhaustiveCommand& o) {
+  auto* sub = app.add_subcommand("exhaustive", "Grade every input bit pattern of a one-input elementwise kernel "
+                                               "(resumable, shardable by --range)");
+  sub->add_option("--kernel,-k", o.kernel, "Kernel (one input, elementwise)")->required();
+  sub->add_option("--dtype,-d", o.dtype, "Dtype")->required();
+  sub->add_option("--range", o.range, "LO:HI: the input bit patterns LO to HI-1 (decimal or 0x hex; default: all)");
+  sub->add_option("--out,-o", o.out, "Folder: finished blocks (blocks/, to resume) and the merged results/")->required();
+  sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  sub->add_option("--params", o.params, "The kernel's parameters, e.g. c=0.5r");
+  kc::cli::add_isolation_options(*sub, o.isolation);
+  sub->add_option("--jobs,-j", o.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
+  sub->add_option("--block", o.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 22)");
+  sub->add_flag("--exact-oracle", o.exact_oracle, "MPFR for every element (no double fast path)");
+  sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary");
+  sub->add_option("--progress", o.progress_s, "Seconds between progress lines when stderr is not a terminal")
+      ->check(kc::cli::finite_in(0.0, 86400.0));
+  return sub;
+}
+
+// `kconform campaign`: random cases in resumable batches.
+CLI::App* add_campaign_options(CLI::App& app, kc::cli::CampaignCommand& o) {
+  auto* sub = app.add_subcommand("campaign", "Random cases in resumable batches over a wall-clock budget or a fixed "
+                                            "number of batches, shardable");
+  sub->add_option("--kernel,-k", o.kernels, "Kernel(s) (default: all)");
+  sub->add_option("--dtype,-d", o.dtypes, "Dtype(s) (default: every dtype the contract lists)");
+  sub->add_option("--family", o.family, "Only kernels of this family");
+  sub->add_option("--seed,-s", o.seed, "Campaign seed (each batch's seed derives from it)");
+  sub->add_option("--out,-o", o.out, "Folder: batches/ (resumable), campaign.json, results/")->required();
+  sub->add_option("--budget", o.budget, "Wall-clock budget of this process: 90s, 30m, 2h");
+  sub->add_option("--batches", o.batches, "Instead of a budget: batches 0..N-1 of every kernel x dtype")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--cases", o.cases, "Random cases per batch (default 20)")->check(CLI::Range(1, 100000));
+  sub->add_option("--shard", o.shard, "I/N: this process grades the batches b with b mod N == I");
+  sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  kc::cli::add_isolation_options(*sub, o.isolation);
+  sub->add_option("--jobs,-j", o.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
+  sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary");
+  sub->add_option("--corpus", o.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
+  return sub;
+}
+
+// `kconform merge`: a campaign's shards as one document.
+CLI::App* add_merge_options(CLI::App& app, kc::cli::MergeCommand& o) {
+  auto* sub = app.add_subcommand("merge", "Merge the shards of a campaign into the document one process would write");
+  sub->add_option("dirs", o.dirs, "Campaign folders (one per shard)")->required();
+  sub->add_option("--out,-o", o.out, "Folder for results.json and the site")->required();
+  return sub;
+}
+
+// `kconform corpus replay`: the regression corpus graded again; returns `replay`.
+CLI::App* add_corpus_options(CLI::App& app, kc::cli::CorpusCommand& o) {
+  auto* corpus = app.add_subcommand("corpus", "The regression corpus of stored failing cases");
+  corpus->require_subcommand(1);
+  auto* replay = corpus->add_subcommand("replay", "Grade every stored case again and require its recorded outcome");
+  replay->add_option("paths", o.paths, ".case files or folders of them")->required();
+  replay->add_flag("--quiet,-q", o.quiet, "Print only the cases that do not meet their outcome");
+  return replay;
+}
+
+// `kconform search`: the worst-case search.
+CLI::App* add_search_options(CLI::App& app, kc::cli::SearchCommand& o) {
+  auto* sub = app.add_subcommand("search", "Worst-case search: random cases, then a climb toward larger error "
+                                           "(one-input elementwise kernels)");
+  sub->add_option("--kernel,-k", o.kernels, "Kernel(s) (default: every one-input elementwise kernel)");
+  sub->add_option("--dtype,-d", o.dtypes, "Dtype(s)");
+  sub->add_option("--family", o.family, "Only kernels of this family");
+  sub->add_option("--seed,-s", o.seed, "Seed of the random cases and of the mutations");
+  sub->add_option("--evaluations,-n", o.evaluations, "Elements graded per kernel x dtype (default 100000)")
+      ->check(CLI::Range(std::int64_t{512}, std::int64_t{1} << 32));
+  sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
+  sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  kc::cli::add_isolation_options(*sub, o.isolation);
+  sub->add_option("--json", o.json, "Also write the worst cases as JSON to this file");
+  return sub;
+}
+
+// `kconform selftest`: every mutant must be flagged.
+CLI::App* add_selftest_options(CLI::App& app, kc::cli::SelftestOptions& o) {
+  auto* sub = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
+  sub->add_option("--mutant,-m", o.mutants, "Mutant(s) to run (default: all)");
+  sub->add_option("--seed,-s", o.seed, "Run seed, 0 to 2^64-1");
+  sub->add_option("--cases,-n", o.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
+  return sub;
+}
+
+// `kconform report`: the site of results documents, or their diff.
+CLI::App* add_report_options(CLI::App& app, kc::cli::ReportOptions& o) {
+  auto* sub = app.add_subcommand("report", "Render results JSON into a static HTML site (or a diff against a baseline)");
+  sub->add_option("results", o.inputs, "Results document(s); several are merged")->required();
+  sub->add_option("--out,-o", o.out, "Folder for the site (replaced atomically)")->required();
+  sub->add_option("--baseline", o.baseline, "Baseline results document: also write diff.html; exit 1 on regression");
+  sub->add_flag("--quiet,-q", o.quiet, "Print only regressions");
+  sub->add_flag("--compare", o.compare,
+                "Compare the documents' backends side by side (one column each, per-kernel overlaid error profiles) "
+                "instead of merging them");
+  return sub;
+}
+
+// `kconform fkc audit` and `kconform fkc export`, which share their options.
+void add_fkc_options(CLI::App& app, Subcommands& c) {
+  auto& fo = c.fo;
+  auto* fkc = app.add_subcommand("fkc", "Audit the tensor framework's FKC precision claims against a run, or export measured ones");
+  fkc->require_subcommand(1);
+  auto* fkc_audit = fkc->add_subcommand("audit", "Check every FKC precision claim against a results document");
+  fkc_audit->add_option("files", fo.files, "FKC contract files (markdown with ```fkc blocks)")->required();
+  fkc_audit->add_option("--results,-r", fo.results, "Results document of a run")->required();
+  fkc_audit->add_option("--json", fo.json_out, "Also write the audit as JSON to this file");
+  fkc_audit->add_flag("--verbose,-v", fo.verbose, "Print every claim, not only the refuted ones");
+  auto* fkc_export = fkc->add_subcommand("export", "Write the FKC files with measured precision blocks");
+  fkc_export->add_option("files", fo.files, "FKC contract files")->required();
+  fkc_export->add_option("--results,-r", fo.results, "Results document of a run")->required();
+  fkc_export->add_option("--out,-o", fo.out, "Folder for the exported files (replaced atomically)")->required();
+  c.fkc_audit = fkc_audit;
+  c.fkc_export = fkc_export;
+}
+
+// Every subcommand, in the order --help lists them.
+void add_subcommands(CLI::App& app, Subcommands& c) {
+  c.list = add_list_options(app, c.lo);
+  c.run = add_run_options(app, c.ro);
+  c.exh = add_exhaustive_options(app, c.eo);
+  c.camp = add_campaign_options(app, c.co);
+  c.mrg = add_merge_options(app, c.mo);
+  c.corpus_replay = add_corpus_options(app, c.cpo);
+  c.srch = add_search_options(app, c.sco);
+  c.self = add_selftest_options(app, c.so);
+  c.report = add_report_options(app, c.rep);
+  add_fkc_options(app, c);
+}
+
+// `kconform run`: its command line kept for the results, and a lone
+// --resume handed to the run's own words (which does not return).
+int run_subcommand(Subcommands& c, int argc, char** argv) {
+  auto& ro = c.ro;
+  for (int i = 0; i < argc; ++i) ro.command_line += (i ? " " : "") + std::string(argv[i]);
+  const std::vector<std::string> words(argv + 2, argv + argc);  // (argv[1] is "run")
+  if (!ro.resume.empty() && kc::cli::only_resume(*c.run)) kc::cli::resume_run(ro.resume, words);
+  ro.argv = kc::cli::result_words(words);
+  return kc::cli::run(ro);
+}
+
+// The parsed subcommand, run.
+int dispatch(Subcommands& c, int argc, char** argv) {
+  if (*c.list) return kc::cli::list(c.lo);
+  if (*c.run) return run_subcommand(c, argc, argv);
+  if (*c.exh) return kc::cli::exhaustive(c.eo);
+  if (*c.camp) return kc::cli::campaign(c.co);
+  if (*c.mrg) return kc::cli::merge(c.mo);
+  if (*c.corpus_replay) return kc::cli::corpus_replay(c.cpo);
+  if (*c.srch) return kc::cli::search(c.sco);
+  if (*c.self) return kc::cli::selftest(c.so);
+  if (*c.report) return kc::cli::report(c.rep);
+  if (*c.fkc_audit) return kc::cli::fkc_audit(c.fo);
+  if (*c.fkc_export) return kc::cli::fkc_export(c.fo);
+  return 2;
+}
+
+// dispatch, with every error it raises as a message and its exit code.
+int dispatch_reporting_errors(Subcommands& c, int argc, char** argv) {
+  try {
+    return dispatch(c, argc, argv);
+  } catch (const kc::Interrupted& e) {  // a stop request while a plug-in loaded
+    fmt::print(stderr, "kconform: {} while loading the plug-in; nothing was graded\n", e.what());
+    return 128 + kc::stop_signal().load();
+  } catch (const kc::UsageError& e) {
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  } catch (const kc::KernelError& e) {
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  } catch (const std::logic_error& e) {  // an inconsistent contract table (engine::check_table)
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {  // an operating system failure no check foresaw: still a clear message
+    fmt::print(stderr, "kconform: {}\n", e.what());
+    return 2;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,143 +311,8 @@ int main(int argc, char** argv) {
   CLI::App app{"kconform: property-based conformance testing of tensor kernels against an MPFR oracle"};
   app.require_subcommand(1);
 
-  kc::cli::ListOptions lo;
-  auto* list = app.add_subcommand("list", "List kernels with their contract summary");
-  list->add_flag("--json", lo.json, "Print every contract as JSON");
-  list->add_flag("--backends", lo.backends, "List the backends (reference and mutants) instead");
-  list->add_option("--family", lo.family, "Only kernels of this family");
-
-  kc::cli::RunCommand ro;
-  auto* run = app.add_subcommand("run", "Run the conformance checks and write results");
-  run->add_option("--kernel,-k", ro.kernels, "Kernel(s) to run (default: all)");
-  run->add_option("--dtype,-d", ro.dtypes, "Dtype(s) to run (default: every dtype the contract lists)");
-  run->add_option("--family", ro.family, "Only kernels of this family");
-  run->add_option("--seed,-s", ro.seed, "Run seed, 0 to 2^64-1 (every case seed derives from it)");
-  run->add_option("--cases,-n", ro.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
-  run->add_option("--sweeps", ro.sweeps, "Exhaustive 16-bit sweeps for kernels with parameters")->check(CLI::Range(1, 64));
-  run->add_flag("--no-exhaustive", ro.no_exhaustive, "Do not sweep every bf16/f16 input");
-  run->add_option("--out,-o", ro.out, "Folder for results.json and the HTML site");
-  run->add_option("--backend,-b", ro.backend,
-                  "Backend: reference, mutant:<name>, or plugin:<path> (a shared library, include/kconform/plugin.h)");
-  kc::cli::add_isolation_options(*run, ro.isolation);
-  run->add_option("--resume", ro.resume,
-                  "Continue the run whose --out folder this is (interrupted or killed): the kernel x dtype results it "
-                  "finished are kept, the rest graded; the other options must be the same");
-  run->add_option("--profile", ro.profile,
-                  "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
-                  "exact bits and choices); default reference for the reference backend, conformance otherwise");
-  run->add_option("--case", ro.only_case, "Replay one case (as printed by a failure)");
-  run->add_option("--shrink", ro.shrink, "With --case: follow these shrink steps (as printed)");
-  run->add_option("--input", ro.input, "Grade one element given by its hex bit pattern (as printed)");
-  run->add_option("--params", ro.params, "Parameters for --input, e.g. n=3 or c=0.5r");
-  run->add_flag("--bad-input", ro.bad_input, "Replay the bad-input checks only");
-  run->add_flag("--quiet,-q", ro.quiet, "Print only failures and the summary (and no progress)");
-  run->add_option("--progress", ro.progress_s,
-                  "Seconds between progress lines on stderr when it is not a terminal (0: none; a terminal gets "
-                  "one live line)")
-      ->check(kc::cli::finite_in(0.0, 86400.0));
-  run->add_option("--dump", ro.dump, "Write every graded element (input and result bits) to this file");
-  run->add_option("--jobs,-j", ro.jobs,
-                  "Worker processes grading kernel x dtype results side by side (default: one per core); the "
-                  "results are the same for every value")
-      ->check(CLI::Range(1, 1024));
-  run->add_flag("--exact-oracle", ro.exact_oracle,
-                "Evaluate every element with MPFR (no double fast path; the verdicts, maxima and worst cases are the "
-                "same, only slower)");
-
-  kc::cli::ExhaustiveCommand eo;
-  auto* exh = app.add_subcommand("exhaustive", "Grade every input bit pattern of a one-input elementwise kernel "
-                                               "(resumable, shardable by --range)");
-  exh->add_option("--kernel,-k", eo.kernel, "Kernel (one input, elementwise)")->required();
-  exh->add_option("--dtype,-d", eo.dtype, "Dtype")->required();
-  exh->add_option("--range", eo.range, "LO:HI: the input bit patterns LO to HI-1 (decimal or 0x hex; default: all)");
-  exh->add_option("--out,-o", eo.out, "Folder: finished blocks (blocks/, to resume) and the merged results/")->required();
-  exh->add_option("--backend,-b", eo.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
-  exh->add_option("--profile", eo.profile, "Contract profile: conformance or reference");
-  exh->add_option("--params", eo.params, "The kernel's parameters, e.g. c=0.5r");
-  kc::cli::add_isolation_options(*exh, eo.isolation);
-  exh->add_option("--jobs,-j", eo.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
-  exh->add_option("--block", eo.block_log2, "log2 of the inputs per block (checkpoint), 16 to 32 (default 22)");
-  exh->add_flag("--exact-oracle", eo.exact_oracle, "MPFR for every element (no double fast path)");
-  exh->add_flag("--quiet,-q", eo.quiet, "Print only failures and the summary");
-  exh->add_option("--progress", eo.progress_s, "Seconds between progress lines when stderr is not a terminal")
-      ->check(kc::cli::finite_in(0.0, 86400.0));
-
-  kc::cli::CampaignCommand co;
-  auto* camp = app.add_subcommand("campaign", "Random cases in resumable batches over a wall-clock budget or a fixed "
-                                             "number of batches, shardable");
-  camp->add_option("--kernel,-k", co.kernels, "Kernel(s) (default: all)");
-  camp->add_option("--dtype,-d", co.dtypes, "Dtype(s) (default: every dtype the contract lists)");
-  camp->add_option("--family", co.family, "Only kernels of this family");
-  camp->add_option("--seed,-s", co.seed, "Campaign seed (each batch's seed derives from it)");
-  camp->add_option("--out,-o", co.out, "Folder: batches/ (resumable), campaign.json, results/")->required();
-  camp->add_option("--budget", co.budget, "Wall-clock budget of this process: 90s, 30m, 2h");
-  camp->add_option("--batches", co.batches, "Instead of a budget: batches 0..N-1 of every kernel x dtype")
-      ->check(CLI::Range(1, 1000000));
-  camp->add_option("--cases", co.cases, "Random cases per batch (default 20)")->check(CLI::Range(1, 100000));
-  camp->add_option("--shard", co.shard, "I/N: this process grades the batches b with b mod N == I");
-  camp->add_option("--backend,-b", co.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
-  camp->add_option("--profile", co.profile, "Contract profile: conformance or reference");
-  kc::cli::add_isolation_options(*camp, co.isolation);
-  camp->add_option("--jobs,-j", co.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
-  camp->add_flag("--quiet,-q", co.quiet, "Print only failures and the summary");
-  camp->add_option("--corpus", co.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
-
-  kc::cli::MergeCommand mo;
-  auto* mrg = app.add_subcommand("merge", "Merge the shards of a campaign into the document one process would write");
-  mrg->add_option("dirs", mo.dirs, "Campaign folders (one per shard)")->required();
-  mrg->add_option("--out,-o", mo.out, "Folder for results.json and the site")->required();
-
-  kc::cli::CorpusCommand cpo;
-  auto* corpus = app.add_subcommand("corpus", "The regression corpus of stored failing cases");
-  corpus->require_subcommand(1);
-  auto* corpus_replay = corpus->add_subcommand("replay", "Grade every stored case again and require its recorded outcome");
-  corpus_replay->add_option("paths", cpo.paths, ".case files or folders of them")->required();
-  corpus_replay->add_flag("--quiet,-q", cpo.quiet, "Print only the cases that do not meet their outcome");
-
-  kc::cli::SearchCommand sco;
-  auto* srch = app.add_subcommand("search", "Worst-case search: random cases, then a climb toward larger error "
-                                            "(one-input elementwise kernels)");
-  srch->add_option("--kernel,-k", sco.kernels, "Kernel(s) (default: every one-input elementwise kernel)");
-  srch->add_option("--dtype,-d", sco.dtypes, "Dtype(s)");
-  srch->add_option("--family", sco.family, "Only kernels of this family");
-  srch->add_option("--seed,-s", sco.seed, "Seed of the random cases and of the mutations");
-  srch->add_option("--evaluations,-n", sco.evaluations, "Elements graded per kernel x dtype (default 100000)")
-      ->check(CLI::Range(std::int64_t{512}, std::int64_t{1} << 32));
-  srch->add_option("--backend,-b", sco.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
-  srch->add_option("--profile", sco.profile, "Contract profile: conformance or reference");
-  kc::cli::add_isolation_options(*srch, sco.isolation);
-  srch->add_option("--json", sco.json, "Also write the worst cases as JSON to this file");
-
-  kc::cli::SelftestOptions so;
-  auto* self = app.add_subcommand("selftest", "Run each mutant and require that the conformance checks flag it");
-  self->add_option("--mutant,-m", so.mutants, "Mutant(s) to run (default: all)");
-  self->add_option("--seed,-s", so.seed, "Run seed, 0 to 2^64-1");
-  self->add_option("--cases,-n", so.cases, "Random cases per kernel and dtype")->check(CLI::Range(0, 100000));
-
-  kc::cli::ReportOptions rep;
-  auto* report = app.add_subcommand("report", "Render results JSON into a static HTML site (or a diff against a baseline)");
-  report->add_option("results", rep.inputs, "Results document(s); several are merged")->required();
-  report->add_option("--out,-o", rep.out, "Folder for the site (replaced atomically)")->required();
-  report->add_option("--baseline", rep.baseline, "Baseline results document: also write diff.html; exit 1 on regression");
-  report->add_flag("--quiet,-q", rep.quiet, "Print only regressions");
-  report->add_flag("--compare", rep.compare,
-                   "Compare the documents' backends side by side (one column each, per-kernel overlaid error profiles) "
-                   "instead of merging them");
-
-  kc::cli::FkcOptions fo;
-  auto* fkc = app.add_subcommand("fkc", "Audit the tensor framework's FKC precision claims against a run, or export measured ones");
-  fkc->require_subcommand(1);
-  auto* fkc_audit = fkc->add_subcommand("audit", "Check every FKC precision claim against a results document");
-  fkc_audit->add_option("files", fo.files, "FKC contract files (markdown with ```fkc blocks)")->required();
-  fkc_audit->add_option("--results,-r", fo.results, "Results document of a run")->required();
-  fkc_audit->add_option("--json", fo.json_out, "Also write the audit as JSON to this file");
-  fkc_audit->add_flag("--verbose,-v", fo.verbose, "Print every claim, not only the refuted ones");
-  auto* fkc_export = fkc->add_subcommand("export", "Write the FKC files with measured precision blocks");
-  fkc_export->add_option("files", fo.files, "FKC contract files")->required();
-  fkc_export->add_option("--results,-r", fo.results, "Results document of a run")->required();
-  fkc_export->add_option("--out,-o", fo.out, "Folder for the exported files (replaced atomically)")->required();
-
+  Subcommands commands;
+  add_subcommands(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -206,39 +320,5 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   kc::cli::install_stop_handlers();
-  try {
-    if (*list) return kc::cli::list(lo);
-    if (*run) {
-      for (int i = 0; i < argc; ++i) ro.command_line += (i ? " " : "") + std::string(argv[i]);
-      const std::vector<std::string> words(argv + 2, argv + argc);  // (argv[1] is "run")
-      if (!ro.resume.empty() && kc::cli::only_resume(*run)) kc::cli::resume_run(ro.resume, words);
-      ro.argv = kc::cli::result_words(words);
-      return kc::cli::run(ro);
-    }
-    if (*exh) return kc::cli::exhaustive(eo);
-    if (*camp) return kc::cli::campaign(co);
-    if (*mrg) return kc::cli::merge(mo);
-    if (*corpus_replay) return kc::cli::corpus_replay(cpo);
-    if (*srch) return kc::cli::search(sco);
-    if (*self) return kc::cli::selftest(so);
-    if (*report) return kc::cli::report(rep);
-    if (*fkc_audit) return kc::cli::fkc_audit(fo);
-    if (*fkc_export) return kc::cli::fkc_export(fo);
-  } catch (const kc::Interrupted& e) {  // a stop request while a plug-in loaded
-    fmt::print(stderr, "kconform: {} while loading the plug-in; nothing was graded\n", e.what());
-    return 128 + kc::stop_signal().load();
-  } catch (const kc::UsageError& e) {
-    fmt::print(stderr, "kconform: {}\n", e.what());
-    return 2;
-  } catch (const kc::KernelError& e) {
-    fmt::print(stderr, "kconform: {}\n", e.what());
-    return 2;
-  } catch (const std::logic_error& e) {  // an inconsistent contract table (engine::check_table)
-    fmt::print(stderr, "kconform: {}\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {  // an operating system failure no check foresaw: still a clear message
-    fmt::print(stderr, "kconform: {}\n", e.what());
-    return 2;
-  }
-  return 2;
+  return dispatch_reporting_errors(commands, argc, argv);
 }

@@ -129,6 +129,120 @@ nlohmann::json run_identity(const RunCommand& o) {
 
 std::string journal_key(const contract::KernelSpec& k, DType t) { return fmt::format("{}.{}", k.name, dtype_name(t)); }
 
+// The run's outputs, opened before any work: a bad path is exit 2 now, not
+// after the run.
+struct RunOutputs {
+  std::optional<reports::OutputFolder> folder;
+  // Each finished result is journaled (cli/run_journal.h): a killed run resumes.
+  std::optional<RunJournal> journal;
+  std::optional<reports::StagedFile> dump;
+};
+
+// Opens the outputs the options name, checked against each other; --dump's stream goes to `opts`.
+void open_outputs(const RunCommand& o, RunOutputs& out, engine::RunOptions& opts) {
+  if (!o.out.empty()) out.folder.emplace(o.out, reports::FolderKind::results);
+  if (!o.resume.empty() && (o.out.empty() || !std::filesystem::equivalent(o.resume, o.out)))
+    throw UsageError(fmt::format("--resume {}: the run to resume wrote to --out {}", o.resume, o.out.empty() ? "(none)" : o.out));
+  if (!o.resume.empty() && !o.dump.empty())
+    throw UsageError("--dump cannot be resumed (the elements of the results already graded are not kept); run again");
+  if (out.folder) out.journal.emplace(o.out, run_identity(o), o.argv, !o.resume.empty());
+  if (!o.dump.empty()) {
+    if (out.folder && reports::is_within(o.dump, o.out))
+      throw UsageError(fmt::format("--dump '{}' lies inside --out '{}', which the run replaces as a whole", o.dump, o.out));
+    out.dump.emplace(o.dump);
+    opts.dump = &out.dump->stream();
+  }
+}
+
+// What the results document says of the run besides its results.
+engine::RunMetadata run_metadata(const RunCommand& o, const engine::RunOptions& opts, const Backend& backend) {
+  engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
+  meta.profile = std::string(engine::profile_name(opts.profile));
+  if (const auto lib = backend.library()) meta.plugin = *lib;
+  meta.cases_per_kernel = o.cases;
+  return meta;
+}
+
+// A graded result as a worker hands it over: its document entry, its
+// summary line, its failures' text and what the exit code counts.
+std::string handed_over(const engine::KernelDTypeResult& r) {
+  nlohmann::json failures = nlohmann::json::array();
+  if (r.verdict == "fail")
+    for (const auto& f : r.failures) failures.push_back(f.message);
+  return nlohmann::json{{"kernel", r.kernel},
+                        {"family", r.family},
+                        {"result", reports::result_json(r)},
+                        {"summary", summary_line(r)},
+                        {"failures", failures},
+                        {"verdict", r.verdict},
+                        {"expected", r.declared.expected_outcome == "failed as expected"},
+                        {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"},
+                        {"interrupted", r.interrupted}}
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Journals a finished result. A journal that cannot be written (a full
+// disk) costs the run its resumability, not its results: said once, then
+// the run goes on.
+void journal_result(std::optional<RunJournal>& journal, const std::string& key, const std::string& text) {
+  try {
+    journal->put(key, text);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kconform: the run's journal cannot be written ({}); the run goes on, but cannot be resumed\n",
+               e.what());
+    journal.reset();
+  }
+}
+
+// The results the run finished, in plan order, with --dump's parts joined in that order.
+std::vector<reports::ResultEntry> finished_entries(const engine::ParallelResult& graded, std::size_t planned,
+                                                   const std::optional<engine::TempFolder>& dump_parts, RunOutputs& out) {
+  std::vector<reports::ResultEntry> entries;
+  for (std::size_t i = 0; i < planned; ++i) {
+    if (!graded.finished[i]) continue;
+    auto r = nlohmann::json::parse(graded.outcomes[i]);
+    entries.push_back({r["kernel"], r["family"], std::move(r["result"])});
+    if (dump_parts) {
+      std::ifstream in(dump_parts->path() / std::to_string(i), std::ios::binary);
+      std::copy(std::istreambuf_iterator<char>(in), {}, std::ostreambuf_iterator<char>(out.dump->stream()));
+    }
+  }
+  return entries;
+}
+
+// What the printed results add up to: the failures that decide the exit code, and the expected ones.
+struct RunCounts {
+  int failures = 0, expected_failures = 0;
+};
+
+// The run's summary line, then --dump and the results written; the exit code.
+int finish_run(const std::vector<reports::ResultEntry>& entries, engine::RunMetadata& meta, std::size_t planned,
+               const RunCounts& counts, int jobs, std::chrono::steady_clock::time_point start, RunOutputs& out,
+               const Backend* backend) {
+  const int sig = stop_signal().load();
+  if (sig) {
+    meta.interrupted_by = signal_name(sig);
+    meta.planned = static_cast<std::int64_t>(planned);
+  }
+  meta.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::size_t passed = 0;
+  for (const auto& r : entries) passed += r.result["verdict"] == "pass";
+  fmt::print("{} of {} kernel x dtype results pass{} ({:.1f} s{}){}\n", passed, planned,
+             counts.expected_failures ? fmt::format(", {} failed as the backend expected", counts.expected_failures) : "",
+             meta.duration_s, jobs > 1 ? fmt::format(", {} processes", jobs) : "",
+             sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), entries.size()) : "");
+  std::fflush(stdout);
+  if (out.dump) out.dump->commit();
+  if (out.folder) {
+    if (sig && out.journal) out.journal->keep_in(*out.folder);  // a stopped run stays resumable
+    write_results(*out.folder, reports::document_json(meta, entries, backend));
+    fmt::print("wrote {} and {}\n", (out.folder->dir() / "results.json").string(),
+               (out.folder->dir() / "site" / "index.html").string());
+  }
+  if (sig) return 128 + sig;
+  return counts.failures > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int run(const RunCommand& o) {
@@ -139,28 +253,9 @@ int run(const RunCommand& o) {
   check_case_in_range(plan, opts);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
 
-  // The outputs, before any work: a bad path is exit 2 now, not after the run.
-  std::optional<reports::OutputFolder> folder;
-  if (!o.out.empty()) folder.emplace(o.out, reports::FolderKind::results);
-  if (!o.resume.empty() && (o.out.empty() || !std::filesystem::equivalent(o.resume, o.out)))
-    throw UsageError(fmt::format("--resume {}: the run to resume wrote to --out {}", o.resume, o.out.empty() ? "(none)" : o.out));
-  if (!o.resume.empty() && !o.dump.empty())
-    throw UsageError("--dump cannot be resumed (the elements of the results already graded are not kept); run again");
-  // Each finished result is journaled (cli/run_journal.h): a killed run resumes.
-  std::optional<RunJournal> journal;
-  if (folder) journal.emplace(o.out, run_identity(o), o.argv, !o.resume.empty());
-  std::optional<reports::StagedFile> dump;
-  if (!o.dump.empty()) {
-    if (folder && reports::is_within(o.dump, o.out))
-      throw UsageError(fmt::format("--dump '{}' lies inside --out '{}', which the run replaces as a whole", o.dump, o.out));
-    dump.emplace(o.dump);
-    opts.dump = &dump->stream();
-  }
-
-  engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
-  meta.profile = std::string(engine::profile_name(opts.profile));
-  if (const auto lib = backend->library()) meta.plugin = *lib;
-  meta.cases_per_kernel = o.cases;
+  RunOutputs out;
+  open_outputs(o, out, opts);
+  engine::RunMetadata meta = run_metadata(o, opts, *backend);
   const int jobs = static_cast<int>(std::min<std::size_t>(o.jobs > 0 ? o.jobs : engine::available_cores(), plan.size()));
 
   // Each result is graded by a worker (engine/parallel.h) and handed over
@@ -168,13 +263,13 @@ int run(const RunCommand& o) {
   // --dump: each result's elements go to a file of their own, joined in
   // plan order at the end (the same file whichever worker graded what).
   std::optional<engine::TempFolder> dump_parts;
-  if (dump && jobs > 1) dump_parts.emplace("kconform-dump");
+  if (out.dump && jobs > 1) dump_parts.emplace("kconform-dump");
   engine::SharedProgress counters;
   opts.progress = &counters.get();
   auto grade = [&](std::int64_t i) {
     const auto& [k, t] = plan[static_cast<std::size_t>(i)];
-    if (journal)
-      if (auto kept = journal->find(journal_key(*k, t))) return *kept;
+    if (out.journal)
+      if (auto kept = out.journal->find(journal_key(*k, t))) return *kept;
     engine::RunOptions item = opts;
     std::ofstream part;
     if (dump_parts) {
@@ -185,21 +280,9 @@ int run(const RunCommand& o) {
     if (part.is_open() && !part.flush())
       throw UsageError(fmt::format("--dump: cannot write its part for {} {} under {}", k->name, dtype_name(t),
                                    dump_parts->path().string()));
-    nlohmann::json failures = nlohmann::json::array();
-    if (r.verdict == "fail")
-      for (const auto& f : r.failures) failures.push_back(f.message);
-    return nlohmann::json{{"kernel", r.kernel},
-                          {"family", r.family},
-                          {"result", reports::result_json(r)},
-                          {"summary", summary_line(r)},
-                          {"failures", failures},
-                          {"verdict", r.verdict},
-                          {"expected", r.declared.expected_outcome == "failed as expected"},
-                          {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"},
-                          {"interrupted", r.interrupted}}
-        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return handed_over(r);
   };
-  int failures = 0, expected_failures = 0;
+  RunCounts counts;
   engine::ParallelResult graded;
   {
     // With workers, no progress thread: it draws from the parent's loop (tick).
@@ -207,22 +290,13 @@ int run(const RunCommand& o) {
     auto print = [&](std::int64_t i, const std::string& text) {
       const auto r = nlohmann::json::parse(text);
       const auto& [k, t] = plan[static_cast<std::size_t>(i)];
-      if (journal && !r.value("interrupted", false) && !journal->find(journal_key(*k, t))) {
-        // A journal that cannot be written (a full disk) costs the run its
-        // resumability, not its results: said once, then the run goes on.
-        try {
-          journal->put(journal_key(*k, t), text);
-        } catch (const std::exception& e) {
-          fmt::print(stderr, "kconform: the run's journal cannot be written ({}); the run goes on, but cannot be resumed\n",
-                     e.what());
-          journal.reset();
-        }
-      }
+      if (out.journal && !r.value("interrupted", false) && !out.journal->find(journal_key(*k, t)))
+        journal_result(out.journal, journal_key(*k, t), text);
       // Exit 1 on an unexpected failure or an unexpected pass; an expected
       // failure is reported (XFAIL) but is what the backend declared.
       const bool expected = r["expected"], unexpected_pass = r["unexpected_pass"];
-      if ((r["verdict"] == "fail" && !expected) || unexpected_pass) ++failures;
-      if (expected) ++expected_failures;
+      if ((r["verdict"] == "fail" && !expected) || unexpected_pass) ++counts.failures;
+      if (expected) ++counts.expected_failures;
       progress.print_above([&] {
         if (!o.quiet || r["verdict"] != "pass" || unexpected_pass) fmt::print("{}\n", r["summary"].get<std::string>());
         for (const auto& f : r["failures"]) fmt::print("{}\n\n", f.get<std::string>());
@@ -232,40 +306,8 @@ int run(const RunCommand& o) {
                                   {.jobs = jobs, .stop = &stop_signal(), .backend = backend.get(), .tick = [&] { progress.tick(); }},
                                   grade, print);
   }
-  std::vector<reports::ResultEntry> entries;
-  std::size_t started = 0;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    if (!graded.finished[i]) continue;
-    auto r = nlohmann::json::parse(graded.outcomes[i]);
-    entries.push_back({r["kernel"], r["family"], std::move(r["result"])});
-    ++started;
-    if (dump_parts) {
-      std::ifstream in(dump_parts->path() / std::to_string(i), std::ios::binary);
-      std::copy(std::istreambuf_iterator<char>(in), {}, std::ostreambuf_iterator<char>(dump->stream()));
-    }
-  }
-  const int sig = stop_signal().load();
-  if (sig) {
-    meta.interrupted_by = signal_name(sig);
-    meta.planned = static_cast<std::int64_t>(plan.size());
-  }
-  meta.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::size_t passed = 0;
-  for (const auto& r : entries) passed += r.result["verdict"] == "pass";
-  fmt::print("{} of {} kernel x dtype results pass{} ({:.1f} s{}){}\n", passed, plan.size(),
-             expected_failures ? fmt::format(", {} failed as the backend expected", expected_failures) : "",
-             meta.duration_s, jobs > 1 ? fmt::format(", {} processes", jobs) : "",
-             sig ? fmt::format("; interrupted by {} after {} started", signal_name(sig), started) : "");
-  std::fflush(stdout);
-  if (dump) dump->commit();
-  if (folder) {
-    if (sig && journal) journal->keep_in(*folder);  // a stopped run stays resumable
-    write_results(*folder, reports::document_json(meta, entries, backend.get()));
-    fmt::print("wrote {} and {}\n", (folder->dir() / "results.json").string(),
-               (folder->dir() / "site" / "index.html").string());
-  }
-  if (sig) return 128 + sig;
-  return failures > 0 ? 1 : 0;
+  const auto entries = finished_entries(graded, plan.size(), dump_parts, out);
+  return finish_run(entries, meta, plan.size(), counts, jobs, start, out, backend.get());
 }
 
 }  // namespace kc::cli

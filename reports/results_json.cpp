@@ -54,10 +54,8 @@ json nan_as_null(double v) { return std::isnan(v) ? json(nullptr) : number(v); }
 
 json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
 
-}  // namespace
-
-json result_json(const engine::KernelDTypeResult& r) {
-  const auto& a = r.accuracy;
+// The accuracy summary of a result: its statistics, worst elements and histograms.
+json accuracy_json(const engine::AccuracyStats& a) {
   json acc{{"graded", a.graded},
            {"special", a.special},
            {"replayed", a.replayed},
@@ -80,6 +78,11 @@ json result_json(const engine::KernelDTypeResult& r) {
   acc["histogram"] = histogram_json(a.histogram);
   acc["distance_histogram"] = a.distance_histogram ? histogram_json(*a.distance_histogram) : json(nullptr);
   acc["normalized_histogram"] = a.normalized_histogram ? histogram_json(*a.normalized_histogram) : json(nullptr);
+  return acc;
+}
+
+// One entry per check of the result, with its figure against its bound where it has one.
+json checks_json(const engine::KernelDTypeResult& r) {
   json checks = json::array();
   for (const auto& c : r.checks) {
     json cj{{"name", c.name},     {"kind", c.kind},     {"profile", c.profile},       {"passed", c.passed},
@@ -87,16 +90,21 @@ json result_json(const engine::KernelDTypeResult& r) {
     if (c.figure) cj["figure"] = {{"metric", c.metric}, {"value", number(*c.figure)}, {"bound", opt(c.bound)}};
     checks.push_back(cj);
   }
+  return checks;
+}
+
+// What decides a result: its findings, as the result orders them (a failure's leading one first).
+json findings_json(const engine::KernelDTypeResult& r) {
   json findings = json::array();
   for (const auto& f : r.findings)
     findings.push_back({{"check", f.check}, {"kind", f.kind}, {"metric", f.metric}, {"figure", number(f.figure)},
                         {"bound", number(f.bound)}, {"count", f.count}, {"text", f.text},
                         {"failure", f.failure}, {"bound_text", f.bound_text}});
-  json worst = json::array(), failures = json::array(), differences = json::array();
-  for (const auto& w : r.worst) worst.push_back(element_json(w));
-  for (const auto& f : r.failures) failures.push_back(element_json(f));
-  for (const auto& d : r.differences) differences.push_back(element_json(d));
-  const auto& p = r.profile;
+  return findings;
+}
+
+// The error profile as parallel arrays per slice (a slice that graded nothing: null).
+json error_profile_json(const engine::ErrorProfile& p) {
   json prof{{"x_lo", json::array()}, {"x_hi", json::array()}, {"max_frac_ulp", json::array()},
             {"max_distance", json::array()}, {"max_normalized", json::array()}, {"failed", p.failed}};
   for (std::size_t i = 0; i < p.max_frac_ulp.size(); ++i) {
@@ -106,6 +114,20 @@ json result_json(const engine::KernelDTypeResult& r) {
     prof["max_distance"].push_back(nan_as_null(p.max_distance[i]));
     prof["max_normalized"].push_back(nan_as_null(p.max_normalized[i]));
   }
+  return prof;
+}
+
+}  // namespace
+
+json result_json(const engine::KernelDTypeResult& r) {
+  const json acc = accuracy_json(r.accuracy);
+  const json checks = checks_json(r);
+  const json findings = findings_json(r);
+  json worst = json::array(), failures = json::array(), differences = json::array();
+  for (const auto& w : r.worst) worst.push_back(element_json(w));
+  for (const auto& f : r.failures) failures.push_back(element_json(f));
+  for (const auto& d : r.differences) differences.push_back(element_json(d));
+  const json prof = error_profile_json(r.profile);
   json out{{"dtype", dtype_name(r.dtype)},
           {"verdict", r.verdict},
           {"headline", r.headline},

@@ -41,6 +41,37 @@ const char* kPatterns =
     "<pattern id=\"cross\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
     "<rect width=\"6\" height=\"6\" fill=\"#f3c2c2\"/><path d=\"M0,0L6,6M6,0L0,6\" stroke=\"#000\" stroke-width=\"1.2\"/></pattern></defs>";
 
+// An error profile's values per slice (none where the slice graded nothing),
+// the largest finite one and whether any is infinite: what scales the y axis.
+struct ProfileValues {
+  std::vector<std::optional<double>> v;
+  double ymax = 0;
+  bool any_inf = false;
+};
+
+// The values of one profile field, as the plot reads them.
+ProfileValues profile_values(const json& m) {
+  ProfileValues p;
+  p.v.resize(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    p.v[i] = as_double(m[i]);
+    if (p.v[i] && std::isfinite(*p.v[i])) p.ymax = std::max(p.ymax, *p.v[i]);
+    if (p.v[i] && !std::isfinite(*p.v[i])) p.any_inf = true;
+  }
+  return p;
+}
+
+// A slice marker's tooltip: its inputs, its largest error and its failing count.
+std::string slice_tip(const json& prof, std::size_t i, double value, const std::string& metric, const json& failed,
+                      bool failing) {
+  const auto& xlo = prof["x_lo"];
+  return fmt::format("<title>slice {}: inputs [{}, {}]: max {} {}{}</title>", i,
+                     escape_html(i < xlo.size() ? short_num(as_double(xlo[i]).value_or(std::nan(""))) : "?"),
+                     escape_html(i < prof["x_hi"].size() ? short_num(as_double(prof["x_hi"][i]).value_or(std::nan(""))) : "?"),
+                     escape_html(short_num(value)), escape_html(metric),
+                     failing ? fmt::format(", {} failing", show(failed[i])) : "");
+}
+
 }  // namespace
 
 bool has_profile_data(const json& profile, const std::string& field) {
@@ -123,14 +154,9 @@ std::string error_profile_plot(const json& prof, const std::string& field, const
   const std::size_t n = m.size();
   const json& failed = prof.contains("failed") && prof["failed"].is_array() && prof["failed"].size() == n ? prof["failed"] : json();
   auto failing = [&](std::size_t i) { return failed.is_array() && as_double(failed[i]).value_or(0) > 0; };
-  std::vector<std::optional<double>> v(n);
-  double ymax = 0;
-  bool any_inf = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    v[i] = as_double(m[i]);
-    if (v[i] && std::isfinite(*v[i])) ymax = std::max(ymax, *v[i]);
-    if (v[i] && !std::isfinite(*v[i])) any_inf = true;
-  }
+  const ProfileValues values = profile_values(m);
+  const auto& v = values.v;
+  double ymax = values.ymax;
   if (bound && std::isfinite(*bound)) ymax = std::max(ymax, *bound);
   if (ymax <= 0) ymax = 1;
   const double step = nice_step(ymax * 1.08, 5);
@@ -168,12 +194,7 @@ std::string error_profile_plot(const json& prof, const std::string& field, const
   for (std::size_t i = 0; i < n; ++i) {
     if (!v[i]) continue;
     const double x = xs(static_cast<double>(i));
-    const std::string tip = fmt::format(
-        "<title>slice {}: inputs [{}, {}]: max {} {}{}</title>", i,
-        escape_html(i < xlo.size() ? short_num(as_double(xlo[i]).value_or(std::nan(""))) : "?"),
-        escape_html(i < prof["x_hi"].size() ? short_num(as_double(prof["x_hi"][i]).value_or(std::nan(""))) : "?"),
-        escape_html(short_num(*v[i])), escape_html(metric),
-        failing(i) ? fmt::format(", {} failing", show(failed[i])) : "");
+    const std::string tip = slice_tip(prof, i, *v[i], metric, failed, failing(i));
     if (!std::isfinite(*v[i])) {
       // Off the scale (a special-value mismatch): a filled triangle pinned to the top.
       s += fmt::format("<path class=\"failing\" d=\"M{0:.1f},{1:.1f}l-4,7h8z\" fill=\"#000\">{2}</path>", x, T, tip);
@@ -191,7 +212,7 @@ std::string error_profile_plot(const json& prof, const std::string& field, const
                    L + pw / 2, H - 8, escape_html(dtype), n);
   s += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">max {} in slice</text>",
                    T + ph / 2, escape_html(metric));
-  if (any_inf)
+  if (values.any_inf)
     s += fmt::format("<text x=\"{}\" y=\"12\" font-size=\"11\">\u25B2 at the top: infinite error (a wrong NaN, infinity or "
                      "special value)</text>", L);
   return s + "</svg>";
