@@ -193,7 +193,7 @@ json corpus_entry(const BatchContext& c, const engine::KernelDTypeResult& r, con
                   std::size_t u, std::int64_t b) {
   const auto& [k, t] = c.plan[u];
   json found = nullptr;
-  if (!c.o.corpus.empty() && r.verdict == "fail")
+  if (!c.o.corpus.empty() && r.verdict == engine::Verdict::fail)
     for (const auto& f : r.failures) {
       if (f.check.rfind("shrunk: ", 0) != 0) continue;
       reports::CorpusCase cc;
@@ -240,7 +240,7 @@ std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
   doc["duration_s_total"] = r.seconds;  // what the budget counts (outside "run", which merges keep)
   c.work.write(batch_file(*k, t, b), doc);
   const json found = corpus_entry(c, r, opts, u, b);
-  return json{{"verdict", r.verdict}, {"seconds", r.seconds}, {"corpus", found}}.dump();
+  return json{{"verdict", engine::verdict_name(r.verdict)}, {"seconds", r.seconds}, {"corpus", found}}.dump();
 }
 
 // What this session of the campaign did: batches graded, corpus cases stored and found again.

@@ -91,7 +91,7 @@ int selftest(const SelftestOptions& o) {
           engine::RunOptions conf = opts;
           conf.profile = engine::Profile::conformance;
           const auto rc = engine::run_kernel_dtype(*k, t, *backend, conf);
-          if (rc.verdict != "pass") {
+          if (rc.verdict != engine::Verdict::pass) {
             caught = false;
             flagged_by = "";
             fmt::print("WRONG mutant:{} on {} {}: correct, but the conformance profile failed it: {}\n", m->name,

@@ -206,7 +206,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
     doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)
     work.write(block_name(r.lo, r.hi), doc);
-    return std::string(res.verdict);
+    return std::string(engine::verdict_name(res.verdict));
   };
   std::int64_t failing_blocks = 0;
   {

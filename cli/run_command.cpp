@@ -38,8 +38,8 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   // XFAIL: failed as the backend declared it would; XPASS: passed although
   // declared to fail (counted as a failure: a stale declaration hides nothing).
   const bool expected = !r.declared.expected_failure.empty();
-  const char* tag = r.verdict == "pass" ? (expected ? "XPASS" : "PASS")
-                    : r.verdict == "fail" ? (expected ? "XFAIL" : "FAIL")
+  const char* tag = r.verdict == engine::Verdict::pass ? (expected ? "XPASS" : "PASS")
+                    : r.verdict == engine::Verdict::fail ? (expected ? "XFAIL" : "FAIL")
                                           : "----";
   std::string s = fmt::format("{:<4} {:<11} {:<5} {}", tag, r.kernel, dtype_name(r.dtype), r.headline);
   if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
@@ -61,7 +61,7 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
   if (!r.declared.metric.empty())
     s += fmt::format("; claim {} <= {}: {} (measured {})", r.declared.metric, engine::figure_text(r.declared.claimed),
-                     r.declared.verdict, engine::figure_text(r.declared.measured));
+                     engine::claim_verdict_name(r.declared.verdict), engine::figure_text(r.declared.measured));
   if (expected) s += fmt::format("; expected to fail: {}", r.declared.expected_failure);
   return s;
 }
@@ -167,14 +167,14 @@ engine::RunMetadata run_metadata(const RunCommand& o, const engine::RunOptions& 
 // summary line, its failures' text and what the exit code counts.
 std::string handed_over(const engine::KernelDTypeResult& r) {
   nlohmann::json failures = nlohmann::json::array();
-  if (r.verdict == "fail")
+  if (r.verdict == engine::Verdict::fail)
     for (const auto& f : r.failures) failures.push_back(f.message);
   return nlohmann::json{{"kernel", r.kernel},
                         {"family", r.family},
                         {"result", reports::result_json(r)},
                         {"summary", summary_line(r)},
                         {"failures", failures},
-                        {"verdict", r.verdict},
+                        {"verdict", engine::verdict_name(r.verdict)},
                         {"expected", r.declared.expected_outcome == "failed as expected"},
                         {"unexpected_pass", r.declared.expected_outcome == "passed unexpectedly"},
                         {"interrupted", r.interrupted}}

@@ -40,7 +40,7 @@ void judge_claim(const Context& c, double max_abs_err, double max_rel_err, Kerne
   out.expected_failure = d.expected_failure;
   out.metric = d.claim_metric;
   if (d.claim_metric.empty()) {
-    out.verdict = "unclaimed";
+    out.verdict = ClaimVerdict::unclaimed;
     return;
   }
   const AccuracyStats& s = res.accuracy;
@@ -51,8 +51,8 @@ void judge_claim(const Context& c, double max_abs_err, double max_rel_err, Kerne
                  : d.claim_metric == "relative" ? max_rel_err
                                                 : max_abs_err;
   const bool graded = s.graded > 0;
-  out.verdict = !graded ? "unclaimed" : out.measured <= out.claimed ? "confirmed" : "refuted";
-  if (out.verdict != "refuted") return;
+  out.verdict = !graded ? ClaimVerdict::unclaimed : out.measured <= out.claimed ? ClaimVerdict::confirmed : ClaimVerdict::refuted;
+  if (out.verdict != ClaimVerdict::refuted) return;
   // figure_text: a measured 1.0000000178 must not read "1 > 1" (SLEEF's tanhf).
   const std::string text = fmt::format("claim: {} {} > {}, the backend's own claim", metric_text(d.claim_metric),
                                        figure_text(out.measured), figure_text(out.claimed));
@@ -70,8 +70,8 @@ void judge_claim(const Context& c, double max_abs_err, double max_rel_err, Kerne
 
 void judge_expected_failure(const Context&, KernelDTypeResult& res) {
   DeclaredResult& d = res.declared;
-  if (d.expected_failure.empty() || res.verdict == "not_graded") return;
-  d.expected_outcome = res.verdict == "fail" ? "failed as expected" : "passed unexpectedly";
+  if (d.expected_failure.empty() || res.verdict == Verdict::not_graded) return;
+  d.expected_outcome = res.verdict == Verdict::fail ? "failed as expected" : "passed unexpectedly";
 }
 
 }  // namespace kc::engine

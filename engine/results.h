@@ -3,6 +3,8 @@
 // from it; docs/results-schema.md documents the JSON form field by field.
 #pragma once
 
+#include "core/vocabulary.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -122,6 +124,19 @@ struct Coverage {
   std::int64_t outputs = 0, outputs_zero = 0, outputs_nan = 0;
 };
 
+// A kernel x dtype's verdict: passed, failed (a loop that graded nothing
+// fails), or not graded (a relation whose related kernel the backend lacks,
+// a run stopped by a signal before any failure).
+#define KC_VERDICTS(X) X(pass, "pass") X(fail, "fail") X(not_graded, "not_graded")
+KC_VOCABULARY(Verdict, std::uint8_t, kVerdicts, KC_VERDICTS);
+inline std::string_view verdict_name(Verdict v) { return kVerdicts.name(v); }  // results JSON "verdict"
+
+// A backend's own accuracy claim, judged: within the measurement, beyond
+// it, or no claim (or nothing graded to judge it by).
+#define KC_CLAIM_VERDICTS(X) X(unclaimed, "unclaimed") X(confirmed, "confirmed") X(refuted, "refuted")
+KC_VOCABULARY(ClaimVerdict, std::uint8_t, kClaimVerdicts, KC_CLAIM_VERDICTS);
+inline std::string_view claim_verdict_name(ClaimVerdict v) { return kClaimVerdicts.name(v); }  // "claim_verdict"
+
 // What the backend declared for a kernel x dtype, judged by the run: its
 // own accuracy claim beside the contract's bound and the measurement, and
 // an expected failure with what happened to it.
@@ -130,7 +145,7 @@ struct DeclaredResult {
   double claimed = 0;                   // the backend's bound
   std::optional<double> contract_bound;  // the contract's own bound in that metric, where it states one
   double measured = 0;                  // the largest error of the run in that metric
-  std::string verdict;                  // confirmed | refuted | unclaimed
+  ClaimVerdict verdict = ClaimVerdict::unclaimed;
   std::string expected_failure;         // the backend's reason; empty: none declared
   std::string expected_outcome;         // "failed as expected" | "passed unexpectedly"
 };
@@ -146,7 +161,7 @@ struct PrintedOutput {
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
-  std::string verdict;  // pass | fail | not_graded
+  Verdict verdict = Verdict::not_graded;
   // Why: on a failure its findings, the first leading; on a pass the
   // figure that decides it, against its bound.
   std::vector<Finding> findings;

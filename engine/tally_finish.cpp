@@ -171,9 +171,9 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   std::int64_t n_failed = 0;
   for (const auto& t : res.checks) n_failed += t.failed;
   if (res.interrupted) {
-    res.verdict = n_failed > 0 ? "fail" : "not_graded";
+    res.verdict = n_failed > 0 ? Verdict::fail : Verdict::not_graded;
   } else if (elements == 0 && !c.opts.only_case) {  // (a replayed single case may be empty)
-    res.verdict = "fail";  // a loop that graded nothing is a failure
+    res.verdict = Verdict::fail;  // a loop that graded nothing is a failure
     ElementReport r;
     r.check = "graded something";
     r.message = fmt::format("{} {}: no element was graded", c.k.name, dtype_name(c.t));
@@ -181,7 +181,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     res.checks.push_back({.name = "graded something", .kind = "run", .failed = 1});
     res.findings.push_back({"graded something", "run", "runs that graded nothing", 1, 0, 1, "no element was graded"});
   } else {
-    res.verdict = n_failed > 0 ? "fail" : "pass";
+    res.verdict = n_failed > 0 ? Verdict::fail : Verdict::pass;
   }
   judge_expected_failure(c, res);
   res.headline = res.findings.empty() ? pass_headline(pass_figures(c, s)) : res.findings.front().text;

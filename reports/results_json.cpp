@@ -129,7 +129,7 @@ json result_json(const engine::KernelDTypeResult& r) {
   for (const auto& d : r.differences) differences.push_back(element_json(d));
   const json prof = error_profile_json(r.profile);
   json out{{"dtype", dtype_name(r.dtype)},
-          {"verdict", r.verdict},
+          {"verdict", engine::verdict_name(r.verdict)},
           {"headline", r.headline},
           {"findings", findings},
           {"exhaustive", r.exhaustive},
@@ -147,7 +147,7 @@ json result_json(const engine::KernelDTypeResult& r) {
             {"claimed", r.declared.metric.empty() ? json(nullptr) : number(r.declared.claimed)},
             {"contract_bound", opt(r.declared.contract_bound)},
             {"measured", r.declared.metric.empty() ? json(nullptr) : number(r.declared.measured)},
-            {"claim_verdict", r.declared.verdict},
+            {"claim_verdict", engine::claim_verdict_name(r.declared.verdict)},
             {"expected_failure", r.declared.expected_failure},
             {"expected_outcome", r.declared.expected_outcome}}},
           {"differences", differences},

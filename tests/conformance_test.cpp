@@ -74,7 +74,7 @@ TEST_P(Conformance, ReferencePassesItsContract) {
     EXPECT_TRUE(it != r.coverage.result_classes.end() && it->second > 0)
         << "no case produced a " << contract::result_class_name(rc) << " result";
   }
-  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.verdict, engine::Verdict::pass);
   for (const auto& f : r.failures) ADD_FAILURE() << f.message;
 
   const auto got = digest(r);
@@ -112,7 +112,7 @@ TEST_P(Conformance, ReferencePassesTheConformanceProfile) {
   opts.exhaustive_halves = false;
   const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
   EXPECT_GT(r.elements, 0) << "graded nothing";
-  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.verdict, engine::Verdict::pass);
   for (const auto& f : r.failures) ADD_FAILURE() << f.message;
   // Every check passes (a reference-profile outcome that fails is a
   // difference here, counted in `differs`), and the conformance profile's

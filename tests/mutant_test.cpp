@@ -73,7 +73,7 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
       engine::RunOptions conf = opts;
       conf.profile = engine::Profile::conformance;
       const auto rc = engine::run_kernel_dtype(*k, t, *backend, conf);
-      EXPECT_EQ(rc.verdict, "pass") << m.name << " on " << kernel << " " << dtype_name(t)
+      EXPECT_EQ(rc.verdict, engine::Verdict::pass) << m.name << " on " << kernel << " " << dtype_name(t)
                                     << ": correct, but the conformance profile failed it: " << rc.headline;
       EXPECT_GT(rc.differs, 0) << m.name << " on " << kernel << " " << dtype_name(t) << ": no difference listed";
       bool listed = false;
@@ -85,7 +85,7 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
     for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m.expected_check;
     EXPECT_TRUE(flagged) << m.name << " on " << kernel << " " << dtype_name(t) << " was not flagged by a '"
                          << m.expected_check << "' check";
-    EXPECT_EQ(r.verdict, "fail");
+    EXPECT_EQ(r.verdict, engine::Verdict::fail);
     expect_failing_figures(r, std::string(m.name) + " on " + std::string(kernel) + " " + std::string(dtype_name(t)));
     bool has_repro = false;
     for (const auto& f : r.failures) has_repro |= f.repro.find("--backend mutant:") != std::string::npos;
@@ -115,7 +115,7 @@ TEST(Mutants, ResultClassDefectsAreCaughtOnTenSeeds) {
       opts.seed = seed;
       opts.backend = "mutant:" + std::string(name);
       const auto r = engine::run_kernel_dtype(*contract::find_kernel(m->kernels.front()), DType::f32, *backend, opts);
-      EXPECT_EQ(r.verdict, "fail") << name << " missed on seed " << seed;
+      EXPECT_EQ(r.verdict, engine::Verdict::fail) << name << " missed on seed " << seed;
       bool flagged = false;
       for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m->expected_check;
       EXPECT_TRUE(flagged) << name << " on seed " << seed << ": not by its '" << m->expected_check << "' check";

@@ -190,7 +190,7 @@ TEST(Reliability, UlpDistanceSaturatesInsteadOfOverflowing) {
 // Was: "only 95 samples (needs 1000)" failed the conforming reference.
 TEST(Reliability, ABiasCheckWithTooFewSamplesIsNotGradedAndFailsNothing) {
   const auto r = one_run("gelu", DType::f32, 3);
-  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.verdict, engine::Verdict::pass);
   bool seen = false;
   for (const auto& c : r.checks)
     if (c.kind == "bias") {
