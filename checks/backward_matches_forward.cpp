@@ -67,6 +67,71 @@ Mp norm_jvp(Form f, DType t, double eps, std::span<const double> x, std::span<co
 double g_at(std::int64_t i) { return static_cast<double>((i * 5 + 2) % 7 - 3); }
 double dx_at(std::int64_t i) { return static_cast<double>((i * 3 + 1) % 5 - 2); }
 
+// A norm's row at `at` (n elements) compared: <v, dx> against <g, J dx> of
+// the exact forward at x, within sum |dx_i| B_b,i (P_i = 0: the backward
+// takes x); skipped where a backward bound is not a number.
+template <class Compare>
+void compare_norm_row(Form form, const contract::KernelSpec& bwd, DType t, const Params& params, std::int64_t at,
+                      std::size_t un, const std::vector<double>& xr, const std::vector<double>& gr,
+                      const std::vector<double>& vr, const Compare& compare) {
+  std::vector<double> dxr(un);
+  Mp rhs_n(0), bound_n(0);
+  for (std::size_t j = 0; j < un; ++j) {
+    dxr[j] = dx_at(at + static_cast<std::int64_t>(j));
+    const RowExact b = row_exact(bwd, t, params, xr, gr, j);
+    if (!oracle::is_number(b.bound)) return;
+    rhs_n += Mp(vr[j]) * Mp(dxr[j]);
+    bound_n += Mp(std::fabs(dxr[j])) * b.bound;
+  }
+  const double eps = params.has("eps") ? params.real("eps") : 0.0;
+  compare(at, rhs_n, norm_jvp(form, t, eps, xr, gr, dxr), bound_n);
+}
+
+// A softmax's (or log_softmax's) row at `at` (n elements) compared: <v,
+// dx> against <g, J dx> of the exact forward at x, within sum |dx_i|
+// (B_b,i + P_i); skipped where a forward or backward bound is not a
+// number.
+template <class Compare>
+void compare_softmax_row(Form form, const contract::KernelSpec& k, const contract::KernelSpec& bwd, DType t,
+                         const Params& params, std::int64_t at, std::size_t un, const std::vector<double>& xr,
+                         const std::vector<double>& yr, const std::vector<double>& gr, const std::vector<double>& vr,
+                         const Compare& compare) {
+  std::vector<Mp> s(un), zl(un), bf(un), bb(un);
+  Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
+  for (std::size_t j = 0; j < un; ++j) {
+    const RowExact f = row_exact(k, t, params, xr, {}, j);
+    const RowExact b = row_exact(bwd, t, Params(), yr, gr, j);
+    if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
+    s[j] = zl[j] = f.z;
+    if (form == Form::log_softmax) mpfr_exp(oracle::raw(s[j]), oracle::raw(s[j]), MPFR_RNDN);
+    bf[j] = f.bound, bb[j] = b.bound;
+    const double dx = dx_at(at + static_cast<std::int64_t>(j));
+    sd += s[j] * Mp(dx);
+    yg += Mp(yr[j]) * Mp(gr[j]);
+    gsum += Mp(gr[j]);
+    gdx += Mp(gr[j]) * Mp(dx);
+    rhs += Mp(vr[j]) * Mp(dx);
+    sum_bf_g += bf[j] * Mp(std::fabs(gr[j]));
+  }
+  Mp lhs(0), bound(0);
+  for (std::size_t j = 0; j < un; ++j) {
+    const double dx = dx_at(at + static_cast<std::int64_t>(j));
+    Mp p;
+    if (form == Form::softmax) {
+      lhs += Mp(gr[j]) * s[j] * (Mp(dx) - sd);
+      p = bf[j] * boost::multiprecision::abs(Mp(gr[j]) - yg) + s[j] * sum_bf_g;
+    } else {
+      // exp(z + B_f) - exp(z): s_i (e^B_f - 1) without 0 * inf where s_i underflows
+      Mp top = zl[j] + bf[j];
+      mpfr_exp(oracle::raw(top), oracle::raw(top), MPFR_RNDU);
+      p = (top - s[j]) * boost::multiprecision::abs(gsum);
+    }
+    bound += Mp(std::fabs(dx)) * (bb[j] + p);
+  }
+  if (form == Form::log_softmax) lhs = gdx - gsum * sd;
+  compare(at, rhs, lhs, bound);
+}
+
 class BackwardMatchesForward final : public Check {
  public:
   explicit BackwardMatchesForward(const contract::Property& p) : p_(p) {}
@@ -101,53 +166,8 @@ class BackwardMatchesForward final : public Check {
         row_values(g, at, n, gr);
         const auto un = static_cast<std::size_t>(n);
         oracle::PrecisionScope scope(1024);
-        std::vector<Mp> s(un), zl(un), bf(un), bb(un);
-        Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
-        if (norm) {
-          std::vector<double> dxr(un);
-          Mp rhs_n(0), bound_n(0);
-          for (std::size_t j = 0; j < un; ++j) {
-            dxr[j] = dx_at(at + static_cast<std::int64_t>(j));
-            const RowExact b = row_exact(*bwd, v.c.t, v.cs.params, xr, gr, j);
-            if (!oracle::is_number(b.bound)) return;
-            rhs_n += Mp(vr[j]) * Mp(dxr[j]);
-            bound_n += Mp(std::fabs(dxr[j])) * b.bound;
-          }
-          const double eps = v.cs.params.has("eps") ? v.cs.params.real("eps") : 0.0;
-          return compare(at, rhs_n, norm_jvp(form, v.c.t, eps, xr, gr, dxr), bound_n);
-        }
-        for (std::size_t j = 0; j < un; ++j) {
-          const RowExact f = row_exact(v.c.k, v.c.t, v.cs.params, xr, {}, j);
-          const RowExact b = row_exact(*bwd, v.c.t, Params(), yr, gr, j);
-          if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
-          s[j] = zl[j] = f.z;
-          if (form == Form::log_softmax) mpfr_exp(oracle::raw(s[j]), oracle::raw(s[j]), MPFR_RNDN);
-          bf[j] = f.bound, bb[j] = b.bound;
-          const double dx = dx_at(at + static_cast<std::int64_t>(j));
-          sd += s[j] * Mp(dx);
-          yg += Mp(yr[j]) * Mp(gr[j]);
-          gsum += Mp(gr[j]);
-          gdx += Mp(gr[j]) * Mp(dx);
-          rhs += Mp(vr[j]) * Mp(dx);
-          sum_bf_g += bf[j] * Mp(std::fabs(gr[j]));
-        }
-        Mp lhs(0), bound(0);
-        for (std::size_t j = 0; j < un; ++j) {
-          const double dx = dx_at(at + static_cast<std::int64_t>(j));
-          Mp p;
-          if (form == Form::softmax) {
-            lhs += Mp(gr[j]) * s[j] * (Mp(dx) - sd);
-            p = bf[j] * boost::multiprecision::abs(Mp(gr[j]) - yg) + s[j] * sum_bf_g;
-          } else {
-            // exp(z + B_f) - exp(z): s_i (e^B_f - 1) without 0 * inf where s_i underflows
-            Mp top = zl[j] + bf[j];
-            mpfr_exp(oracle::raw(top), oracle::raw(top), MPFR_RNDU);
-            p = (top - s[j]) * boost::multiprecision::abs(gsum);
-          }
-          bound += Mp(std::fabs(dx)) * (bb[j] + p);
-        }
-        if (form == Form::log_softmax) lhs = gdx - gsum * sd;
-        compare(at, rhs, lhs, bound);
+        if (norm) compare_norm_row(form, *bwd, v.c.t, v.cs.params, at, un, xr, gr, vr, compare);
+        else compare_softmax_row(form, v.c.k, *bwd, v.c.t, v.cs.params, at, un, xr, yr, gr, vr, compare);
       });
       if (!failed && compared > 0) acc.record(v.c, tally, true);
     });

@@ -10,15 +10,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define KC_PAIRS_AVX2 1
-#include <immintrin.h>
-#endif
-
-#include "core/cpu.h"
 #include "drivers/driver.h"
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
+#include "drivers/matmul_pairs.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -98,46 +93,6 @@ rc::Gen<gen::Case> operands(const contract::KernelSpec& k, DType t, MatmulShape 
         return gen::Case{{gen::tensor_of(t, s.a(), av), gen::tensor_of(tb, s.b(), bv)}, Params(), false};
       },
       gen::reduction_values(t, k.values, na), gen::values_for(tb, k.values, nb), rc::gen::arbitrary<bool>());
-}
-
-// An f32 x f32 output's k pairs (a row of a: a[kk]; a column of b:
-// b[kk stride]) as doubles into args (a_0, b_0, a_1, b_1, ...); true
-// where one is NaN (the caller re-reads them exactly: a signalling NaN
-// converts quiet). Four pairs a step where the CPU has AVX2 (two vectors
-// of four, two conversions): one at a time, the pairs were a quarter of a
-// 64^3 matmul oracle's time (bench/exact_sum_bench.cpp).
-bool f32_pairs_scalar(const std::byte* a, const std::byte* b, std::int64_t stride, std::int64_t k, double* args) {
-  bool any_nan = false;
-  for (std::int64_t kk = 0; kk < k; ++kk) {  // (no call in the loop: its counters stay in registers)
-    const double va = Tensor::load_f32(a, kk), vb = Tensor::load_f32(b, kk * stride);
-    args[2 * kk] = va, args[2 * kk + 1] = vb;
-    any_nan |= va != va || vb != vb;
-  }
-  return any_nan;
-}
-#ifdef KC_PAIRS_AVX2
-[[gnu::target("avx2,fma")]] bool f32_pairs_avx2(const std::byte* a, const std::byte* b, std::int64_t stride, std::int64_t k,
-                                                double* args) {
-  const auto* fa = reinterpret_cast<const float*>(a);
-  const auto* fb = reinterpret_cast<const float*>(b);
-  __m128 nan = _mm_setzero_ps();
-  std::int64_t kk = 0;
-  for (; kk + 4 <= k; kk += 4) {
-    // (four loads into one vector: AMD's gather took longer)
-    const float* col = fb + kk * stride;
-    const __m128 va = _mm_loadu_ps(fa + kk), vb = _mm_setr_ps(col[0], col[stride], col[2 * stride], col[3 * stride]);
-    nan = _mm_or_ps(nan, _mm_cmpunord_ps(va, vb));
-    _mm256_storeu_pd(args + 2 * kk, _mm256_cvtps_pd(_mm_unpacklo_ps(va, vb)));      // a0 b0 a1 b1
-    _mm256_storeu_pd(args + 2 * kk + 4, _mm256_cvtps_pd(_mm_unpackhi_ps(va, vb)));  // a2 b2 a3 b3
-  }
-  return (_mm_movemask_ps(nan) != 0) | f32_pairs_scalar(a + 4 * kk, b + 4 * kk * stride, stride, k - kk, args + 2 * kk);
-}
-#endif
-bool f32_pairs(const std::byte* a, const std::byte* b, std::int64_t stride, std::int64_t k, double* args) {
-#ifdef KC_PAIRS_AVX2
-  if (cpu_has_avx2_fma()) return f32_pairs_avx2(a, b, stride, k, args);
-#endif
-  return f32_pairs_scalar(a, b, stride, k, args);
 }
 
 class Matmul final : public Driver {

@@ -114,6 +114,98 @@ void write_file_atomically(const fs::path& p, const std::string& content) {
   _exit(rc);  // no destructor of the parent's objects runs twice
 }
 
+using Work = std::function<std::string(std::int64_t)>;
+using Done = std::function<void(std::int64_t, const std::string&)>;
+
+// Items 0 to n - 1 in this process, in order (-j 1), until a stop.
+void run_serially(std::int64_t n, const ParallelOptions& opts, const Work& work, const Done& done, ParallelResult& res) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (opts.stop && opts.stop->load()) break;
+    res.outcomes[i] = work(i);
+    res.finished[i] = true;
+    done(i, res.outcomes[i]);
+  }
+}
+
+// Forks `jobs` workers over the shared items; where a fork fails, those
+// started are killed and it throws.
+std::vector<pid_t> fork_workers(int jobs, std::int64_t n, Shared* sh, const fs::path& dir, const ParallelOptions& opts,
+                                const Work& work) {
+  std::fflush(nullptr);  // nothing buffered is written twice
+  std::vector<pid_t> pids;
+  const pid_t self = ::getpid();
+  for (int w = 0; w < jobs; ++w) {
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      for (pid_t p : pids) ::kill(p, SIGKILL);
+      throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+    }
+    if (pid == 0) worker(w, self, n, sh, dir, opts, work);
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+// Reads the items' files as the workers write them, each handed to `done`
+// once. `last`: the workers are gone; a file written just before its
+// worker died (before it could mark the item) is read too.
+struct Collector {
+  const Shared* sh;
+  std::int64_t n;
+  const fs::path& dir;
+  ParallelResult& res;
+  const Done& done;
+  std::int64_t collected = 0;
+  void operator()(bool last = false) {
+    if (!last && sh->written.load() == collected) return;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int32_t w = sh->owner[i].load();
+      if (res.finished[i] || w == 0 || (w > 0 && !(last && fs::exists(dir / std::to_string(i))))) continue;
+      res.outcomes[i] = read_file(dir / std::to_string(i));
+      res.finished[i] = true;
+      ++collected;
+      done(i, res.outcomes[i]);
+    }
+  }
+};
+
+// Reaps the workers that have ended (their pids negated, their wait
+// statuses into `status`); how many did.
+std::size_t reap_ended(std::vector<pid_t>& pids, std::vector<int>& status) {
+  std::size_t ended = 0;
+  for (std::size_t w = 0; w < pids.size(); ++w) {
+    if (pids[w] <= 0) continue;
+    int st = 0;
+    const pid_t r = ::waitpid(pids[w], &st, WNOHANG);
+    if (r == pids[w] || (r < 0 && errno == ECHILD)) {
+      status[w] = st;
+      pids[w] = -pids[w];
+      ++ended;
+    }
+  }
+  return ended;
+}
+
+// After the workers are gone: an item's error is thrown, then an item a
+// worker took and never wrote names how that worker ended.
+void throw_lost_items(std::int64_t n, const Shared* sh, const fs::path& dir, const std::vector<int>& status,
+                      const ParallelResult& res) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const fs::path err = dir / (std::to_string(i) + ".error");
+    if (fs::exists(err)) throw std::runtime_error(read_file(err));
+  }
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t w = sh->owner[i].load();
+    if (w == 0 || res.finished[i]) continue;
+    const int st = status[static_cast<std::size_t>(w - 1)];
+    const std::string how = WIFSIGNALED(st) ? fmt::format("was killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)))
+                                            : fmt::format("exited with status {}", WEXITSTATUS(st));
+    throw std::runtime_error(fmt::format("worker process {} {} while grading work item {} of {}; rerun with -j 1 "
+                                         "to see the failure in one process",
+                                         w, how, i, n));
+  }
+}
+
 }  // namespace
 
 TempFolder::TempFolder(const std::string& prefix) {
@@ -146,12 +238,7 @@ ParallelResult run_parallel(std::int64_t n, const ParallelOptions& opts,
   res.finished.assign(static_cast<std::size_t>(n), false);
   const int jobs = static_cast<int>(std::min<std::int64_t>(std::max(1, opts.jobs), std::max<std::int64_t>(n, 1)));
   if (jobs == 1) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (opts.stop && opts.stop->load()) break;
-      res.outcomes[i] = work(i);
-      res.finished[i] = true;
-      done(i, res.outcomes[i]);
-    }
+    run_serially(n, opts, work, done, res);
     return res;
   }
 
@@ -161,47 +248,13 @@ ParallelResult run_parallel(std::int64_t n, const ParallelOptions& opts,
   const TempFolder folder("kconform-jobs");
   const fs::path& dir = folder.path();
 
-  std::fflush(nullptr);  // nothing buffered is written twice
-  std::vector<pid_t> pids;
-  const pid_t self = ::getpid();
-  for (int w = 0; w < jobs; ++w) {
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      for (pid_t p : pids) ::kill(p, SIGKILL);
-      throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-    }
-    if (pid == 0) worker(w, self, n, sh, dir, opts, work);
-    pids.push_back(pid);
-  }
-
+  std::vector<pid_t> pids = fork_workers(jobs, n, sh, dir, opts, work);
   std::vector<int> status(pids.size(), 0);
   std::size_t alive = pids.size();
   bool forwarded = false;
-  std::int64_t collected = 0;
-  // `last`: the workers are gone; a file written just before its worker
-  // died (before it could mark the item) is read too.
-  auto collect = [&](bool last = false) {
-    if (!last && sh->written.load() == collected) return;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const std::int32_t w = sh->owner[i].load();
-      if (res.finished[i] || w == 0 || (w > 0 && !(last && fs::exists(dir / std::to_string(i))))) continue;
-      res.outcomes[i] = read_file(dir / std::to_string(i));
-      res.finished[i] = true;
-      ++collected;
-      done(i, res.outcomes[i]);
-    }
-  };
+  Collector collect{sh, n, dir, res, done};
   while (alive > 0) {
-    for (std::size_t w = 0; w < pids.size(); ++w) {
-      if (pids[w] <= 0) continue;
-      int st = 0;
-      const pid_t r = ::waitpid(pids[w], &st, WNOHANG);
-      if (r == pids[w] || (r < 0 && errno == ECHILD)) {
-        status[w] = st;
-        pids[w] = -pids[w];
-        --alive;
-      }
-    }
+    alive -= reap_ended(pids, status);
     if (opts.stop && opts.stop->load() && !forwarded) {
       for (pid_t p : pids)
         if (p > 0) ::kill(p, SIGTERM);
@@ -212,21 +265,7 @@ ParallelResult run_parallel(std::int64_t n, const ParallelOptions& opts,
     if (alive > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   collect(true);
-
-  for (std::int64_t i = 0; i < n; ++i) {
-    const fs::path err = dir / (std::to_string(i) + ".error");
-    if (fs::exists(err)) throw std::runtime_error(read_file(err));
-  }
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int32_t w = sh->owner[i].load();
-    if (w == 0 || res.finished[i]) continue;
-    const int st = status[static_cast<std::size_t>(w - 1)];
-    const std::string how = WIFSIGNALED(st) ? fmt::format("was killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)))
-                                            : fmt::format("exited with status {}", WEXITSTATUS(st));
-    throw std::runtime_error(fmt::format("worker process {} {} while grading work item {} of {}; rerun with -j 1 "
-                                         "to see the failure in one process",
-                                         w, how, i, n));
-  }
+  throw_lost_items(n, sh, dir, status, res);
   return res;
 }
 

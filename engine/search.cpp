@@ -43,78 +43,106 @@ double score_of(const Grade& g) {
   return std::isfinite(g.frac) ? on_grid(g.frac) : -1;
 }
 
-}  // namespace
-
-SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
-                          std::int64_t evaluations, std::uint64_t seed) {
-  const Context c{k, t, backend, drivers::of(k), opts};
+// One search's state and its phases (search.h): the pool of the
+// highest-scoring inputs, the best so far, the params of the inputs
+// graded (the last random case's), the result.
+class WorstSearch {
+ public:
+  WorstSearch(const Context& c, std::int64_t evaluations) : c_(c), evaluations_(evaluations) {}
+  void random_phase();
+  void climb(std::uint64_t seed);
+  void finish();
   SearchResult res;
-  std::vector<Candidate> pool;
-  double best = -INFINITY;
-  std::uint64_t best_bits = 0;
-  auto consider = [&](std::uint64_t bits, const Grade& g) {
-    const double s = score_of(g);
-    ++res.evaluations;
-    res.failed |= !g.pass;
-    if (s > best) best = s, best_bits = bits;
-    if (std::any_of(pool.begin(), pool.end(), [&](const Candidate& p) { return p.bits == bits; })) return;
-    if (pool.size() < kPool) pool.push_back({s, bits});
-    else if (s > pool.back().score) pool.back() = {s, bits};
-    else return;
-    std::stable_sort(pool.begin(), pool.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
-  };
-  // Grades the inputs `bits` (one kernel call): each element's grade.
-  auto grade_batch = [&](const std::vector<std::uint64_t>& bits, const Params& params) {
-    Tensor x(t, {static_cast<std::int64_t>(bits.size())});
-    for (std::size_t i = 0; i < bits.size(); ++i) x.set_bits(static_cast<std::int64_t>(i), bits[i]);
-    const gen::Case cs{{x}, params};
-    const auto out = backend.run(k.name, cs.inputs, cs.params);
-    c.driver.for_each_element(k, cs, [&](const drivers::Element& e) {
-      const Tensor& y = out.at(0);
-      consider(e.shown[0], grade_element(c, e, y.value_at(e.out), y.bits_at(e.out), cs.params));
-    });
-  };
 
-  // The element of input `bits` graded alone by MPFR: its exact figures.
-  auto exact_grade = [&](std::uint64_t bits, const Params& params, auto&& with) {
-    Tensor x(t, {1});
-    x.set_bits(0, bits);
-    const gen::Case one{{x}, params};
-    const auto out = backend.run(k.name, one.inputs, one.params);
-    c.driver.for_each_element(k, one, [&](const drivers::Element& e) {
-      with(one, e, out[0], grade_element(c, e, out[0].value_at(0), out[0].bits_at(0), params, GradeMode::exact));
-    });
-  };
-  auto exact_score = [](const Grade& g) { return !g.pass ? INFINITY : std::isfinite(g.frac) ? g.frac : -1; };
+ private:
+  void consider(std::uint64_t bits, const Grade& g);
+  void grade_batch(const std::vector<std::uint64_t>& bits, const Params& params);
+  template <class With>
+  void exact_grade(std::uint64_t bits, With&& with);
+  static double exact_score(const Grade& g) { return !g.pass ? INFINITY : std::isfinite(g.frac) ? g.frac : -1; }
 
-  // Phase 1: the inputs of the run's own random cases, as a run draws them.
-  Params params;
-  for (std::int64_t i = 0; res.evaluations < evaluations / 2; ++i) {
-    const std::uint64_t s = gen::derive_seed(opts.seed, k.name, dtype_name(t), "case", static_cast<std::uint64_t>(i));
-    const gen::Case cs = c.driver.random_case(k, t)(rc::Random(s), gen::kMaxSize).value();
-    params = cs.params;
+  const Context& c_;
+  std::int64_t evaluations_;
+  std::vector<Candidate> pool_;
+  double best_ = -INFINITY;
+  std::uint64_t best_bits_ = 0;
+  Params params_;
+};
+
+// An element graded: counted, the best kept, and the pool entered where it
+// outscores the pool's last (each input once).
+void WorstSearch::consider(std::uint64_t bits, const Grade& g) {
+  const double s = score_of(g);
+  ++res.evaluations;
+  res.failed |= !g.pass;
+  if (s > best_) best_ = s, best_bits_ = bits;
+  if (std::any_of(pool_.begin(), pool_.end(), [&](const Candidate& p) { return p.bits == bits; })) return;
+  if (pool_.size() < kPool) pool_.push_back({s, bits});
+  else if (s > pool_.back().score) pool_.back() = {s, bits};
+  else return;
+  std::stable_sort(pool_.begin(), pool_.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+}
+
+// Grades the inputs `bits` (one kernel call): each element's grade.
+void WorstSearch::grade_batch(const std::vector<std::uint64_t>& bits, const Params& params) {
+  const contract::KernelSpec& k = c_.k;
+  Tensor x(c_.t, {static_cast<std::int64_t>(bits.size())});
+  for (std::size_t i = 0; i < bits.size(); ++i) x.set_bits(static_cast<std::int64_t>(i), bits[i]);
+  const gen::Case cs{{x}, params};
+  const auto out = c_.backend.run(k.name, cs.inputs, cs.params);
+  c_.driver.for_each_element(k, cs, [&](const drivers::Element& e) {
+    const Tensor& y = out.at(0);
+    consider(e.shown[0], grade_element(c_, e, y.value_at(e.out), y.bits_at(e.out), cs.params));
+  });
+}
+
+// The element of input `bits` graded alone by MPFR: its exact figures.
+template <class With>
+void WorstSearch::exact_grade(std::uint64_t bits, With&& with) {
+  const contract::KernelSpec& k = c_.k;
+  Tensor x(c_.t, {1});
+  x.set_bits(0, bits);
+  const gen::Case one{{x}, params_};
+  const auto out = c_.backend.run(k.name, one.inputs, one.params);
+  c_.driver.for_each_element(k, one, [&](const drivers::Element& e) {
+    with(one, e, out[0], grade_element(c_, e, out[0].value_at(0), out[0].bits_at(0), params_, GradeMode::exact));
+  });
+}
+
+// Phase 1: the inputs of the run's own random cases, as a run draws them
+// (half the budget).
+void WorstSearch::random_phase() {
+  const contract::KernelSpec& k = c_.k;
+  const DType t = c_.t;
+  for (std::int64_t i = 0; res.evaluations < evaluations_ / 2; ++i) {
+    const std::uint64_t s = gen::derive_seed(c_.opts.seed, k.name, dtype_name(t), "case", static_cast<std::uint64_t>(i));
+    const gen::Case cs = c_.driver.random_case(k, t)(rc::Random(s), gen::kMaxSize).value();
+    params_ = cs.params;
     std::vector<std::uint64_t> bits;
     const Tensor& x = cs.inputs.at(0);
-    for (std::int64_t j = 0; j < x.numel() && res.evaluations + static_cast<std::int64_t>(bits.size()) < evaluations / 2; ++j)
+    for (std::int64_t j = 0; j < x.numel() && res.evaluations + static_cast<std::int64_t>(bits.size()) < evaluations_ / 2; ++j)
       bits.push_back(x.bits_at(j));
     if (!bits.empty()) grade_batch(bits, cs.params);
   }
   res.random_evaluations = res.evaluations;
-  res.random_worst_frac = best;
-  if (best > -INFINITY)
-    exact_grade(best_bits, params, [&](const gen::Case&, const drivers::Element&, const Tensor&, const Grade& g) {
+  res.random_worst_frac = best_;
+  if (best_ > -INFINITY)
+    exact_grade(best_bits_, [&](const gen::Case&, const drivers::Element&, const Tensor&, const Grade& g) {
       res.random_worst_frac = exact_score(g);
     });
   res.random_failed = res.failed;
+}
 
-  // Phase 2: climb from the pool, at every scale.
+// Phase 2: climb from the pool, at every scale, until the budget is spent.
+void WorstSearch::climb(std::uint64_t seed) {
+  const DType t = c_.t;
   std::mt19937_64 rng(seed);
   const int p = float_format(t).precision;
   const std::int64_t lo = ordered_bits(t, double_to_bits(t, -max_finite(t))), hi = -lo;
-  while (res.evaluations < evaluations && !pool.empty()) {
+  while (res.evaluations < evaluations_ && !pool_.empty()) {
     std::vector<std::uint64_t> bits;
-    while (static_cast<std::int64_t>(bits.size()) < std::min(kBatch, evaluations - res.evaluations)) {
-      const Candidate& from = pool[rng() % pool.size()];
+    while (static_cast<std::int64_t>(bits.size()) < std::min(kBatch, evaluations_ - res.evaluations)) {
+      const Candidate& from = pool_[rng() % pool_.size()];
       const int j = static_cast<int>(rng() % static_cast<std::uint64_t>(p + 5));
       const std::int64_t step = (std::int64_t{1} << j) + static_cast<std::int64_t>(rng() % (std::uint64_t{1} << j));
       std::int64_t o = ordered_bits(t, from.bits) + ((rng() & 1) ? step : -step);
@@ -123,18 +151,31 @@ SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend&
       const std::uint64_t sign = std::uint64_t{1} << (float_format(t).total_bits - 1);
       bits.push_back(o >= 0 ? static_cast<std::uint64_t>(o) : sign | static_cast<std::uint64_t>(-o));
     }
-    grade_batch(bits, params);
+    grade_batch(bits, params_);
   }
+}
 
-  // The worst element, in full.
-  res.worst_frac = best;
-  exact_grade(best_bits, params, [&](const gen::Case& one, const drivers::Element& e, const Tensor& y, const Grade& g) {
+// The worst element, in full.
+void WorstSearch::finish() {
+  res.worst_frac = best_;
+  exact_grade(best_bits_, [&](const gen::Case& one, const drivers::Element& e, const Tensor& y, const Grade& g) {
     res.worst_frac = exact_score(g);
     res.worst_distance = g.distance;
-    res.worst = element_report(c, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,
-                               y.value_at(0), y.bits_at(0), g, exact_text(c, e, g), true);
+    res.worst = element_report(c_, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,
+                               y.value_at(0), y.bits_at(0), g, exact_text(c_, e, g), true);
   });
-  return res;
+}
+
+}  // namespace
+
+SearchResult search_worst(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
+                          std::int64_t evaluations, std::uint64_t seed) {
+  const Context c{k, t, backend, drivers::of(k), opts};
+  WorstSearch search(c, evaluations);
+  search.random_phase();
+  search.climb(seed);
+  search.finish();
+  return search.res;
 }
 
 }  // namespace kc::engine

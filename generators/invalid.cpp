@@ -36,24 +36,15 @@ Dims higher_rank_shape(const Case& c, std::uint64_t index) {
   return d;
 }
 
-std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract::Precondition& rule,
-                                   const Case& valid, std::uint64_t index) {
+namespace {
+
+// violate_shared's rules on a tensor operand (a negative dim, the buffer's
+// size, its dtype); nullopt for the other rules.
+std::optional<Case> violate_tensor(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
+                                   std::uint64_t index) {
   Case c = valid;
   const std::string r(rule.rule);
   const Tensor& x = valid.inputs.front();
-  if (r == "arity") {
-    if (index % 2 == 0) c.inputs.clear();
-    else c.inputs.push_back(x);
-    return c;
-  }
-  if (r == "shape.negative_dim" && k.param(rule.operand) && k.param(rule.operand)->kind == contract::ParamKind::shape) {
-    // A shape parameter (a target, an index list) with a negative entry.
-    std::vector<std::int64_t> v = valid.params.has(std::string(rule.operand)) ? valid.params.shape(std::string(rule.operand))
-                                                                               : std::vector<std::int64_t>{};
-    v.push_back(-1 - static_cast<std::int64_t>(index % 3));
-    c.params.set(std::string(rule.operand), v);
-    return c;
-  }
   // The tensor rules break the operand they name (the first input where
   // the name is not an input's).
   const int named = k.operand_index(rule.operand);
@@ -93,6 +84,15 @@ std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract
     c.inputs[static_cast<std::size_t>(at)] = zeros(o, valid.inputs[static_cast<std::size_t>(at)].dims());
     return c;
   }
+  return std::nullopt;
+}
+
+// violate_shared's rules on a parameter (missing, of the wrong type, out
+// of its domain); nullopt for the other rules.
+std::optional<Case> violate_param(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
+                                  std::uint64_t index) {
+  Case c = valid;
+  const std::string r(rule.rule);
   const contract::Param* spec = k.param(rule.operand);
   if (!spec) return std::nullopt;
   const std::string param(rule.operand);
@@ -119,6 +119,31 @@ std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract
     return c;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract::Precondition& rule,
+                                   const Case& valid, std::uint64_t index) {
+  Case c = valid;
+  const std::string r(rule.rule);
+  const Tensor& x = valid.inputs.front();
+  if (r == "arity") {
+    if (index % 2 == 0) c.inputs.clear();
+    else c.inputs.push_back(x);
+    return c;
+  }
+  if (r == "shape.negative_dim" && k.param(rule.operand) && k.param(rule.operand)->kind == contract::ParamKind::shape) {
+    // A shape parameter (a target, an index list) with a negative entry.
+    std::vector<std::int64_t> v = valid.params.has(std::string(rule.operand)) ? valid.params.shape(std::string(rule.operand))
+                                                                               : std::vector<std::int64_t>{};
+    v.push_back(-1 - static_cast<std::int64_t>(index % 3));
+    c.params.set(std::string(rule.operand), v);
+    return c;
+  }
+  // (a rule of neither kind, or one with nothing to break, is nullopt from both)
+  if (std::optional<Case> t = violate_tensor(k, rule, valid, index)) return t;
+  return violate_param(k, rule, valid, index);
 }
 
 }  // namespace kc::gen

@@ -15,6 +15,7 @@
 // accumulations into dQ, dK, dV) replayed on Stage values
 // (oracles/row_support.h); docs/accuracy-bounds.md "Attention backward".
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "oracles/attention.h"
@@ -48,6 +49,141 @@ bool all_finite(std::span<const double> xs) {
   return true;
 }
 
+// What every row of a cell shares: its shape and mask, the arithmetic in
+// T and as stages, 1 / softcap both ways, and where dK and dV lie among
+// the outputs (after dQ's dq).
+struct CellCtx {
+  const Cell& c;
+  const Mask& mk;
+  DType t;
+  const replay::InT& a;
+  Stages& st;
+  std::size_t d, nk, dq;
+  double cinv_t;
+  Stage cinv;
+  std::size_t dk_at(std::size_t j, std::size_t x) const { return dq + j * d + x; }
+  std::size_t dv_at(std::size_t j, std::size_t x) const { return dq + nk * d + j * d + x; }
+};
+
+// A row's work, its buffers kept across the rows of a cell: the kernel's
+// steps in T and as stages (e, p, dP and rd), and the exact dP and
+// weights.
+struct RowWork {
+  explicit RowWork(std::size_t nk) : e_t(nk), p_t(nk), dp_t(nk), e(nk), p(nk), dp(nk), dpx(nk) {}
+  std::vector<double> e_t, p_t, dp_t;
+  std::vector<Stage> e, p, dp;
+  std::vector<Mp> dpx;
+  attention::ExactWeights ew;
+  double rd_t = 0.0;
+  Stage rd;
+};
+
+// The kernel's steps of one row in T (which weights and dS are 0: its
+// skips) and as stages: e^(s - m), 1/sum, p = e inv, dP and the rd fold.
+void kernel_steps(const CellCtx& cx, const attention::Layout& l, const attention::Scores& s,
+                  std::span<const double> dout, RowWork& w) {
+  const replay::InT& a = cx.a;
+  Stages& st = cx.st;
+  const std::size_t d = cx.d, nk = cx.nk;
+  double m = -INFINITY;
+  for (double x : s.t)
+    if (x > m) m = x;
+  double sum_t = 0.0;
+  std::vector<Stage> adm;
+  for (std::size_t j = 0; j < nk; ++j) {
+    w.e_t[j] = 0, w.e[j] = Stages::exact(0);
+    if (!s.admissible[j]) continue;
+    sum_t = a.add(sum_t, w.e_t[j] = attention::exp_t(a, s.t[j], m));
+    adm.push_back(w.e[j] = st.exp(st.sub(s.st[j], Stages::exact(m))));
+  }
+  const double inv_t = a.div(1.0, sum_t);
+  const Stage inv = st.div(Stages::exact(1), st.fold(adm));
+  std::vector<Stage> rd_terms, f;
+  double rd_t = 0.0;
+  for (std::size_t j = 0; j < nk; ++j) {
+    w.p_t[j] = s.admissible[j] ? a.mul(w.e_t[j], inv_t) : 0.0;
+    w.p[j] = s.admissible[j] ? st.mul(w.e[j], inv) : Stages::exact(0);
+    double fx = 0.0;
+    f.clear();
+    for (std::size_t x = 0; x < d; ++x) {
+      fx = a.add(fx, a.mul(dout[x], l.v[j * d + x]));
+      f.push_back(st.mul(Stages::exact(dout[x]), Stages::exact(l.v[j * d + x])));
+    }
+    w.dp_t[j] = fx, w.dp[j] = st.fold(f);
+    rd_t = a.add(rd_t, a.mul(w.p_t[j], w.dp_t[j]));
+    rd_terms.push_back(st.mul(w.p[j], w.dp[j]));
+  }
+  w.rd_t = rd_t;
+  w.rd = st.fold(rd_terms);
+}
+
+// Exact: the softmax P = w / sum (into w.ew.w), dP (w.dpx) and rd, the
+// last returned, in MPFR.
+Mp exact_row(const CellCtx& cx, const attention::Layout& l, const attention::Scores& s,
+             std::span<const double> dout, RowWork& w) {
+  static thread_local ExactSum dot;
+  attention::ExactWeights& ew = w.ew;
+  attention::exact_weights(l, cx.mk, s, ew);
+  Mp rdx(0);
+  for (std::size_t j = 0; j < cx.nk; ++j) {
+    if (!s.admissible[j]) continue;
+    ew.w[j] /= ew.sum;  // P_j
+    dot.clear();
+    for (std::size_t x = 0; x < cx.d; ++x) dot.add_product(dout[x], l.v[j * cx.d + x]);
+    dot.round_into(raw(w.dpx[j]), MPFR_RNDN);
+    rdx += ew.w[j] * w.dpx[j];
+  }
+  return rdx;
+}
+
+// The kernel's g = dS S of key j in T and as a stage: dS = (dP - rd) p,
+// times 1 - tanh^2(s_pre / c) where capped.
+std::pair<double, Stage> kernel_g(const CellCtx& cx, const attention::Scores& s, const RowWork& w, std::size_t j) {
+  const replay::InT& a = cx.a;
+  Stages& st = cx.st;
+  double ds_t = a.mul(a.sub(w.dp_t[j], w.rd_t), w.p_t[j]);
+  Stage ds = st.mul(st.sub(w.dp[j], w.rd), w.p[j]);
+  if (cx.mk.softcap != 0) {
+    const double th_t = a.call(::tanhf, static_cast<D1>(::tanh), a.mul(s.pre_t[j], cx.cinv_t));
+    ds_t = a.mul(ds_t, a.sub(1.0, a.mul(th_t, th_t)));
+    const Stage th = st.tanh(st.mul(s.pre[j], cx.cinv));
+    ds = st.mul(ds, st.sub(Stages::exact(1), st.mul(th, th)));
+  }
+  return {a.mul(ds_t, cx.mk.scale), st.mul(ds, Stages::exact(cx.mk.scale))};
+}
+
+// One row (gi, qi) of the cell into the exact outputs z and each output's
+// terms (their stages); false where a score overflowed (the cell is then
+// special: graded against the replay).
+bool grade_row(const CellCtx& cx, std::int64_t gi, std::int64_t qi, RowWork& w,
+               std::vector<std::vector<Stage>>& terms, std::vector<Mp>& z) {
+  const attention::Layout l = cx.c.row(gi, qi);
+  const std::span<const double> dout = cx.c.dout_row(gi, qi);
+  const attention::Scores s = attention::scores(l, cx.mk, cx.t, cx.st);
+  if (!s.any) return true;  // the kernel skips the row; its exact contribution is 0
+  if (s.special) return false;
+  kernel_steps(cx, l, s, dout, w);
+  const Mp rdx = exact_row(cx, l, s, dout, w);
+  const std::size_t d = cx.d;
+  const std::size_t row = static_cast<std::size_t>(gi * cx.c.sq + qi) * d;
+  for (std::size_t j = 0; j < cx.nk; ++j) {
+    if (!s.admissible[j]) continue;  // P = 0: no term of any output (the kernel's g and p are 0 too)
+    const Mp g = w.ew.w[j] * (w.dpx[j] - rdx) * w.ew.cap[j] * Mp(cx.mk.scale);
+    for (std::size_t x = 0; x < d; ++x) {
+      z[row + x] += g * Mp(l.k[j * d + x]);
+      z[cx.dk_at(j, x)] += g * Mp(l.q[x]);
+      z[cx.dv_at(j, x)] += w.ew.w[j] * Mp(dout[x]);
+      terms[cx.dv_at(j, x)].push_back(attention::term(cx.st, w.p_t[j], w.p[j], dout[x]));
+    }
+    const auto [g_t, gs] = kernel_g(cx, s, w, j);
+    for (std::size_t x = 0; x < d; ++x) {
+      terms[row + x].push_back(attention::term(cx.st, g_t, gs, l.k[j * d + x]));
+      terms[cx.dk_at(j, x)].push_back(attention::term(cx.st, g_t, gs, l.q[x]));
+    }
+  }
+  return true;
+}
+
 void grade_cell(const Row& in, CellGrades& cg) {
   const DType t = in.ctx.dtype;
   const Cell c = Cell::of(in.a);
@@ -56,8 +192,6 @@ void grade_cell(const Row& in, CellGrades& cg) {
   Stages st(t);
   const auto d = static_cast<std::size_t>(c.d), nk = static_cast<std::size_t>(c.sk), dq = c.dq_count();
   const std::size_t n = c.outputs();
-  auto dk_at = [&](std::size_t j, std::size_t x) { return dq + j * d + x; };
-  auto dv_at = [&](std::size_t j, std::size_t x) { return dq + nk * d + j * d + x; };
   cg.special = !all_finite(c.q) || !all_finite(c.dout) || !all_finite(c.k) || !all_finite(c.v) ||
                (c.has_slope && !all_finite(c.slopes));
   cg.inputs_finite = !cg.special;
@@ -65,88 +199,11 @@ void grade_cell(const Row& in, CellGrades& cg) {
   cg.z.assign(n, Mp(0));
   const double cinv_t = a.div(1.0, mk.softcap);
   const Stage cinv = st.div(Stages::exact(1), Stages::exact(mk.softcap));
-  static thread_local ExactSum dot;
-  std::vector<double> e_t(nk), p_t(nk), dp_t(nk);
-  std::vector<Stage> e(nk), p(nk), dp(nk);
-  std::vector<Mp> dpx(nk);
-  attention::ExactWeights ew;
+  const CellCtx cx{c, mk, t, a, st, d, nk, dq, cinv_t, cinv};
+  RowWork w(nk);
   for (std::int64_t gi = 0; gi < c.g && !cg.special; ++gi)
-    for (std::int64_t qi = 0; qi < c.sq && !cg.special; ++qi) {
-      const attention::Layout l = c.row(gi, qi);
-      const std::span<const double> dout = c.dout_row(gi, qi);
-      const attention::Scores s = attention::scores(l, mk, t, st);
-      if (!s.any) continue;  // the kernel skips the row; its exact contribution is 0
-      if (s.special) {
-        cg.special = true;  // a score overflowed: the replay's
-        break;
-      }
-      double m = -INFINITY;
-      for (double x : s.t)
-        if (x > m) m = x;
-      // The kernel's steps in T (which weights and dS are 0: its skips) and as stages.
-      double sum_t = 0.0;
-      std::vector<Stage> adm;
-      for (std::size_t j = 0; j < nk; ++j) {
-        e_t[j] = 0, e[j] = Stages::exact(0);
-        if (!s.admissible[j]) continue;
-        sum_t = a.add(sum_t, e_t[j] = attention::exp_t(a, s.t[j], m));
-        adm.push_back(e[j] = st.exp(st.sub(s.st[j], Stages::exact(m))));
-      }
-      const double inv_t = a.div(1.0, sum_t);
-      const Stage inv = st.div(Stages::exact(1), st.fold(adm));
-      std::vector<Stage> rd_terms, f;
-      double rd_t = 0.0;
-      for (std::size_t j = 0; j < nk; ++j) {
-        p_t[j] = s.admissible[j] ? a.mul(e_t[j], inv_t) : 0.0;
-        p[j] = s.admissible[j] ? st.mul(e[j], inv) : Stages::exact(0);
-        double fx = 0.0;
-        f.clear();
-        for (std::size_t x = 0; x < d; ++x) {
-          fx = a.add(fx, a.mul(dout[x], l.v[j * d + x]));
-          f.push_back(st.mul(Stages::exact(dout[x]), Stages::exact(l.v[j * d + x])));
-        }
-        dp_t[j] = fx, dp[j] = st.fold(f);
-        rd_t = a.add(rd_t, a.mul(p_t[j], dp_t[j]));
-        rd_terms.push_back(st.mul(p[j], dp[j]));
-      }
-      const Stage rd = st.fold(rd_terms);
-      // Exact: the softmax P = w / sum, dP and rd in MPFR.
-      attention::exact_weights(l, mk, s, ew);
-      Mp rdx(0);
-      for (std::size_t j = 0; j < nk; ++j) {
-        if (!s.admissible[j]) continue;
-        ew.w[j] /= ew.sum;  // P_j
-        dot.clear();
-        for (std::size_t x = 0; x < d; ++x) dot.add_product(dout[x], l.v[j * d + x]);
-        dot.round_into(raw(dpx[j]), MPFR_RNDN);
-        rdx += ew.w[j] * dpx[j];
-      }
-      const std::size_t row = static_cast<std::size_t>(gi * c.sq + qi) * d;
-      for (std::size_t j = 0; j < nk; ++j) {
-        if (!s.admissible[j]) continue;  // P = 0: no term of any output (the kernel's g and p are 0 too)
-        const Mp g = ew.w[j] * (dpx[j] - rdx) * ew.cap[j] * Mp(mk.scale);
-        for (std::size_t x = 0; x < d; ++x) {
-          cg.z[row + x] += g * Mp(l.k[j * d + x]);
-          cg.z[dk_at(j, x)] += g * Mp(l.q[x]);
-          cg.z[dv_at(j, x)] += ew.w[j] * Mp(dout[x]);
-          terms[dv_at(j, x)].push_back(attention::term(st, p_t[j], p[j], dout[x]));
-        }
-        double ds_t = a.mul(a.sub(dp_t[j], rd_t), p_t[j]);
-        Stage ds = st.mul(st.sub(dp[j], rd), p[j]);
-        if (mk.softcap != 0) {
-          const double th_t = a.call(::tanhf, static_cast<D1>(::tanh), a.mul(s.pre_t[j], cinv_t));
-          ds_t = a.mul(ds_t, a.sub(1.0, a.mul(th_t, th_t)));
-          const Stage th = st.tanh(st.mul(s.pre[j], cinv));
-          ds = st.mul(ds, st.sub(Stages::exact(1), st.mul(th, th)));
-        }
-        const double g_t = a.mul(ds_t, mk.scale);
-        const Stage gs = st.mul(ds, Stages::exact(mk.scale));
-        for (std::size_t x = 0; x < d; ++x) {
-          terms[row + x].push_back(attention::term(st, g_t, gs, l.k[j * d + x]));
-          terms[dk_at(j, x)].push_back(attention::term(st, g_t, gs, l.q[x]));
-        }
-      }
-    }
+    for (std::int64_t qi = 0; qi < c.sq && !cg.special; ++qi)
+      if (!grade_row(cx, gi, qi, w, terms, cg.z)) cg.special = true;  // a score overflowed: the replay's
   if (cg.special) {
     cg.replay = replay::flash_backward_cell(t, *in.ctx.params, in.a);
     return;

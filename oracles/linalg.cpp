@@ -141,6 +141,126 @@ struct ProductSums {
   return {(a0 + a1) + (a2 + a3), sum_sq};
 }
 
+// Whether every fl(a b) in T is -0 (another correct order's result, in
+// dot below): only where every product is below T's zero reach (|a b| at
+// most half T's smallest subnormal, whose tie rounds to 0, the even
+// neighbour; f64's products are fl(a b) already), so abs_d <= n reach
+// (twice that: abs_d is rounded) or 0; then each is rounded to see.
+bool all_products_negative_zero(const std::vector<double>& products, std::size_t n, double abs_d, const Factors& f,
+                                DType t) {
+  bool all_negative_zero = false;
+  if (n > 0 && abs_d <= 2 * static_cast<double>(n) * f.zero_reach) {
+    all_negative_zero = true;
+    for (std::size_t k = 0; k < n && all_negative_zero; ++k) {
+      const double pd = products[k];
+      const double p = std::fabs(pd) < f.zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
+      all_negative_zero = p == 0 && std::signbit(p);
+    }
+  }
+  return all_negative_zero;
+}
+
+// The fold in T (the reference's result where it overflows), replayed
+// only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
+// <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
+// overflows (non-finite terms make abs_d inf or NaN: replayed); 0 where
+// not replayed.
+double overflow_fold(const Dot& in, std::size_t n, double abs_d, const Factors& f, DType t) {
+  double fold = 0.0;
+  if (!(abs_d * f.growth < f.max_finite)) {
+    const replay::InT in_t{t};
+    for (std::size_t k = 0; k < n; ++k) fold = in_t.add(fold, in_t.mul(in.pairs[2 * k], in.pairs[2 * k + 1]));
+  }
+  return fold;
+}
+
+// Whether the fold overflowed where it is not the exact sum z's special
+// value (a product or partial sum past the range, with infinite inputs
+// too: an overflowed +inf meeting a -inf input gives NaN where z is -inf);
+// if so, out takes the fold as its value and the other non-finite values
+// as alternatives.
+bool take_overflowed_fold(double fold, mpfr_srcptr z, Exact& out) {
+  const bool overflowed = (std::isinf(fold) || std::isnan(fold)) && !(std::isnan(fold) && mpfr_nan_p(z)) &&
+                          !(std::isinf(fold) && mpfr_inf_p(z) && mpfr_cmp_d(z, fold) == 0);
+  out.replayed = overflowed;
+  if (overflowed) {
+    out.unreplayed = out.value;
+    out.value = Mp(fold);
+    // Which non-finite value an overflowing fold ends with depends on its
+    // order (an FMA fold that overflows to +inf where the reference's
+    // +inf meets a -inf product and gives NaN): another order of the same
+    // IEEE operations is as correct, so the conformance profile accepts
+    // any of them here, as well as a finite result within the bound of z.
+    for (double v : {INFINITY, -INFINITY, NAN})
+      if (!(v == fold || (std::isnan(v) && std::isnan(fold)))) out.alternatives.push_back(Mp(v));
+  }
+  return overflowed;
+}
+
+// An infinite exact sum z (an infinite product) whose finite products of
+// the other sign can overflow on their own: an order that adds them first
+// reaches the opposite infinity, then NaN, an alternative. (Their exact
+// sum past the threshold by a relative 2^-20: their rounded fold has
+// overflowed.)
+void add_opposite_overflow_alternative(const std::vector<double>& products, mpfr_srcptr z, const Factors& f,
+                                       Exact& out) {
+  double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
+  for (double pd : products)
+    if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
+  const double limit = f.max_finite * (1 + 0x1p-20);
+  if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
+}
+
+// S = (gamma_n P + U) / u, P = sum |a_k b_k|, U = n eta (1 + u)^(n - 1),
+// into out's magnitude, as an upper bound within a relative (4n + 8)
+// 2^-53 + 2^-39 of it, in double from abs_d (an exact P cost a second
+// exact sum and three MPFR operations per output, a third of a 64^3
+// matmul oracle's time; bench/exact_sum_bench.cpp). Derivation, with c =
+// 1 / (1 - 2^-53):
+// - abs_d adds the n doubles |fl(p_k)| (p_k = a_k b_k) in some order; an
+//   addition of non-negative doubles rounds down by at most a factor
+//   1 - 2^-53 (and is exact where subnormal): sum |fl(p_k)| <= c^(n - 1)
+//   abs_d.
+// - Below f64 fl(p_k) = p_k. For f64 |p_k| <= c |fl(p_k)| + 2^-1075
+//   (relative where normal, half the subnormal spacing where not), so P
+//   <= c^n abs_d + n 2^-1075, and the tail's part of S, gamma_n n 2^-1075
+//   / u <= n^2 2^-1075 (1 + u)^(n - 1), is n 2^-53 of U / u (= n 2^-1022
+//   (1 + u)^(n - 1) for f64): S <= c^(2n) (gamma_n / u abs_d + U / u).
+// - The three roundings below (the product, the sum, the margin) each
+//   lose at most a factor c where normal; where the product falls below
+//   2^-1022 its absolute error 2^-1075 is below 2^-53 of the sum, which
+//   is at least U / u >= 2^-1022 for every dtype: c again.
+// - gamma_n / u, U / u and the margin come from gamma_up and pow1p_up
+//   (rounded up), times n and a power of 2: the factor 1 + 2^-40 covers
+//   that product's rounding many times over.
+// So s_margin = c^(2n + 4) (1 + 2^-40) makes s_up an upper bound; from
+// above, abs_d <= (1 + 2^-53)^(n - 1) sum |fl(p_k)|, |fl(p_k)| <= (1 +
+// 2^-53) |p_k| for f64, the roundings and the margin give the relative
+// (4n + 8) 2^-53 + 2^-39 (tests/dot_magnitude_test.cpp checks both
+// sides). s_up is exact in the working precision (>= 53 bits). Where it
+// is not finite (a non-finite product, or P past double's range), P is
+// summed exactly (in `exact`, cleared, and `abs_sum`) and S rounded in
+// MPFR.
+void set_dot_magnitude(const Dot& in, const std::vector<double>& products, std::size_t n, double abs_d,
+                       const Factors& f, DType t, ExactSum& exact, ExactSum& abs_sum, Exact& out) {
+  mpfr_ptr m = raw(out.set_magnitude());
+  const double s_up = (f.gamma_over_u_d * abs_d + f.under_over_u_d) * f.s_margin;
+  if (std::isfinite(s_up)) {
+    mpfr_set_d(m, s_up, MPFR_RNDN);
+  } else {
+    // (the value into `exact` again, cleared: only abs_sum is wanted)
+    exact.clear();
+    abs_sum.clear();
+    if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
+    else exact.add_all(products.data(), n, &abs_sum);
+    // The product and the sum rounded once each at the working precision,
+    // the division by u (a power of 2, exact) taken into both constants.
+    abs_sum.round_into(m, MPFR_RNDN);
+    mpfr_mul(m, m, f.gamma_over_u, MPFR_RNDN);
+    mpfr_add(m, m, f.under_over_u, MPFR_RNDN);
+  }
+}
+
 }  // namespace
 
 // The bound (docs/accuracy-bounds.md, "Dot products"). The reference
@@ -167,113 +287,23 @@ void dot(const Dot& in, Exact& out) {
   // The factors of n for this dtype, computed once per length: a run's
   // outputs of a case share n (factors() above).
   const Factors& f = factors(t, n);
-  // Every fl(a b) in T is -0 (another correct order's result, below): only
-  // where every product is below T's zero reach (|a b| at most half T's
-  // smallest subnormal, whose tie rounds to 0, the even neighbour; f64's
-  // products are fl(a b) already), so abs_d <= n reach (twice that: abs_d
-  // is rounded) or 0; then each is rounded to see.
-  bool all_negative_zero = false;
-  if (n > 0 && abs_d <= 2 * static_cast<double>(n) * f.zero_reach) {
-    all_negative_zero = true;
-    for (std::size_t k = 0; k < n && all_negative_zero; ++k) {
-      const double pd = products[k];
-      const double p = std::fabs(pd) < f.zero_reach ? round_to_format(pd, t) : pd;  // fl(a b) in T (halves: RN of the f32 product)
-      all_negative_zero = p == 0 && std::signbit(p);
-    }
-  }
+  const bool all_negative_zero = all_products_negative_zero(products, n, abs_d, f, t);
   // The exact sum, in bulk (oracles/exact_sum.h): f64 products exactly
   // as 106-bit ones, the others as the exact doubles they are.
   if (t == DType::f64) exact.add_products(in.pairs.data(), n, nullptr);
   else exact.add_all(products.data(), n, nullptr);
-  // The fold in T (the reference's result where it overflows), replayed
-  // only where it can: every partial sum is below sum |fl(p_k)| (1 + u)^n
-  // <= sum |p_k| (1 + u)^(2n), so below max_T no product or partial sum
-  // overflows (non-finite terms make abs_d inf or NaN: replayed).
-  double fold = 0.0;
-  if (!(abs_d * f.growth < f.max_finite)) {
-    const replay::InT in_t{t};
-    for (std::size_t k = 0; k < n; ++k) fold = in_t.add(fold, in_t.mul(in.pairs[2 * k], in.pairs[2 * k + 1]));
-  }
+  const double fold = overflow_fold(in, n, abs_d, f, t);
   // The exact sum z straight into out.value (at the working precision).
   mpfr_ptr z = raw(out.value);
   exact.round_into(z, MPFR_RNDN);
   // A zero result is +0: the fold starts at +0 and +0 + -0 = +0 in RN.
   if (mpfr_zero_p(z)) mpfr_set_zero(z, 1);
-  // The fold overflowed where it is not the exact sum's special value: a
-  // product or partial sum past the range (with infinite inputs too: an
-  // overflowed +inf meeting a -inf input gives NaN where z is -inf).
-  const bool overflowed = (std::isinf(fold) || std::isnan(fold)) && !(std::isnan(fold) && mpfr_nan_p(z)) &&
-                          !(std::isinf(fold) && mpfr_inf_p(z) && mpfr_cmp_d(z, fold) == 0);
-  out.replayed = overflowed;
-  if (overflowed) {
-    out.unreplayed = out.value;
-    out.value = Mp(fold);
-    // Which non-finite value an overflowing fold ends with depends on its
-    // order (an FMA fold that overflows to +inf where the reference's
-    // +inf meets a -inf product and gives NaN): another order of the same
-    // IEEE operations is as correct, so the conformance profile accepts
-    // any of them here, as well as a finite result within the bound of z.
-    for (double v : {INFINITY, -INFINITY, NAN})
-      if (!(v == fold || (std::isnan(v) && std::isnan(fold)))) out.alternatives.push_back(Mp(v));
-  }
+  const bool overflowed = take_overflowed_fold(fold, z, out);
   // Another correct kernel that does not start from +0 (fl(p_0) first, as
   // BLAS does) returns -0 when every product is -0.
   if (all_negative_zero && !overflowed) out.alternatives.push_back(Mp(-0.0));
-  // An infinite exact sum (an infinite product) whose finite products of
-  // the other sign can overflow on their own: an order that adds them
-  // first reaches the opposite infinity, then NaN. (Their exact sum past
-  // the threshold by a relative 2^-20: their rounded fold has overflowed.)
-  if (!overflowed && mpfr_inf_p(z)) {
-    double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
-    for (double pd : products)
-      if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
-    const double limit = f.max_finite * (1 + 0x1p-20);
-    if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
-  }
-  // S = (gamma_n P + U) / u, P = sum |a_k b_k|, U = n eta (1 + u)^(n - 1),
-  // as an upper bound within a relative (4n + 8) 2^-53 + 2^-39 of it, in
-  // double from abs_d (an exact P cost a second exact sum and three MPFR
-  // operations per output, a third of a 64^3 matmul oracle's time;
-  // bench/exact_sum_bench.cpp). Derivation, with c = 1 / (1 - 2^-53):
-  // - abs_d adds the n doubles |fl(p_k)| (p_k = a_k b_k) in some order; an
-  //   addition of non-negative doubles rounds down by at most a factor
-  //   1 - 2^-53 (and is exact where subnormal): sum |fl(p_k)| <= c^(n - 1)
-  //   abs_d.
-  // - Below f64 fl(p_k) = p_k. For f64 |p_k| <= c |fl(p_k)| + 2^-1075
-  //   (relative where normal, half the subnormal spacing where not), so P
-  //   <= c^n abs_d + n 2^-1075, and the tail's part of S, gamma_n n 2^-1075
-  //   / u <= n^2 2^-1075 (1 + u)^(n - 1), is n 2^-53 of U / u (= n 2^-1022
-  //   (1 + u)^(n - 1) for f64): S <= c^(2n) (gamma_n / u abs_d + U / u).
-  // - The three roundings below (the product, the sum, the margin) each
-  //   lose at most a factor c where normal; where the product falls below
-  //   2^-1022 its absolute error 2^-1075 is below 2^-53 of the sum, which
-  //   is at least U / u >= 2^-1022 for every dtype: c again.
-  // - gamma_n / u, U / u and the margin come from gamma_up and pow1p_up
-  //   (rounded up), times n and a power of 2: the factor 1 + 2^-40 covers
-  //   that product's rounding many times over.
-  // So s_margin = c^(2n + 4) (1 + 2^-40) makes s_up an upper bound; from
-  // above, abs_d <= (1 + 2^-53)^(n - 1) sum |fl(p_k)|, |fl(p_k)| <= (1 +
-  // 2^-53) |p_k| for f64, the roundings and the margin give the relative
-  // (4n + 8) 2^-53 + 2^-39 (tests/dot_magnitude_test.cpp checks both
-  // sides). s_up is exact in the working precision (>= 53 bits). Where it
-  // is not finite (a non-finite product, or P past double's range), P is
-  // summed exactly and S rounded in MPFR.
-  mpfr_ptr m = raw(out.set_magnitude());
-  const double s_up = (f.gamma_over_u_d * abs_d + f.under_over_u_d) * f.s_margin;
-  if (std::isfinite(s_up)) {
-    mpfr_set_d(m, s_up, MPFR_RNDN);
-  } else {
-    // (the value into `exact` again, cleared: only abs_sum is wanted)
-    exact.clear();
-    abs_sum.clear();
-    if (t == DType::f64) exact.add_products(in.pairs.data(), n, &abs_sum);
-    else exact.add_all(products.data(), n, &abs_sum);
-    // The product and the sum rounded once each at the working precision,
-    // the division by u (a power of 2, exact) taken into both constants.
-    abs_sum.round_into(m, MPFR_RNDN);
-    mpfr_mul(m, m, f.gamma_over_u, MPFR_RNDN);
-    mpfr_add(m, m, f.under_over_u, MPFR_RNDN);
-  }
+  if (!overflowed && mpfr_inf_p(z)) add_opposite_overflow_alternative(products, z, f, out);
+  set_dot_magnitude(in, products, n, abs_d, f, t, exact, abs_sum, out);
   if (n >= 2 && in.ctx.error_variance) out.error_variance = (f.u * f.u / 3) * sum_sq;
 }
 

@@ -78,36 +78,93 @@ const char* dtype_text(std::int32_t d) {
   return d >= 0 && d < 6 ? names[d] : "?";
 }
 
-}  // namespace
-
-Hello load_and_register(const std::string& path, kc_plugin_info& info) {
-  Hello h;
-  // OpenMP's threads spin between parallel regions by default: on a machine
-  // whose cores kconform's own grading shares (-j N workers, each with a
-  // pool as wide as the machine), spinning pools took the cores from each
-  // other and from the grading (a oneDNN run: 3.5 s, 0.65 s with passive
-  // waits). Passive waiting changes when a pool's threads sleep, never what
-  // they compute; a policy the environment sets is kept.
+// OpenMP's threads spin between parallel regions by default: on a machine
+// whose cores kconform's own grading shares (-j N workers, each with a
+// pool as wide as the machine), spinning pools took the cores from each
+// other and from the grading (a oneDNN run: 3.5 s, 0.65 s with passive
+// waits). Passive waiting changes when a pool's threads sleep, never what
+// they compute; a policy the environment sets is kept.
+void prefer_passive_omp_waits(Hello& h) {
   if (!std::getenv("OMP_WAIT_POLICY")) {
     ::setenv("OMP_WAIT_POLICY", "passive", 0);
     h.notes.push_back("OMP_WAIT_POLICY=passive (kconform's default for workers; set it to choose another)");
   }
+}
+
+// Loads the library at path and calls its registration function into
+// info; false (h.error set) where it cannot be loaded, exports none, or
+// speaks an ABI version this kconform does not.
+bool call_register(const std::string& path, kc_plugin_info& info, Hello& h) {
   void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     h.error = fmt::format("cannot load it: {}", ::dlerror());
-    return h;
+    return false;
   }
   auto* reg = reinterpret_cast<kc_plugin_register_fn>(::dlsym(lib, KC_PLUGIN_REGISTER_SYMBOL));
   if (!reg) {
     h.error = fmt::format("it does not export {} (see include/kconform/plugin.h)", KC_PLUGIN_REGISTER_SYMBOL);
-    return h;
+    return false;
   }
   const int v = reg(&info);
   if (v < KC_PLUGIN_ABI_OLDEST || v > KC_PLUGIN_ABI_VERSION) {
     h.error = fmt::format("it was built for plug-in ABI version {}; this kconform speaks versions {} to {}", v,
                           KC_PLUGIN_ABI_OLDEST, KC_PLUGIN_ABI_VERSION);
-    return h;
+    return false;
   }
+  return true;
+}
+
+// Kernel entry i of info into h.kernels; false (h.error set) where it is
+// past the cap, unreadable, nameless or without an entry point.
+bool read_kernel_entry(const kc_plugin_info& info, std::int32_t i, Hello& h) {
+  // (Past the cap, only if every entry so far was sound: then the count
+  // is likely true, and too large.)
+  if (i == kMaxKernelEntries) {
+    h.error = fmt::format("its kc_plugin_info says n_kernels = {}; kconform grades at most {} entries", info.n_kernels,
+                          kMaxKernelEntries);
+    return false;
+  }
+  kc_kernel k;
+  // An entry beyond the array's end: unreadable memory, or garbage that
+  // fails the checks below; both say the count may be the cause.
+  const std::string count = fmt::format("(is n_kernels = {} larger than the kernels array?)", info.n_kernels);
+  if (!safe_read(info.kernels + i, &k, sizeof k)) {
+    h.error = fmt::format("kernel entry {} of {} is not readable memory {}", i, info.n_kernels, count);
+    return false;
+  }
+  const auto name = safe_string(k.name, kNameCap, fmt::format("kernel entry {}'s name", i), h.notes);
+  if (!name || name->empty()) {
+    h.error = fmt::format("kernel entry {} of {} has {} name {}", i, info.n_kernels, name ? "an empty" : "an unreadable",
+                          count);
+    return false;
+  }
+  if (!k.fn) {
+    h.error = fmt::format("kernel entry {} ('{}' {}) has no entry point", i, *name, dtype_text(k.dtype));
+    return false;
+  }
+  KernelEntry e;
+  e.name = *name;
+  e.dtype = k.dtype;
+  e.claim_metric = static_cast<std::int32_t>(k.claim);
+  e.claim_bound = k.claim_bound;
+  const auto reason = safe_string(k.expected_failure, kTextCap, fmt::format("{} {}'s expected-failure reason", *name,
+                                                                            dtype_text(k.dtype)),
+                                  h.notes);
+  if (!reason) {
+    h.error = fmt::format("kernel entry {} ('{}')'s expected-failure reason is not a readable string {}", i, *name, count);
+    return false;
+  }
+  e.expected_failure = *reason;
+  h.kernels.push_back(std::move(e));
+  return true;
+}
+
+}  // namespace
+
+Hello load_and_register(const std::string& path, kc_plugin_info& info) {
+  Hello h;
+  prefer_passive_omp_waits(h);
+  if (!call_register(path, info, h)) return h;
   auto text = [&](const char* p, std::size_t cap, const std::string& field) {
     auto s = safe_string(p, cap, field, h.notes);
     if (!s && h.error.empty()) h.error = fmt::format("its {} is not a readable string", field);
@@ -125,47 +182,8 @@ Hello load_and_register(const std::string& path, kc_plugin_info& info) {
     h.error = fmt::format("its kc_plugin_info says n_kernels = {} but its kernels array is NULL", info.n_kernels);
     return h;
   }
-  for (std::int32_t i = 0; i < info.n_kernels; ++i) {
-    // (Past the cap, only if every entry so far was sound: then the count
-    // is likely true, and too large.)
-    if (i == kMaxKernelEntries) {
-      h.error = fmt::format("its kc_plugin_info says n_kernels = {}; kconform grades at most {} entries", info.n_kernels,
-                            kMaxKernelEntries);
-      return h;
-    }
-    kc_kernel k;
-    // An entry beyond the array's end: unreadable memory, or garbage that
-    // fails the checks below; both say the count may be the cause.
-    const std::string count = fmt::format("(is n_kernels = {} larger than the kernels array?)", info.n_kernels);
-    if (!safe_read(info.kernels + i, &k, sizeof k)) {
-      h.error = fmt::format("kernel entry {} of {} is not readable memory {}", i, info.n_kernels, count);
-      return h;
-    }
-    const auto name = safe_string(k.name, kNameCap, fmt::format("kernel entry {}'s name", i), h.notes);
-    if (!name || name->empty()) {
-      h.error = fmt::format("kernel entry {} of {} has {} name {}", i, info.n_kernels, name ? "an empty" : "an unreadable",
-                            count);
-      return h;
-    }
-    if (!k.fn) {
-      h.error = fmt::format("kernel entry {} ('{}' {}) has no entry point", i, *name, dtype_text(k.dtype));
-      return h;
-    }
-    KernelEntry e;
-    e.name = *name;
-    e.dtype = k.dtype;
-    e.claim_metric = static_cast<std::int32_t>(k.claim);
-    e.claim_bound = k.claim_bound;
-    const auto reason = safe_string(k.expected_failure, kTextCap, fmt::format("{} {}'s expected-failure reason", *name,
-                                                                              dtype_text(k.dtype)),
-                                    h.notes);
-    if (!reason) {
-      h.error = fmt::format("kernel entry {} ('{}')'s expected-failure reason is not a readable string {}", i, *name, count);
-      return h;
-    }
-    e.expected_failure = *reason;
-    h.kernels.push_back(std::move(e));
-  }
+  for (std::int32_t i = 0; i < info.n_kernels; ++i)
+    if (!read_kernel_entry(info, i, h)) return h;
   return h;
 }
 
