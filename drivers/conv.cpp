@@ -15,6 +15,7 @@
 // The index maths are written here, apart from kernels/conv.cpp.
 #include <fmt/format.h>
 
+#include "drivers/conv_geometry.h"
 #include "drivers/folds.h"
 #include "drivers/movement.h"
 #include "generators/invalid.h"
@@ -27,63 +28,7 @@ namespace kc::drivers {
 
 namespace {
 
-enum Mode { conv2d, conv2d_simple, conv_transpose2d };
-const std::map<std::string_view, int> kModes{{"conv2d", conv2d}, {"conv2d_simple", conv2d_simple},
-                                             {"conv_transpose2d", conv_transpose2d}};
-
-// The geometry of a case, read from its tensors and parameters.
-struct Geometry {
-  std::int64_t n, cin, h, w, cout, kh, kw, sh, sw, ph, pw, dh = 1, dw = 1, oph = 0, opw = 0, groups = 1;
-  bool bias = false;
-  std::int64_t cin_g() const { return cin / groups; }
-  std::int64_t cout_g() const { return cout / groups; }
-  std::int64_t ho(Mode m) const {
-    if (m == conv_transpose2d) return std::max<std::int64_t>(h - 1, 0) * sh + dh * (kh - 1) + oph + 1 - 2 * ph;
-    return std::max<std::int64_t>(h + 2 * ph - kh, 0) / sh + 1;
-  }
-  std::int64_t wo(Mode m) const {
-    if (m == conv_transpose2d) return std::max<std::int64_t>(w - 1, 0) * sw + dw * (kw - 1) + opw + 1 - 2 * pw;
-    return std::max<std::int64_t>(w + 2 * pw - kw, 0) / sw + 1;
-  }
-};
-
-std::pair<std::int64_t, std::int64_t> pair_param(const Params& p, const char* name) {
-  const auto& v = p.shape(name);
-  return {v.at(0), v.at(1)};
-}
-
-Geometry geometry(Mode m, const gen::Case& c) {
-  const Dims &x = c.inputs.at(0).dims(), &w = c.inputs.at(1).dims();
-  Geometry g{.n = x[0], .cin = x[1], .h = x[2], .w = x[3], .cout = w[0], .kh = w[2], .kw = w[3], .sh = 1, .sw = 1, .ph = 0, .pw = 0};
-  if (m == conv2d_simple) {
-    g.sh = g.sw = c.params.integer("stride");
-    g.ph = g.pw = c.params.integer("padding");
-    return g;
-  }
-  std::tie(g.sh, g.sw) = pair_param(c.params, "stride");
-  std::tie(g.ph, g.pw) = pair_param(c.params, "padding");
-  g.groups = c.params.integer("groups");
-  g.bias = c.inputs.size() > 2;
-  if (m == conv_transpose2d) {
-    std::tie(g.dh, g.dw) = pair_param(c.params, "dilation");
-    std::tie(g.oph, g.opw) = pair_param(c.params, "output_padding");
-    g.cout = w[1] * g.groups;
-  }
-  return g;
-}
-
-Params params_of(Mode m, const Geometry& g) {
-  if (m == conv2d_simple) return Params().set("stride", g.sh).set("padding", g.ph);
-  Params p = Params().set("stride", std::vector<std::int64_t>{g.sh, g.sw}).set("padding", std::vector<std::int64_t>{g.ph, g.pw})
-                 .set("groups", g.groups);
-  if (m == conv_transpose2d)
-    p.set("dilation", std::vector<std::int64_t>{g.dh, g.dw}).set("output_padding", std::vector<std::int64_t>{g.oph, g.opw});
-  return p;
-}
-
-Dims weight_dims(Mode m, const Geometry& g) {
-  return m == conv_transpose2d ? Dims{g.cin, g.cout_g(), g.kh, g.kw} : Dims{g.cout, g.cin_g(), g.kh, g.kw};
-}
+using namespace conv;  // (the geometry: drivers/conv_geometry.h)
 
 // The (x, w) flat index pairs of output o, in the reference's order.
 void pairs_of(Mode m, const Geometry& g, std::int64_t o, std::vector<std::pair<std::int64_t, std::int64_t>>& out) {
@@ -113,99 +58,6 @@ void pairs_of(Mode m, const Geometry& g, std::int64_t o, std::vector<std::pair<s
             if (j * g.sw + kj * g.dw - g.pw == ow) out.emplace_back(xi(c, i, j), ((c * g.cout_g() + oc) * g.kh + ki) * g.kw + kj);
         }
   }
-}
-
-// A zero case of violate's frame f (below): x and the weights of its shape.
-void set_frame(gen::Case& c, Mode m, DType t, const Geometry& f) {
-  c.inputs = {gen::zeros(t, {f.n, f.cin, f.h, f.w}), gen::zeros(t, weight_dims(m, f))};
-  c.params = params_of(m, f);
-}
-
-// violate's rules on the operands' number, ranks, dtypes and parameter
-// domains, breaking c (the valid case) over the frame g; nullopt for the
-// other rules.
-std::optional<gen::Case> violate_operands(Mode m, const std::string& r, const std::string& operand, gen::Case c,
-                                          DType t, const Geometry& g, std::uint64_t index) {
-  const auto i = static_cast<std::int64_t>(index);
-  if (r == "arity") {  // one tensor, or four (conv2d), or three (the others)
-    set_frame(c, m, t, g);
-    if (index % 2 == 0) c.inputs.pop_back();
-    else c.inputs.resize(m == conv2d ? 4 : 3, gen::zeros(t, {g.cout}));
-    return c;
-  }
-  if (r == "rank.exact") {  // the operand of rank 3 or 5
-    set_frame(c, m, t, g);
-    const std::size_t at = operand == "x" ? 0 : 1;
-    Dims d = c.inputs[at].dims();
-    if (index % 2 == 0) d.pop_back();
-    else d.push_back(1 + i);
-    c.inputs[at] = gen::zeros(t, d);
-    return c;
-  }
-  if (r == "dtype.mismatch") {  // weight (or bias) of the other float dtype
-    set_frame(c, m, t, g);
-    const DType other = t == DType::f32 ? DType::f64 : DType::f32;
-    if (operand == "bias") c.inputs.push_back(gen::zeros(other, {g.cout}));
-    else c.inputs[1] = gen::zeros(other, c.inputs[1].dims());
-    return c;
-  }
-  if (r == "param.domain" && m != conv2d_simple) {  // groups 0 (or negative); a stride pair with a 0 or of 3 entries; a bad pair
-    set_frame(c, m, t, g);
-    if (operand == "groups") c.params.set("groups", -i);
-    else if (operand == "stride" && m == conv2d && index % 2 == 0) c.params.set("stride", std::vector<std::int64_t>{0, 1});
-    else if (operand == "stride") c.params.set("stride", std::vector<std::int64_t>{1, 1, 1});  // (conv_transpose2d takes stride 0)
-    else c.params.set(operand, std::vector<std::int64_t>(3 + index % 2, 0));
-    return c;
-  }
-  return std::nullopt;
-}
-
-// violate's rules on the shapes' agreement (groups, channels, kernel,
-// bias, padding), breaking c (the valid case) over the frame g; nullopt
-// for the other rules.
-std::optional<gen::Case> violate_shapes(Mode m, const std::string& r, gen::Case c, DType t, const Geometry& g,
-                                        std::uint64_t index) {
-  const auto i = static_cast<std::int64_t>(index);
-  if (r == "groups.divisibility") {  // channels not a multiple of groups (3)
-    Geometry f = g;
-    f.groups = 3;
-    f.cin = 6, f.cout = 6;
-    set_frame(c, m, t, f);
-    if (m == conv_transpose2d || index % 2 == 0) c.inputs[0] = gen::zeros(t, {1, 4 + 3 * i, 5, 5});
-    if (m == conv_transpose2d) c.inputs[1] = gen::zeros(t, {4 + 3 * i, 2, 3, 3});
-    if (m == conv2d && index % 2 == 1) c.inputs[1] = gen::zeros(t, {4, 2, 3, 3});  // c_out 4
-    if (m == conv2d && index % 2 == 0) c.inputs[1] = gen::zeros(t, {6, (4 + 3 * i) / 3, 3, 3});
-    return c;
-  }
-  if (r == "channels.mismatch") {  // weight's channel dim off by 1 + index
-    set_frame(c, m, t, g);
-    Dims d = c.inputs[1].dims();
-    d[m == conv_transpose2d ? 0 : 1] += 1 + i;
-    c.inputs[1] = gen::zeros(t, d);
-    return c;
-  }
-  if (r == "kernel.empty") {
-    set_frame(c, m, t, g);
-    c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 0, 3} : Dims{4, 2, 3, 0});
-    if (m == conv_transpose2d) c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 0, 3} : Dims{4, 2, 3, 0});
-    return c;
-  }
-  if (r == "kernel.too_large") {  // a kernel taller (or wider) than the padded input
-    set_frame(c, m, t, g);
-    c.inputs[1] = gen::zeros(t, index % 2 == 0 ? Dims{4, 2, 6 + i, 3} : Dims{4, 2, 3, 6 + i});
-    return c;
-  }
-  if (r == "shape.mismatch") {  // a bias of the wrong length, or rank 2
-    set_frame(c, m, t, g);
-    c.inputs.push_back(gen::zeros(t, index % 2 == 0 ? Dims{g.cout + 1 + i} : Dims{1, g.cout}));
-    return c;
-  }
-  if (r == "padding.too_large") {  // padding at half the full output or more
-    set_frame(c, m, t, g);
-    c.params.set("padding", std::vector<std::int64_t>{4 + i, 0});
-    return c;
-  }
-  return std::nullopt;
 }
 
 class Conv final : public Driver {
