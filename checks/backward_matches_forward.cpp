@@ -21,7 +21,6 @@
 // Rows whose input, output or backward result is not finite are not
 // compared (the identity is about finite values).
 #include <cmath>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -35,11 +34,8 @@ namespace {
 
 using oracle::Mp;
 
-enum class Form { softmax, log_softmax, layer_norm, rms_norm };
-const std::map<std::string_view, Form> kForms{{"softmax_last_dim", Form::softmax},
-                                              {"log_softmax_last_dim", Form::log_softmax},
-                                              {"layer_norm_last_dim", Form::layer_norm},
-                                              {"rms_norm_last_dim", Form::rms_norm}};
+// The row map, as the entry declares it (KernelSpec::row_map).
+using Form = contract::RowMap;
 bool is_norm(Form f) { return f == Form::layer_norm || f == Form::rms_norm; }
 
 // <g, J dx> of a norm at the row x, exactly (at the scope's precision).
@@ -137,7 +133,7 @@ class BackwardMatchesForward final : public Check {
   explicit BackwardMatchesForward(const contract::Property& p) : p_(p) {}
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
-      const Form form = kForms.at(v.c.k.name);
+      const Form form = v.c.k.row_map;
       const contract::KernelSpec* bwd = contract::find_kernel(p_.related);
       if (!bwd) throw std::logic_error("backward_matches_forward: no contract for " + std::string(p_.related));
       const Tensor& x = v.cs.inputs.at(0);
@@ -183,9 +179,9 @@ void register_backward_matches_forward(Registry& r) {
   r.push_back({.name = "backward_matches_forward",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
-                 if (!kForms.contains(k.name))
-                   return "knows the Jacobians of softmax_last_dim, log_softmax_last_dim, layer_norm_last_dim and "
-                          "rms_norm_last_dim only";
+                 if (k.row_map == Form::none)
+                   return "knows the Jacobians of the row maps softmax, log_softmax, layer_norm and rms_norm only "
+                          "(the entry's row_map)";
                  const contract::KernelSpec* b = p.related.empty() ? nullptr : contract::find_kernel(p.related);
                  if (!b || !b->oracle.takes<oracle::Row>()) return "names no backward kernel with a Row oracle (`related`)";
                  return "";

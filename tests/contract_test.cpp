@@ -134,13 +134,15 @@ std::string problems_of(const contract::KernelSpec& k) {
 }
 
 // What a check knows of a kernel is declared in its entry: a norm whose
-// entry does not say its row map is refused by the moments' check.
+// entry does not say its row map is refused by the moments' check and the
+// backward's.
 TEST(Contracts, ARowMapIsDeclaredNotToldFromTheName) {
   contract::KernelSpec k = *contract::find_kernel("layer_norm_last_dim");
   EXPECT_EQ(problems_of(k), "");
   k.row_map = contract::RowMap::none;
   EXPECT_NE(problems_of(k).find("knows the moments of the row maps layer_norm and rms_norm only"), std::string::npos)
       << problems_of(k);
+  EXPECT_NE(problems_of(k).find("knows the Jacobians of the row maps"), std::string::npos) << problems_of(k);
 }
 
 TEST(Contracts, AMismatchedEntryIsAClearStartUpError) {
