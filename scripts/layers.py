@@ -17,6 +17,8 @@ import os
 import re
 import sys
 import tempfile
+
+import structure_check
 from collections import Counter, defaultdict
 
 # Lowest first. One line a rank; the folders of a line may not include each other.
@@ -107,18 +109,5 @@ def self_test():
     return 0
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) not in (2, 3) or (len(argv) == 3 and argv[2] != "--check"):
-        print(__doc__, file=sys.stderr)
-        return 2
-    up = report(argv[1])
-    if len(argv) == 3:
-        print(f"{'FAIL' if up else 'ok'}: {len(up)} upward include(s)")
-        return 1 if up else 0
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(structure_check.main(sys.argv, __doc__, report, self_test, "upward include(s)"))

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+import structure_check
+
 MAX_FILE_LINES = 400
 MAX_FUNCTION_LINES = 80
 SOURCE = (".h", ".hpp", ".c", ".cc", ".cpp")
@@ -103,18 +105,5 @@ def self_test():
     return 0
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) not in (2, 3) or (len(argv) == 3 and argv[2] != "--check"):
-        print(__doc__, file=sys.stderr)
-        return 2
-    over = report(argv[1])
-    if len(argv) == 3:
-        print(f"{'FAIL' if over else 'ok'}: {len(over)} piece(s) over the limits")
-        return 1 if over else 0
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(structure_check.main(sys.argv, __doc__, report, self_test, "piece(s) over the limits"))

@@ -22,14 +22,7 @@
 
 namespace {
 
-using kc::exact_sum_testing::ExactSum;
-using kc::exact_sum_testing::expect_same;
-using kc::exact_sum_testing::mpfr_dot;
-using kc::exact_sum_testing::name;
-using kc::exact_sum_testing::Path;
-using kc::exact_sum_testing::paths_here;
-using kc::exact_sum_testing::random_finite;
-using kc::exact_sum_testing::Term;
+using namespace kc::exact_sum_testing;  // (the shared comparison code: exact_sum_test_support.h)
 
 // The low part e = a b - fl(a b) of a product with a normal p = fl(a b)
 // (exact_sum.h): |e| <= 2^(binade(p) - kLowPartTop), e a multiple of

@@ -23,14 +23,7 @@
 
 namespace {
 
-using kc::exact_sum_testing::ExactSum;
-using kc::exact_sum_testing::expect_same;
-using kc::exact_sum_testing::mpfr_dot;
-using kc::exact_sum_testing::name;
-using kc::exact_sum_testing::Path;
-using kc::exact_sum_testing::paths_here;
-using kc::exact_sum_testing::random_finite;
-using kc::exact_sum_testing::Term;
+using namespace kc::exact_sum_testing;  // (the shared comparison code: exact_sum_test_support.h)
 
 TEST(ExactSum, RandomTermsOfEveryBinade) {
   std::mt19937_64 rng(20261202);
