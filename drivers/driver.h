@@ -112,6 +112,11 @@ class Driver {
   // start-up check and every run's case count ask; a case is thousands of
   // generated values, and building them all was most of a process's start).
   virtual bool has_statistics_case(const contract::KernelSpec&, DType) const { return false; }
+  // Whether output element i is a function of input element i alone (one
+  // input tensor, one output of its shape): a capability the engine asks
+  // for instead of the driver's name (exhaustive sweeps, the worst-case
+  // search and the bulk lane go through the input's elements one for one).
+  virtual bool one_to_one() const { return false; }
   // A case of one element per operand with these bits (`--input`); nullopt
   // when the shape has no such element.
   virtual std::optional<gen::Case> element_case(const contract::KernelSpec&, DType,

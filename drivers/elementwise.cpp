@@ -80,6 +80,7 @@ bool has_thresholds(const KernelSpec& k, DType t) { return k.values.points && is
 class Elementwise final : public Driver {
  public:
   std::string_view name() const override { return "elementwise"; }
+  bool one_to_one() const override { return true; }
 
   std::string output_rule(const KernelSpec& k) const override {
     return k.output_dtype ? "one output of x's shape in the destination dtype"

@@ -12,7 +12,7 @@
 namespace kc::engine {
 
 std::string exhaustive_unsupported(const contract::KernelSpec& k, DType t) {
-  if (k.driver != "elementwise" || k.inputs.size() != 1)
+  if (!drivers::of(k).one_to_one() || k.inputs.size() != 1)
     return fmt::format("{} is not a one-input elementwise kernel (its driver is {}): only those have one input per "
                        "output to sweep",
                        k.name, k.driver);

@@ -166,7 +166,7 @@ bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, do
 }
 
 const contract::Accuracy* fast_model(const Context& c) {
-  const bool one_to_one = c.k.driver == "elementwise" && c.k.inputs.size() == 1 && c.k.out_dtype(c.t) == c.t;
+  const bool one_to_one = c.driver.one_to_one() && c.k.inputs.size() == 1 && c.k.out_dtype(c.t) == c.t;
   return c.opts.fast_oracle && c.k.fast && one_to_one ? approximable_model(c) : nullptr;
 }
 

@@ -16,7 +16,7 @@
 namespace kc::engine {
 
 std::string search_unsupported(const contract::KernelSpec& k, DType t) {
-  if (k.driver != "elementwise" || k.inputs.size() != 1)
+  if (!drivers::of(k).one_to_one() || k.inputs.size() != 1)
     return fmt::format("{} is not a one-input elementwise kernel: the search mutates one input per output", k.name);
   if (!k.accuracy_for(t)) return fmt::format("{} does not take {}", k.name, dtype_name(t));
   if (!is_float(t)) return fmt::format("{} is not a float dtype", dtype_name(t));
