@@ -58,9 +58,8 @@ bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, c
   // its exact value are then the ones shown, from one evaluation.
   // (The tallies are created in the order the run meets them: accuracy first.)
   const auto shown = [&] {
-    const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
     return g.approximate && ((!g.pass && acc_.keeps(c_, accuracy_tally())) ||
-                             (g.pass && semantics_failed && (accuracy_tally(), acc_.keeps(c_, semantics_tally()))));
+                             (g.pass && g.semantics_failed() && (accuracy_tally(), acc_.keeps(c_, semantics_tally()))));
   };
   if (acc_.needs_exact(g, place) || shown()) g = grade_element(c_, e, yv, yb, v_.cs.params, GradeMode::exact);
   return true;
@@ -92,8 +91,7 @@ ElementReport CaseGrader::report_as(const std::string& check, const drivers::Ele
   // `--input` replays a passing element; a failure replays with its case
   // (a defect in how a kernel indexes its inputs shows in the case, not
   // alone), its element alone offered beside it.
-  const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
-  const bool alone = g.pass && !semantics_failed && e.replayable;
+  const bool alone = g.pass && !g.semantics_failed() && e.replayable;
   return element_report(c_, check, v_.case_id, v_.path, v_.cs, e, yv, yb, g, exact_text(c_, e, g), alone,
                         e.replayable);
 }
@@ -107,12 +105,11 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   auto& tally = g.special     ? acc_.tally(check, "special")
                 : g.unbounded ? acc_.tally(check, "semantics", Profile::reference)
                               : accuracy_tally();
-  const bool semantics_failed = g.semantics_ok && !*g.semantics_ok;
   CheckTally* sem = g.semantics_ok ? &semantics_tally() : nullptr;
   // Formatted only where one is kept. (A semantics failure is reported
   // under its own check only where the accuracy passed.)
   const bool keyed =
-      !(g.pass && !semantics_failed) && (acc_.keeps(c_, tally) || (g.pass && sem && acc_.keeps(c_, *sem)));
+      !(g.pass && !g.semantics_failed()) && (acc_.keeps(c_, tally) || (g.pass && sem && acc_.keeps(c_, *sem)));
   const std::string key = keyed ? element_key(c_, e) : "";
   auto report = [&] { return report_as(check, e, g, yv, yb); };
   acc_.record(c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);

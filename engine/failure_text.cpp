@@ -120,7 +120,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
   std::string err = fmt::format("{:.6g} ulp (fractional)", g.frac);
   if (g.distance >= 0) err += fmt::format(", {} (integer distance)", g.distance);
   if (g.normalized) err += fmt::format(", {:.6g} (normalized)", *g.normalized);
-  if (g.semantics_ok && !*g.semantics_ok)
+  if (g.semantics_failed())
     err += fmt::format("; the reference's steps give {} ({})", fmt_value(g.replay), hex_bits(t_out, g.replay_bits));
   r.message = fmt::format(
       "{} {}: {}{}\n"

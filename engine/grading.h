@@ -87,6 +87,7 @@ struct Figures {
   // steps, oracles/replay.h): nullopt when the entry has none; else whether
   // y has the replay's bits.
   std::optional<bool> semantics_ok;
+  bool semantics_failed() const { return semantics_ok && !*semantics_ok; }
   double replay = 0;
   std::uint64_t replay_bits = 0;
   // The oracle's expected mean square of the rounding error, where it states one.

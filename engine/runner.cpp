@@ -322,7 +322,7 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
     std::vector<std::string> checks;
     if (!g.pass) checks.push_back(graded);
     if (opts.profile == Profile::reference) {
-      if (g.semantics_ok && !*g.semantics_ok) checks.push_back(kSemanticsCheck);
+      if (g.semantics_failed()) checks.push_back(kSemanticsCheck);
       if (!g.reference_choice.empty()) checks.push_back(kReferenceChoiceCheck);
     }
     failed = !checks.empty();
