@@ -117,7 +117,7 @@ void BM_exp_f32_grade(benchmark::State& state, Path path) {
     // The fast path as a run takes it for a one-input elementwise kernel
     // (the bulk lane of engine/case_run.cpp): the figures alone, straight
     // from the input, where it decides; the MPFR path where it does not.
-    if (path == Path::fast && kc::engine::grade_fast_scalar(c, *model, elements[j].args[0], ys[j], yb, p, f)) {
+    if (path == Path::fast && kc::engine::grade_fast_scalar(c, *model, elements[j].input<kc::oracle::Scalar>().x, ys[j], yb, p, f)) {
       ++fast;
       benchmark::DoNotOptimize(f);
       continue;

@@ -38,9 +38,10 @@ class Adjoint final : public Check {
       for (std::int64_t i = 0; i < x.numel(); ++i) lhs += Mp(x.value_at(i)) * Mp(bg.at(0).value_at(i));
       const double u = oracle::unit_roundoff(v.c.t);
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
+        const std::vector<double>& terms = e.input<oracle::Terms>().terms;
         Mp s(0);
-        for (double a : e.args) s += Mp(std::fabs(a));
-        const long m = e.args.empty() ? 0 : static_cast<long>(e.args.size() - 1);
+        for (double a : terms) s += Mp(std::fabs(a));
+        const long m = terms.empty() ? 0 : static_cast<long>(terms.size() - 1);
         const Mp gc(g.value_at(e.out));
         rhs += Mp(r.value_at(e.out)) * gc;
         bound += boost::multiprecision::abs(gc) * Mp(oracle::det::gamma_up(u, m)) * s;  // gamma_m = (1+u)^m - 1

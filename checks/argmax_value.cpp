@@ -20,15 +20,15 @@ class ArgmaxValue final : public Check {
       const auto m = v.c.backend.run(p_.related, v.cs.inputs, v.cs.params);
       const Tensor& best = m.at(0);
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
+        const std::vector<double>& terms = e.input<oracle::Terms>().terms;
         bool has_nan = false;
-        for (double a : e.args) has_nan |= std::isnan(a);
-        if (has_nan || e.args.empty()) return;
+        for (double a : terms) has_nan |= std::isnan(a);
+        if (has_nan || terms.empty()) return;
         const double at = v.y.value_at(e.out);
         const double want = best.value_at(e.out);
         // Values compared, so +0 and -0 are equal: which of two equal zeros
         // comes first is the tie order, a reference choice the replay grades.
-        const bool ok = at >= 0 && at < static_cast<double>(e.args.size()) &&
-                        e.args[static_cast<std::size_t>(at)] == want;
+        const bool ok = at >= 0 && at < static_cast<double>(terms.size()) && terms[static_cast<std::size_t>(at)] == want;
         if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("x at index {} of output cell {} is not {}'s value", at, e.out, p_.related));
       });

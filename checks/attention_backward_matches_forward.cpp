@@ -72,7 +72,7 @@ class AttentionBackwardMatchesForward final : public Check {
         }
         drivers::of(*fwd).for_each_element(*fwd, fc, [&](const drivers::Element& e) {
           if (!comparable) return;
-          const RowExact r = row_exact(*fwd, v.c.t, fc.params, e.args, {}, static_cast<std::size_t>(e.form));
+          const RowExact r = row_exact(*fwd, e.input<oracle::Row>());
           comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(o.value_at(e.out));
           rhs.add(dout.value_at(e.out), o.value_at(e.out));
           b += Mp(std::fabs(dout.value_at(e.out))) * r.bound;

@@ -183,7 +183,7 @@ void register_backward_matches_forward(Registry& r) {
                    return "knows the Jacobians of the row maps softmax, log_softmax, layer_norm and rms_norm only "
                           "(the entry's row_map)";
                  const contract::KernelSpec* b = p.related.empty() ? nullptr : contract::find_kernel(p.related);
-                 if (!b || !b->oracle.takes<oracle::Row>()) return "names no backward kernel with a Row oracle (`related`)";
+                 if (!b || !b->math.takes<oracle::Row>()) return "names no backward kernel with a Row oracle (`related`)";
                  return "";
                },
                .make = [](const contract::Property* p) { return std::make_unique<BackwardMatchesForward>(*p); }});

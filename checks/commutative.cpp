@@ -20,7 +20,8 @@ class Commutative final : public Check {
       const Tensor& b = v.cs.inputs[1];
       const auto swapped = v.c.backend.run(v.c.k.name, std::vector<Tensor>{b, a}, v.cs.params);
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
-        if (!p_.holds(e.args[0], e.args[1])) return;
+        const auto& in = e.input<oracle::Pair>();
+        if (!p_.holds(in.a, in.b)) return;
         const bool ok = swapped.size() == 1 && swapped[0].numel() == v.y.numel() &&
                         same_bits_or_nan(v.y, e.out, swapped[0], e.out);
         if (ok) acc.record(v.c, tally, true);

@@ -53,13 +53,13 @@ class ConvAdjoint final : public Check {
       v.c.driver.for_each_element(v.c.k, gen::Case{{y, w}, v.cs.params, false}, [&](const drivers::Element& e) {
         const double uo = u.value_at(e.out);
         lhs += Mp(uo) * Mp(a.value_at(e.out));
-        bound += Mp(std::fabs(uo)) * Mp(oracle::dot_bound_upper(t, e.args));
+        bound += Mp(std::fabs(uo)) * Mp(oracle::dot_bound_upper(t, e.input<oracle::Dot>().pairs));
       });
       const contract::KernelSpec* conv = contract::find_kernel(p_.related);
       drivers::of(*conv).for_each_element(*conv, conv_case, [&](const drivers::Element& e) {
         const double yi = y.value_at(e.out);
         rhs += Mp(b.value_at(e.out)) * Mp(yi);
-        bound += Mp(std::fabs(yi)) * Mp(oracle::dot_bound_upper(t, e.args));
+        bound += Mp(std::fabs(yi)) * Mp(oracle::dot_bound_upper(t, e.input<oracle::Dot>().pairs));
       });
       const Mp diff = boost::multiprecision::abs(lhs - rhs);
       if (diff <= bound) acc.record(v.c, tally, true);

@@ -32,9 +32,8 @@ class FlashMatchesNaive final : public Check {
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
         if (failed) return;
         const double yf = v.y.value_at(e.out), yn = other.value_at(e.out);
-        const auto col = static_cast<std::size_t>(e.form);
-        const RowExact bf = row_exact(v.c.k, v.c.t, v.cs.params, e.args, {}, col);
-        const RowExact bn = row_exact(*naive, v.c.t, v.cs.params, e.args, {}, col);
+        const RowExact bf = row_exact(v.c.k, e.input<oracle::Row>());
+        const RowExact bn = row_exact(*naive, e.input<oracle::Row>());
         if (bf.replayed || bn.replayed || !oracle::is_number(bf.bound) || !oracle::is_number(bn.bound)) return;
         if (!std::isfinite(yf) || !std::isfinite(yn)) {
           failed = true;
@@ -66,7 +65,7 @@ void register_flash_matches_naive(Registry& r) {
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
                  const contract::KernelSpec* n = p.related.empty() ? nullptr : contract::find_kernel(p.related);
-                 if (!n || !n->oracle.takes<oracle::Row>() || !k.oracle.takes<oracle::Row>())
+                 if (!n || !n->math.takes<oracle::Row>() || !k.math.takes<oracle::Row>())
                    return "names no attention kernel with a Row oracle (`related`)";
                  return "";
                },

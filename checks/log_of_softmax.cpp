@@ -74,7 +74,7 @@ void register_log_of_softmax(Registry& r) {
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
                  if (p.related.empty()) return "names no softmax kernel (`related`)";
                  const contract::KernelSpec* s = contract::find_kernel(p.related);
-                 if (!s || !s->oracle.takes<oracle::Row>() || !k.oracle.takes<oracle::Row>())
+                 if (!s || !s->math.takes<oracle::Row>() || !k.math.takes<oracle::Row>())
                    return "both kernels' oracles must take a Row";
                  return "";
                },

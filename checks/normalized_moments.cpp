@@ -85,7 +85,7 @@ void register_normalized_moments(Registry& r) {
                .validate = [](const contract::KernelSpec& k, const contract::Property&) -> std::string {
                  if (k.row_map != contract::RowMap::layer_norm && k.row_map != contract::RowMap::rms_norm)
                    return "knows the moments of the row maps layer_norm and rms_norm only (the entry's row_map)";
-                 return k.oracle.takes<oracle::Row>() ? "" : "the kernel's oracle must take a Row";
+                 return k.math.takes<oracle::Row>() ? "" : "the kernel's oracle must take a Row";
                },
                .make = [](const contract::Property* p) { return std::make_unique<NormalizedMoments>(*p); }});
 }

@@ -57,9 +57,8 @@ class PagedMatchesNaive final : public Check {
           const std::int64_t o = b * qb.numel() + e.out;
           drivers::Element pe;
           v.c.driver.element_at(v.c.k, v.cs, o, pe);
-          const auto col = static_cast<std::size_t>(e.form);
-          const RowExact bp = row_exact(v.c.k, v.c.t, v.cs.params, pe.args, {}, col);
-          const RowExact bn = row_exact(*naive, v.c.t, nc.params, e.args, {}, col);
+          const RowExact bp = row_exact(v.c.k, pe.input<oracle::Row>());
+          const RowExact bn = row_exact(*naive, e.input<oracle::Row>());
           if (bp.replayed || bn.replayed || !oracle::is_number(bp.bound) || !oracle::is_number(bn.bound)) return;
           const double yp = v.y.value_at(o), yv = yn.value_at(e.out);
           ++compared;
@@ -89,7 +88,7 @@ void register_paged_matches_naive(Registry& r) {
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
                  const contract::KernelSpec* n = p.related.empty() ? nullptr : contract::find_kernel(p.related);
-                 if (!n || !n->oracle.takes<oracle::Row>() || !k.oracle.takes<oracle::Row>() || k.inputs.size() != 6)
+                 if (!n || !n->math.takes<oracle::Row>() || !k.math.takes<oracle::Row>() || k.inputs.size() != 6)
                    return "a paged kernel and a naive attention kernel with Row oracles (`related`)";
                  return "";
                },

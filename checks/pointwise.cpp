@@ -29,7 +29,11 @@ class Pointwise final : public Check {
       }
       engine::Grade g;
       g.why = "property does not hold";
-      const drivers::Element e{.out = i, .args = {xv}, .shown = {x.bits_at(i)}, .names = {"x"}, .replayable = true};
+      const drivers::Element e{.out = i,
+                               .in = oracle::Scalar{{v.c.t, v.c.k.out_dtype(v.c.t), &v.cs.params}, xv},
+                               .shown = {x.bits_at(i)},
+                               .names = {"x"},
+                               .replayable = true};
       acc.record(v.c, tally, false, engine::element_key(v.c, e), [&] {
         // A property is checked by a run, not by `--input`: the replay is the case.
         return engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, yv, v.y.bits_at(i), g, "(property)",

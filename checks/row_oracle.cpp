@@ -8,16 +8,21 @@
 
 namespace kc::checks {
 
-RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
-                   std::span<const double> b, std::size_t i) {
-  const auto f = k.oracle.as<oracle::Row>();
+RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in) {
+  const auto f = k.math.oracle_of<oracle::Row>();
   if (!f) throw std::logic_error(std::string(k.name) + ": the relation needs a Row oracle");
+  const DType t = in.ctx.dtype;
   oracle::PrecisionScope scope(oracle::working_bits(t));
   oracle::Exact ex;
-  f(oracle::Row{oracle::Context{t, t, &p, false}, a, b, i}, ex);
+  f(in, ex);
   RowExact r{ex.value, oracle::Mp(INFINITY), ex.replayed};
   if (ex.magnitude && !ex.replayed) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
   return r;
+}
+
+RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
+                   std::span<const double> b, std::size_t i) {
+  return row_exact(k, oracle::Row{{.dtype = t, .out_dtype = t, .params = &p}, {a.begin(), a.end()}, {b.begin(), b.end()}, i});
 }
 
 std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
@@ -26,7 +31,7 @@ std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec&
   bool comparable = true;
   drivers::of(k).for_each_element(k, cs, [&](const drivers::Element& e) {
     if (!comparable) return;
-    const RowExact r = row_exact(k, t, cs.params, e.args, {}, static_cast<std::size_t>(e.form));
+    const RowExact r = row_exact(k, e.input<oracle::Row>());
     comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(y.value_at(e.out));
     bound[static_cast<std::size_t>(e.out)] = r.bound;
   });

@@ -27,7 +27,10 @@ struct RowExact {
   // value is undefined): the relations about exact values do not apply.
   bool replayed = false;
 };
-// Element i of the row(s) a (and b) under entry k's oracle, in dtype t.
+// A row element's exact value and bound under entry k's oracle: an
+// element's own typed input (drivers::Element::input<oracle::Row>()), or
+// element i of the row(s) a (and b) read from a tensor, in dtype t.
+RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in);
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
                    std::span<const double> b, std::size_t i);
 

@@ -56,7 +56,7 @@ void register_rows_sum_to_one(Registry& r) {
   r.push_back({.name = "rows_sum_to_one",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property&) -> std::string {
-                 return k.oracle.takes<oracle::Row>() ? "" : "the kernel's oracle must take a Row";
+                 return k.math.takes<oracle::Row>() ? "" : "the kernel's oracle must take a Row";
                },
                .make = [](const contract::Property* p) { return std::make_unique<RowsSumToOne>(*p); }});
 }

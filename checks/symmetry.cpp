@@ -50,7 +50,10 @@ class Symmetry final : public Check {
       }
       engine::Grade g;
       g.why = odd_ ? "f(-x) != -f(x)" : "f(-x) != f(x)";
-      const drivers::Element e{.out = i, .args = {x.value_at(i)}, .shown = {x.bits_at(i)}, .names = {"x"}};
+      const drivers::Element e{.out = i,
+                               .in = oracle::Scalar{{v.c.t, v.c.k.out_dtype(v.c.t), &v.cs.params}, x.value_at(i)},
+                               .shown = {x.bits_at(i)},
+                               .names = {"x"}};
       acc.record(v.c, tally, false, engine::element_key(v.c, e), [&] {
         return engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, av, a, g,
                                       fmt::format("f(-x) = {} ({})", engine::fmt_value(bv), hex_bits(v.c.t, b)), false);

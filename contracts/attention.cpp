@@ -94,8 +94,7 @@ void register_attention(std::vector<KernelSpec>& out) {
   KernelSpec naive = attention_entry("attention_naive", kF32F64);
   naive.summary = "softmax(q k^T scale [softcap] [+ ALiBi], masked) v, materialized; p_j = e_j (1/sum)";
   naive.source = "attention.rs:99 (exec FLASH_ATTN)";
-  naive.oracle = oracle::attention_naive;
-  naive.replay = oracle::replay::attention_naive;
+  naive.math = {oracle::attention_naive, oracle::replay::attention_naive};
   naive.oracle_text = "sum_j e^(s_j - M) v_j / sum_j e^(s_j - M) over the admissible keys, in MPFR; S = the naive steps' "
                       "bound / u";
   naive.notes = "A row with no admissible key, only NaN or -inf scores, or any +inf score is all +0; a zero weight "
@@ -108,8 +107,7 @@ void register_attention(std::vector<KernelSpec>& out) {
   flash.summary = "FlashAttention-2 forward: tiles of 16 keys, online softmax (m, l, O rescaled by e^(m - m_new)), "
                   "O (1/l) at the end";
   flash.source = "attention.rs:229 (not exec-wired)";
-  flash.oracle = oracle::attention_flash;
-  flash.replay = oracle::replay::attention_flash;
+  flash.math = {oracle::attention_flash, oracle::replay::attention_flash};
   flash.oracle_text = "as attention_naive's exact value; S = the tiled steps' bound / u";
   flash.notes = "Normalises once at the end; a +inf score drops only its tile (naive zeroes the row); l = 0 gives +0.";
   flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
@@ -146,8 +144,7 @@ void register_attention(std::vector<KernelSpec>& out) {
                                "the forward's exact Jacobian in MPFR)",
                        .check = "attention_backward_jvp"}},
        .values = {.lo = -2, .hi = 2, .points = thresholds::exp},
-       .oracle = oracle::attention_flash_backward,
-       .replay = oracle::replay::attention_flash_backward,
+       .math = {oracle::attention_flash_backward, oracle::replay::attention_flash_backward},
        .oracle_text = "the exact vector-Jacobian product of the attention function at dO, in MPFR: dV_j = sum_i P_ij "
                       "dO_i, dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') (1 - tanh^2(s_pre / c)), dQ_i = S sum_j dS_ij "
                       "k_j, dK_j = S sum_i dS_ij q_i (i over every query head of the KV head); S = the recompute "
@@ -212,8 +209,7 @@ void register_attention(std::vector<KernelSpec>& out) {
                        .check = "paged_matches_naive",
                        .related = "attention_naive"}},
        .values = {.lo = -2, .hi = 2, .points = thresholds::exp},
-       .oracle = oracle::attention_paged,
-       .replay = oracle::replay::attention_paged,
+       .math = {oracle::attention_paged, oracle::replay::attention_paged},
        .oracle_text = "attention_naive's exact value and bound on the gathered context, qi = the absolute position a",
        .notes = "No causal flag and no window: the mask is implicit, tied to context_lens[b] - Sq + qp (saturating). "
                 "ALiBi's distance is in absolute positions. L = 0 or no admissible key gives a zero row. The "

@@ -9,6 +9,7 @@
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
 #include "oracles/binary.h"
+#include "oracles/fast.h"
 #include "oracles/replay.h"
 
 namespace kc::contract {
@@ -52,26 +53,26 @@ void register_binary(std::vector<KernelSpec>& out) {
                         .accuracy = cr,
                         .properties = {{"add is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                        .oracle = oracle::add, .fast = oracle::fast::add, .replay = oracle::replay::add, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
+                        .math = {oracle::add, oracle::replay::add, oracle::fast::add}, .oracle_text = "a + b (IEEE: inf - inf = NaN, +0 + -0 = +0)"},
                        false));
   out.push_back(binary({.name = "sub", .summary = "a - b", .source = "ops.rs:303", .accuracy = cr,
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                        .oracle = oracle::sub, .fast = oracle::fast::sub, .replay = oracle::replay::sub, .oracle_text = "a - b"},
+                        .math = {oracle::sub, oracle::replay::sub, oracle::fast::sub}, .oracle_text = "a - b"},
                        false));
   out.push_back(binary({.name = "mul", .summary = "a * b", .source = "ops.rs:315", .accuracy = cr,
                         .properties = {{"mul is commutative", "commutative", always}},
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
-                        .oracle = oracle::mul, .fast = oracle::fast::mul, .replay = oracle::replay::mul, .oracle_text = "a * b (0 * inf = NaN)"},
+                        .math = {oracle::mul, oracle::replay::mul, oracle::fast::mul}, .oracle_text = "a * b (0 * inf = NaN)"},
                        false));
   out.push_back(binary({.name = "div", .summary = "a / b", .source = "ops.rs:327", .accuracy = cr,
                         .values = {.lo = -1e3, .hi = 1e3, .points = pts::reciprocal},
-                        .oracle = oracle::div, .fast = oracle::fast::div, .replay = oracle::replay::div, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
+                        .math = {oracle::div, oracle::replay::div, oracle::fast::div}, .oracle_text = "a / b (x/0 = +-inf, 0/0 = NaN)"},
                        false));
   out.push_back(binary({.name = "maximum", .summary = "a > b ? a : b", .source = "ops.rs:1822", .accuracy = exact,
                         .properties = {{"maximum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
-                        .oracle = oracle::maximum, .fast = oracle::fast::maximum, .replay = oracle::replay::maximum, .oracle_text = "a if a > b, else b",
+                        .math = {oracle::maximum, oracle::replay::maximum, oracle::fast::maximum}, .oracle_text = "a if a > b, else b",
                         .notes = "NaN-asymmetric: a NaN gives b, b NaN gives NaN; ties (+-0 included) give b. "
                                  "PyTorch's maximum propagates NaN from either side."},
                        false));
@@ -79,13 +80,13 @@ void register_binary(std::vector<KernelSpec>& out) {
                         .properties = {{"minimum is commutative away from NaN and +-0 pairs", "commutative",
                                         not_nan_not_zero_pair}},
                         .values = {.lo = -10, .hi = 10, .points = pts::zero},
-                        .oracle = oracle::minimum, .fast = oracle::fast::minimum, .replay = oracle::replay::minimum, .oracle_text = "a if a < b, else b",
+                        .math = {oracle::minimum, oracle::replay::minimum, oracle::fast::minimum}, .oracle_text = "a if a < b, else b",
                         .notes = "Same NaN and tie rules as maximum, with <."},
                        false));
   out.push_back(binary({.name = "rem", .summary = "a - floor(a/b) * b, each step rounded in T (sign of b)",
                         .source = "ops.rs:1771", .accuracy = exact,
                         .values = {.lo = -100, .hi = 100, .points = pts::integral, .integers = true},
-                        .oracle = oracle::rem, .replay = oracle::replay::rem,
+                        .math = {oracle::rem, oracle::replay::rem}, 
                         .oracle_text = "the reference's steps replayed exactly: RN(a - RN(floor(RN(a/b)) b)); the "
                                        "conformance profile also accepts PyTorch's exact remainder, "
                                        "m = fmod(a, b), RN(m + b) where m and b differ in sign",
@@ -98,21 +99,20 @@ void register_binary(std::vector<KernelSpec>& out) {
   out.push_back(binary({.name = "pow", .summary = "a^b (libm powf / pow; halves via powf)", .source = "ops.rs:1788",
                         .accuracy = per_float_dtype([](DType t) { return models::libm(t, models::kGlibcUlpsPow); }),
                         .values = {.lo = -4, .hi = 4, .points = pts::powers},
-                        .oracle = oracle::pow, .replay = oracle::replay::pow, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
+                        .math = {oracle::pow, oracle::replay::pow}, .oracle_text = "a^b with C99 Annex F special cases (pow(x, 0) = 1, pow(1, y) = 1)"},
                        false));
-  const std::tuple<const char*, const char*, const char*, void (*)(const oracle::Pair&, oracle::Exact&),
-                   oracle::fast::Fn, oracle::ReplayFn>
-      bc[] = {{"broadcast_add", "add", "ops.rs:2179", oracle::add, oracle::fast::add, oracle::replay::add},
-              {"broadcast_sub", "sub", "ops.rs:2184", oracle::sub, oracle::fast::sub, oracle::replay::sub},
-              {"broadcast_mul", "mul", "ops.rs:2189", oracle::mul, oracle::fast::mul, oracle::replay::mul},
-              {"broadcast_div", "div", "ops.rs:2194", oracle::div, oracle::fast::div, oracle::replay::div}};
-  for (const auto& [name, op, source, fn, fast, replay] : bc)
+  const std::tuple<const char*, const char*, const char*, oracle::Math> bc[] = {
+      {"broadcast_add", "add", "ops.rs:2179", {oracle::add, oracle::replay::add, oracle::fast::add}},
+      {"broadcast_sub", "sub", "ops.rs:2184", {oracle::sub, oracle::replay::sub, oracle::fast::sub}},
+      {"broadcast_mul", "mul", "ops.rs:2189", {oracle::mul, oracle::replay::mul, oracle::fast::mul}},
+      {"broadcast_div", "div", "ops.rs:2194", {oracle::div, oracle::replay::div, oracle::fast::div}}};
+  for (const auto& [name, op, source, math] : bc)
     out.push_back(binary({.name = name, .summary = "a op b with NumPy broadcasting; one operation per output element",
                           .source = source, .accuracy = cr,
                           .properties = {{"equals the same-shape op on broadcast_to'd operands", "broadcast_consistent",
                                           nullptr, {}, op}},
                           .values = {.lo = -1e3, .hi = 1e3, .points = pts::scalar},
-                          .oracle = fn, .fast = fast, .replay = replay, .oracle_text = "a op b at the broadcast source elements"},
+                          .math = math, .oracle_text = "a op b at the broadcast source elements"},
                          true));
 }
 

@@ -34,7 +34,7 @@ constexpr Cast kCasts[] = {
 
 struct CastFacts {
   Accuracy accuracy;
-  oracle::OracleRef oracle;
+  oracle::OracleFn<oracle::Scalar> oracle;
   std::string_view summary, oracle_text, notes;
 };
 
@@ -117,8 +117,7 @@ void register_cast(std::vector<KernelSpec>& out) {
                                                 ? std::optional<DType>(c.dst)
                                                 : std::nullopt,
                             .reaches = is_float(c.dst) ? cast_reaches(c.src, c.dst) : ResultSet{}},
-                 .oracle = f.oracle,
-                 .replay = oracle::replay::cast,
+                 .math = {f.oracle, oracle::replay::cast},
                  .oracle_text = f.oracle_text,
                  .notes = f.notes};
     out.push_back(std::move(k));

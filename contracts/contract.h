@@ -23,7 +23,6 @@
 #include "core/dtype.h"
 #include "core/params.h"
 #include "core/vocabulary.h"
-#include "oracles/fast.h"
 #include "oracles/oracle.h"
 
 namespace kc::contract {
@@ -208,21 +207,21 @@ struct KernelSpec {
   // backward_matches_forward): declared here, never told from the name.
   RowMap row_map = RowMap::none;
   ValueProfile values;
-  oracle::OracleRef oracle;
-  // The oracle's fast path for a unary kernel, where its exact function has
-  // a double evaluation with an error bound (oracles/fast.h); the engine
-  // uses it only where the bound cannot change a verdict or a figure.
-  oracle::fast::Fn fast = nullptr;
+  // The element's exact oracle, with the reference's steps replayed
+  // natively (oracles/replay.h: the reference profile requires the
+  // kernel's bits to equal them; every deterministic kernel has one,
+  // checked at start-up) and, for a unary or binary kernel whose exact
+  // function has a double evaluation with an error bound, the fast path
+  // (oracles/fast.h; the engine uses it only where the bound cannot change
+  // a verdict or a figure): three functions of one typed input
+  // (oracles/oracle.h Math).
+  oracle::Math math;
   // The oracle's value is MPFR's correct rounding of one function of the
   // exact inputs (no cancellation, no intermediate rounding), so at any
   // working precision w it is within 2^-w of z, relatively: the engine
   // grades first at 64 bits (engine/grading.cpp) and keeps the working
   // precision for the elements it shows and the ones near a boundary.
   bool oracle_rounds_once = false;
-  // The reference's own steps replayed natively (oracles/replay.h): the
-  // reference profile requires the kernel's bits to equal them. Every
-  // deterministic kernel has one (checked at start-up).
-  oracle::ReplayFn replay = nullptr;
   std::string_view oracle_text;         // the exact function the oracle evaluates
   std::string_view notes;               // semantic choices and known deviations
   // Constants the oracle takes from the reference (rounded into T its way):

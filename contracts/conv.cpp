@@ -38,8 +38,7 @@ KernelSpec convolution(KernelSpec k) {
   k.values = kConvValues;
   // Per output: acc = +0, then acc + fl(x w) in T for each tap inside the
   // input, no FMA, no wider accumulator: the dot products' model and replay.
-  k.oracle = oracle::dot;
-  k.replay = oracle::replay::dot;
+  k.math = {oracle::dot, oracle::replay::dot};
   return k;
 }
 
@@ -144,8 +143,7 @@ void register_conv(std::vector<KernelSpec>& out) {
                  .accuracy = models::exact_everywhere(),
                  .values = {.lo = -10, .hi = 10, .points = thresholds::zero,
                             .reaches = ResultSet::all().without({ResultClass::nan})},
-                 .oracle = oracle::max_fold,
-                 .replay = oracle::replay::max_fold,
+                 .math = {oracle::max_fold, oracle::replay::max_fold},
                  .oracle_text = "the window's maximum: start -inf, replace on strict > in (ky, kx) order; NaN ignored",
                  .notes = "An all-NaN window gives -inf; the first of equal values (a -0 before a +0) is kept. PyTorch "
                           "propagates NaN: accepted by the conformance profile. Not exec-wired."});

@@ -34,8 +34,7 @@ KernelSpec accumulation(KernelSpec k) {
     return a;
   });
   k.values = {.lo = -1e3, .hi = 1e3, .points = thresholds::scalar};
-  k.oracle = oracle::sum;
-  k.replay = oracle::replay::accumulate;
+  k.math = {oracle::sum, oracle::replay::accumulate};
   k.oracle_text = "per output, base[o] plus its contributions (exact), S = gamma_{k-1}/u sum |terms| over its k terms";
   k.notes = "The output starts as a copy of base (a -0 base with no contribution stays -0), then src elements are "
             "added in src's flat row-major order, in T: duplicate indices accumulate in that order. The exec arm takes "

@@ -44,8 +44,7 @@ KernelSpec dot_kernel(KernelSpec k) {
   k.driver = "matmul";
   k.accuracy = models::per_float_dtype(models::dot_product);
   k.values = kDotValues;
-  k.oracle = oracle::dot;
-  k.replay = oracle::replay::dot;
+  k.math = {oracle::dot, oracle::replay::dot};
   k.oracle_text = "sum_kk a[.., i, kk] b[.., kk, j], exact (oracles/exact_sum.h); S = (gamma_k sum |a b| + k eta "
                   "(1+u)^(k-1)) / u";
   k.notes = kDotNotes;
@@ -56,8 +55,7 @@ KernelSpec mover(KernelSpec k) {
   k.family = "linalg";
   k.driver = "axis_permutation";
   k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.replay = oracle::replay::identity;
+  k.math = {oracle::identity, oracle::replay::identity};
   k.oracle_text = "the source element, bit for bit (drivers/index_maps.h permuted_source)";
   return k;
 }

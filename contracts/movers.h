@@ -10,6 +10,7 @@
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
 #include "oracles/cast.h"
+#include "oracles/fast.h"
 #include "oracles/replay.h"
 
 namespace kc::contract {
@@ -29,9 +30,7 @@ inline KernelSpec mover(KernelSpec k, std::string_view family, std::string_view 
   k.driver = driver;
   k.accuracy = models::exact_on(k.inputs[0].dtypes);
   k.values = kMoveValues;
-  k.oracle = oracle::identity;
-  k.fast = oracle::fast::identity;
-  k.replay = oracle::replay::identity;
+  k.math = {oracle::identity, oracle::replay::identity, oracle::fast::identity};
   return k;
 }
 

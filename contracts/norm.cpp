@@ -74,8 +74,7 @@ void register_norm(std::vector<KernelSpec>& out) {
                        .related = "layer_norm_last_dim_backward"}},
        .row_map = RowMap::layer_norm,
        .values = bounded(kNormValues),
-       .oracle = oracle::layer_norm,
-       .replay = oracle::replay::layer_norm,
+       .math = {oracle::layer_norm, oracle::replay::layer_norm},
        .oracle_text = "(x_i - mu) / sqrt(v + T(eps)) in MPFR, mu = sum x / T(n), v = sum (x - mu)^2 / T(n); S = the "
                       "stages' bound / u",
        .notes = "Biased variance (PyTorch's). The count enters as T(n) (bf16 divides a row of 257 by 256), eps as "
@@ -92,8 +91,7 @@ void register_norm(std::vector<KernelSpec>& out) {
        .preconditions = backward_rules("layer_norm_last_dim_backward"),
        .accuracy = staged(),
        .values = kNormValues,
-       .oracle = oracle::layer_norm_backward,
-       .replay = oracle::replay::layer_norm_backward,
+       .math = {oracle::layer_norm_backward, oracle::replay::layer_norm_backward},
        .oracle_text = "r ((g_i - sum g / T(n)) - yh_i sum g yh / T(n)) in MPFR; S = the stages' bound / u",
        .notes = "The closed form recomputes mu, v and r as the forward does; one loop folds sum g and sum g yh. No "
                 "last-dim assert (an empty last axis has no rows). With T(n) = n it is the exact VJP of the forward."});
@@ -113,8 +111,7 @@ void register_norm(std::vector<KernelSpec>& out) {
                        .related = "rms_norm_last_dim_backward"}},
        .row_map = RowMap::rms_norm,
        .values = bounded(kNormValues),
-       .oracle = oracle::rms_norm,
-       .replay = oracle::replay::rms_norm,
+       .math = {oracle::rms_norm, oracle::replay::rms_norm},
        .oracle_text = "x_i / sqrt(sum x^2 / T(n) + T(eps)) in MPFR, the sum of squares exact; S = the stages' bound / u",
        .notes = "r = 1 / sqrt(q + eps) is a division, then y = x r. A zero row with eps = 0 is 0 * inf: NaN."});
   out.push_back(
@@ -128,8 +125,7 @@ void register_norm(std::vector<KernelSpec>& out) {
        .preconditions = backward_rules("rms_norm_last_dim_backward"),
        .accuracy = staged(),
        .values = kNormValues,
-       .oracle = oracle::rms_norm_backward,
-       .replay = oracle::replay::rms_norm_backward,
+       .math = {oracle::rms_norm_backward, oracle::replay::rms_norm_backward},
        .oracle_text = "r (g_i - x_i sum(g x) / (T(n) D)) in MPFR, both sums exact; S = the stages' bound / u",
        .notes = "One loop folds sum x x and sum g x; c divides by the product T(n) D, computed first."});
 }

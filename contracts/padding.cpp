@@ -82,8 +82,7 @@ void register_padding(std::vector<KernelSpec>& out) {
                    return a;
                  }),
                  .values = {.lo = -1e3, .hi = 1e3, .points = thresholds::scalar},
-                 .oracle = oracle::sum_wide,
-                 .replay = oracle::replay::sum_wide,
+                 .math = {oracle::sum_wide, oracle::replay::sum_wide},
                  .oracle_text = "per input position, the exact sum of the grad_out elements that read it; "
                                 "S = gamma_{k-1}(u_f64)/u_f64 sum |g|",
                  .notes = "The reference walks grad_out in row-major order, adds f64(g) into an f64 accumulator at "

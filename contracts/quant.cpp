@@ -9,6 +9,7 @@
 #include "contracts/thresholds.h"
 #include "oracles/cast.h"
 #include "oracles/linalg.h"
+#include "oracles/fast.h"
 #include "oracles/replay.h"
 
 namespace kc::contract {
@@ -55,9 +56,7 @@ void register_quant(std::vector<KernelSpec>& out) {
        // or the infinity or NaN of an infinite or NaN scale: never
        // subnormal or near either end of f32's range.
        .values = {.lo = 0, .hi = 0, .reaches = {ResultClass::zero, ResultClass::normal, ResultClass::inf, ResultClass::nan}},
-       .oracle = oracle::identity,
-       .fast = oracle::fast::identity,
-       .replay = oracle::replay::identity,
+       .math = {oracle::identity, oracle::replay::identity, oracle::fast::identity},
        .oracle_text = "the format's value from the spec side's model of quant-formats.md (the scale half exactly to "
                       "f32; Q4_K's product and difference each one f32 rounding), bit for bit",
        .notes = "The bytes are the u32 words' little-endian bytes (reference-semantics.md §18). The sweeps are "
@@ -91,8 +90,7 @@ void register_quant(std::vector<KernelSpec>& out) {
                                "reference profile)",
                        .check = "dequant_then_matmul"}},
        .values = {.lo = -4, .hi = 4, .points = thresholds::none},
-       .oracle = oracle::dot,
-       .replay = oracle::replay::dot,
+       .math = {oracle::dot, oracle::replay::dot},
        .oracle_text = "sum_k a[m, k] w[n, k], exact (the dot-product oracle), w the model's dequantized values; S = "
                       "(gamma_K sum |a w| + K eta (1+u)^(K-1)) / u",
        .notes = "Exec-only: eval_qmatmul dequantizes to f32 [N, K], transposes to [K, N] and runs the f32 matmul "

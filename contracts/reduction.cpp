@@ -72,34 +72,32 @@ void register_reduction(std::vector<KernelSpec>& out) {
                           "exact sum may be finite; there it is graded against the replayed fold.";
   out.push_back(reduction({.name = "sum_all", .summary = "fold-add of every element from +0", .source = "ops.rs:341",
                            .preconditions = x_rules({}), .accuracy = sum,
-                           .values = kSumValues, .oracle = oracle::sum, .replay = oracle::replay::sum,
+                           .values = kSumValues, .math = {oracle::sum, oracle::replay::sum}, 
                            .oracle_text = "sum a_i (exact), S = gamma_{n-1}/u sum |a_i|; empty: 0", .notes = kSumNotes}));
   out.push_back(reduction({.name = "max_all", .summary = "start -inf, replace on strict >", .source = "ops.rs:352",
                            .preconditions = x_rules({}), .accuracy = exact(),
-                           .zero_sign_checked = true, .values = kMaxMinValues, .oracle = oracle::max_fold, .replay = oracle::replay::max_fold,
+                           .zero_sign_checked = true, .values = kMaxMinValues, .math = {oracle::max_fold, oracle::replay::max_fold}, 
                            .oracle_text = "max ignoring NaN, first of equals; empty or all NaN: -inf"}));
   out.push_back(reduction({.name = "min_all", .summary = "start +inf, replace on strict <", .source = "ops.rs:364",
                            .preconditions = x_rules({}), .accuracy = exact(),
-                           .values = kMaxMinValues, .oracle = oracle::min_fold, .replay = oracle::replay::min_fold,
+                           .values = kMaxMinValues, .math = {oracle::min_fold, oracle::replay::min_fold}, 
                            .oracle_text = "min ignoring NaN, first of equals; empty or all NaN: +inf"}));
   out.push_back(reduction({.name = "mean_all", .summary = "sum_all / T(n); empty: NaN", .source = "ops.rs:376",
                            .preconditions = x_rules({}), .accuracy = mean,
-                           .values = kSumValues, .oracle = oracle::mean, .replay = oracle::replay::mean,
+                           .values = kSumValues, .math = {oracle::mean, oracle::replay::mean}, 
                            .oracle_text = "sum a_i / T(n), the count rounded into T (bf16: 257 -> 256)",
                            .notes = kSumNotes}));
-  const std::tuple<const char*, const char*, const char*, void (*)(const oracle::Terms&, oracle::Exact&),
-                   oracle::ReplayFn, bool>
-      dims[] = {
-      {"sum_dim", "fold-add along dim from +0", "ops.rs:467", oracle::sum, oracle::replay::sum, true},
-      {"max_dim", "max along dim (start -inf, strict >)", "ops.rs:473", oracle::max_fold, oracle::replay::max_fold, false},
-      {"min_dim", "min along dim (start +inf, strict <)", "ops.rs:479", oracle::min_fold, oracle::replay::min_fold, false},
-      {"mean_dim", "sum_dim / T(dims[dim]); empty axis: NaN", "ops.rs:485", oracle::mean, oracle::replay::mean, true}};
-  for (const auto& [name, summary, source, fn, replay, summing] : dims) {
+  const std::tuple<const char*, const char*, const char*, oracle::Math, bool> dims[] = {
+      {"sum_dim", "fold-add along dim from +0", "ops.rs:467", {oracle::sum, oracle::replay::sum}, true},
+      {"max_dim", "max along dim (start -inf, strict >)", "ops.rs:473", {oracle::max_fold, oracle::replay::max_fold}, false},
+      {"min_dim", "min along dim (start +inf, strict <)", "ops.rs:479", {oracle::min_fold, oracle::replay::min_fold}, false},
+      {"mean_dim", "sum_dim / T(dims[dim]); empty axis: NaN", "ops.rs:485", {oracle::mean, oracle::replay::mean}, true}};
+  for (const auto& [name, summary, source, math, summing] : dims) {
     const bool is_mean = std::string_view(name) == "mean_dim";
     out.push_back(reduction({.name = name, .summary = summary, .source = source, .params = {dim_param()},
                              .preconditions = dim_rules(false),
                              .accuracy = summing ? (is_mean ? mean : sum_stats) : exact(),
-                             .values = summing ? kSumValues : kMaxMinValues, .oracle = fn, .replay = replay,
+                             .values = summing ? kSumValues : kMaxMinValues, .math = math, 
                              .oracle_text = summing ? "per output cell, as sum_all / mean_all over the reduced axis"
                                                     : "per output cell, as max_all / min_all over the reduced axis",
                              .notes = summing ? kSumNotes : "NaN ignored; an empty axis gives the identity."}));
@@ -113,8 +111,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
          .accuracy = exact(),
          .properties = {{is_max ? "x at the index equals max_dim" : "x at the index equals min_dim", "argmax_value",
                          nullptr, {}, is_max ? "max_dim" : "min_dim"}},
-         .values = kSelectValues, .oracle = is_max ? oracle::argmax : oracle::argmin,
-         .replay = is_max ? oracle::replay::argmax : oracle::replay::argmin,
+         .values = kSelectValues, .math = {is_max ? oracle::argmax : oracle::argmin, is_max ? oracle::replay::argmax : oracle::replay::argmin},
          .oracle_text = "the best starts as element 0 and is replaced on strict > (<): ties give the smallest index",
          .notes = "A NaN at index 0 wins (nothing compares greater); a NaN elsewhere is ignored: "
                   "argmax([NaN, 5]) = 0, argmax([1, NaN, 5]) = 2 (PyTorch returns the NaN's index)."}));
@@ -125,14 +122,14 @@ void register_reduction(std::vector<KernelSpec>& out) {
                            .preconditions = target_rules(true), .accuracy = sum_stats,
                            .properties = {{"adjoint of broadcast_to: <x, broadcast(g)> = <reduce_sum_to(x), g>",
                                            "adjoint", nullptr, {}, "broadcast_to"}},
-                           .values = kSumValues, .oracle = oracle::sum, .replay = oracle::replay::sum,
+                           .values = kSumValues, .math = {oracle::sum, oracle::replay::sum}, 
                            .oracle_text = "per target cell, the sum of its source elements in flat order",
                            .notes = kSumNotes}));
   out.push_back(reduction({.name = "reduce_max_to", .family = "reduce_to", .driver = "reduce_to",
                            .summary = "max-reduce x to a broadcast-compatible target", .source = "ops.rs:911",
                            .params = {target_param("broadcast-compatible into x")},
                            .preconditions = target_rules(true), .accuracy = exact(), .values = kMaxMinValues,
-                           .oracle = oracle::max_fold, .replay = oracle::replay::max_fold, .oracle_text = "per target cell, max ignoring NaN"}));
+                           .math = {oracle::max_fold, oracle::replay::max_fold}, .oracle_text = "per target cell, max ignoring NaN"}));
   out.push_back(reduction(
       {.name = "reduce_max_to_backward", .family = "reduce_to", .driver = "reduce_backward",
        .summary = "route up to the maxima of each cell, split fairly on ties", .source = "ops.rs:979",
@@ -140,7 +137,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
                                      {{"dtype.mismatch", "up", "up has x's dtype"},
                                       {"target.rank", "up", "rank(up) <= rank(x) (the target is up's shape)"},
                                       {"target.incompatible", "up", "right-aligned, each dim of up equals x's or is 1"}}),
-       .accuracy = exact(), .values = kSelectValues, .oracle = oracle::max_backward, .replay = oracle::replay::max_backward,
+       .accuracy = exact(), .values = kSelectValues, .math = {oracle::max_backward, oracle::replay::max_backward}, 
        .oracle_text = "s * mask with s = RN(up / max(count_T, 1)), mask = (x == cell max), replayed exactly",
        .notes = "The count is accumulated in T (bf16 counts stop at 256). Non-selected positions are s * 0, "
                 "which is NaN when s is inf or NaN. The target is up's shape (exec.rs:1700)."}));
@@ -150,7 +147,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
                            .source = "ops.rs:1045", .params = {target_param("x broadcast-compatible into it")},
                            .layout = Layout::zero_copy_when_pure_padding,
                            .preconditions = target_rules(false), .accuracy = exact(), .values = kSelectValues,
-                           .oracle = oracle::identity, .replay = oracle::replay::identity, .oracle_text = "the source element (bit for bit)",
+                           .math = {oracle::identity, oracle::replay::identity}, .oracle_text = "the source element (bit for bit)",
                            .notes = "The exec arm rejects U32."}));
 }
 

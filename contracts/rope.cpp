@@ -36,8 +36,7 @@ void register_rope(std::vector<KernelSpec>& out) {
        // products each (x and both tables uniform on [-1, 1]).
        .accuracy = models::per_float_dtype(models::dot_product),
        .values = {.lo = -1e3, .hi = 1e3, .points = thresholds::scalar},
-       .oracle = oracle::dot,
-       .replay = oracle::replay::rope,
+       .math = {oracle::rope, oracle::replay::rope},
        .oracle_text = "x_a c + (-x_b or x_b) s, exact (the dot-product oracle, two terms); S = (gamma_2 (|x_a c| + "
                       "|x_b s|) + 2 eta (1+u)) / u",
        .notes = "Half-split (rotate_half, GPT-NeoX / HF): element i pairs with i + D/2, not 2i + 1. The tables are "

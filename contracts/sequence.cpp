@@ -80,8 +80,7 @@ void register_sequence(std::vector<KernelSpec>& out) {
                  .properties = {{.name = "the last prefix equals sum_dim within both bounds", .check = "prefix_total",
                                  .related = "sum_dim"}},
                  .values = {.lo = -1e3, .hi = 1e3, .points = thresholds::scalar},
-                 .oracle = oracle::sum,
-                 .replay = oracle::replay::sum,
+                 .math = {oracle::sum, oracle::replay::sum},
                  .oracle_text = "per output, sum of x[.., 0..j, ..] (exact), S = gamma_j/u sum |x_i| over its j + 1 terms",
                  .notes = "Fold from +0 in T along the dim, no wider accumulator. A partial sum that overflows makes "
                           "the result that of the fold (graded against the replayed fold)."});

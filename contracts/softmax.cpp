@@ -61,8 +61,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
                        .related = "softmax_last_dim_backward"}},
        .row_map = RowMap::softmax,
        .values = in_unit_interval(kRows),
-       .oracle = oracle::softmax,
-       .replay = oracle::replay::softmax,
+       .math = {oracle::softmax, oracle::replay::softmax},
        .oracle_text = "exp(x_i - m) / sum_j exp(x_j - m) in MPFR; S = (per-element bound of the reference's stages) / u",
        .notes = "A row holding a NaN or +inf, or only -inf, is all NaN (the max ignores NaN, the sum propagates it; inf - "
                 "inf). The divisor is the fold of the stored exponentials; y is a division (not a multiply by 1/s, "
@@ -84,8 +83,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
                        .related = "log_softmax_last_dim_backward"}},
        .row_map = RowMap::log_softmax,
        .values = kRows,
-       .oracle = oracle::log_softmax,
-       .replay = oracle::replay::log_softmax,
+       .math = {oracle::log_softmax, oracle::replay::log_softmax},
        .oracle_text = "(x_i - m) - log1p(Z - 1) in MPFR, Z = sum exp(x_j - m); S = (the stages' bound) / u",
        .notes = "x_i - m is subtracted first, then ln s. Special rows as softmax's; an element -inf gives -inf."});
   out.push_back(
@@ -99,8 +97,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .accuracy = staged("d = fold of fl(y_j g_j): the dot products' bound D; t = fl(g_i - d) within D(1 + u) + u|g_i - d|; "
                           "dx = fl(y_i t): |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min"),
        .values = {.lo = -10, .hi = 10, .points = thresholds::exp},
-       .oracle = oracle::softmax_backward,
-       .replay = oracle::replay::softmax_backward,
+       .math = {oracle::softmax_backward, oracle::replay::softmax_backward},
        .oracle_text = "y_i (g_i - sum y_j g_j), g_i - sum exact (a fixed-point sum), one product in MPFR",
        .notes = "The exact VJP of softmax at the point whose output is y (any y: the formula is the definition). Where the "
                 "reference's fold or a product overflows although the exact value is finite, its replay is the grade, "
@@ -116,8 +113,7 @@ void register_softmax(std::vector<KernelSpec>& out) {
        .accuracy = staged("G = fold of g within gamma_(n-1) sum|g|; exp(y_i) within eps relative plus E ulp_min; their "
                           "product one rounding; dx = fl(g_i - p): Dp (1 + u) + u|z|"),
        .values = {.lo = -10, .hi = 10, .points = thresholds::exp},
-       .oracle = oracle::log_softmax_backward,
-       .replay = oracle::replay::log_softmax_backward,
+       .math = {oracle::log_softmax_backward, oracle::replay::log_softmax_backward},
        .oracle_text = "g_i - exp(y_i) sum g_j in MPFR, the sum exact",
        .notes = "The exact VJP of log_softmax at the point whose output is y. Overflow as softmax_last_dim_backward's."});
 }

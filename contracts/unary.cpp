@@ -8,6 +8,7 @@
 #include "contracts/properties.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
+#include "oracles/fast.h"
 #include "oracles/replay.h"
 #include "oracles/unary.h"
 
@@ -78,7 +79,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::neg_inf}, {VC::neg_inf, OC::pos_inf}},
       .properties = {{"neg(-x) == -neg(x)", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
-      .oracle = oracle::neg, .fast = oracle::fast::neg, .replay = oracle::replay::neg, .oracle_text = "-x",
+      .math = {oracle::neg, oracle::replay::neg, oracle::fast::neg}, .oracle_text = "-x",
   }));
   out.push_back(unary({
       .name = "relu", .summary = "x > 0 ? x : +0", .source = "ops.rs:36",
@@ -89,7 +90,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"relu(x) is x or +0", "pointwise", props::relu_values},
                      {"relu is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet::all().without({RC::nan})},
-      .oracle = oracle::relu, .fast = oracle::fast::relu, .replay = oracle::replay::relu, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
+      .math = {oracle::relu, oracle::replay::relu, oracle::fast::relu}, .oracle_text = "x if x > 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0 (the reference's `x > 0` test), where PyTorch returns NaN.",
   }));
   out.push_back(unary({
@@ -99,7 +100,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::neg_zero, OC::pos_zero}},
       .properties = {{"sqr(x) >= 0", "pointwise", props::nonneg}, {"sqr is even", "even"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::powers},
-      .oracle = oracle::sqr, .fast = oracle::fast::sqr, .replay = oracle::replay::sqr, .oracle_text = "x^2",
+      .math = {oracle::sqr, oracle::replay::sqr, oracle::fast::sqr}, .oracle_text = "x^2",
   }));
   out.push_back(unary({
       .name = "sqrt", .summary = "sqrt(x), IEEE (hardware, correctly rounded)", .source = "ops.rs:53",
@@ -109,7 +110,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"sqrt(x) >= 0 or NaN", "pointwise", props::nonneg_or_nan},
                      {"sqrt is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
-      .oracle = oracle::sqrt, .fast = oracle::fast::sqrt, .oracle_rounds_once = true, .replay = oracle::replay::sqrt, .oracle_text = "sqrt(x); NaN for x < 0",
+      .math = {oracle::sqrt, oracle::replay::sqrt, oracle::fast::sqrt}, .oracle_rounds_once = true, .oracle_text = "sqrt(x); NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "exp", .summary = "e^x (libm expf / exp; halves via expf)", .source = "ops.rs:59",
@@ -118,7 +119,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"exp(x) >= 0", "pointwise", props::nonneg}, {"exp is monotone", "monotone"}},
       .values = {.lo = -20, .hi = 20, .points = pts::exp},
-      .oracle = oracle::exp, .fast = oracle::fast::exp, .oracle_rounds_once = true, .replay = oracle::replay::exp, .oracle_text = "e^x",
+      .math = {oracle::exp, oracle::replay::exp, oracle::fast::exp}, .oracle_rounds_once = true, .oracle_text = "e^x",
       .notes = "Bit equality with the Rust reference needs the same libm (glibc 2.36 here).",
   }));
   out.push_back(unary({
@@ -129,7 +130,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"sign(x) is -1, 0 or 1", "pointwise", props::sign_values},
                      {"sign is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
-      .oracle = oracle::sign, .fast = oracle::fast::sign, .replay = oracle::replay::sign, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
+      .math = {oracle::sign, oracle::replay::sign, oracle::fast::sign}, .oracle_text = "1 if x > 0, -1 if x < 0, else +0 (NaN and -0 give +0)",
       .notes = "NaN maps to +0, where PyTorch's sign returns NaN; sign(-0) is +0.",
   }));
   out.push_back(unary({
@@ -139,7 +140,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan}},
       .properties = {{"log is monotone", "monotone"}},
       .values = {.lo = 0, .hi = 100, .points = pts::log, .reaches = ResultSet{RC::zero, RC::normal, RC::inf, RC::nan}},
-      .oracle = oracle::log, .fast = oracle::fast::log, .oracle_rounds_once = true, .replay = oracle::replay::log, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
+      .math = {oracle::log, oracle::replay::log, oracle::fast::log}, .oracle_rounds_once = true, .oracle_text = "ln(x); -inf at +-0, NaN for x < 0",
   }));
   out.push_back(unary({
       .name = "sin", .summary = "sin(x) (libm sinf / sin)", .source = "ops.rs:93",
@@ -148,7 +149,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
       .properties = {{"|sin(x)| <= 1", "pointwise", props::in_pm_one}, {"sin is odd", "odd"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches = kBounded},
-      .oracle = oracle::sin, .fast = oracle::fast::sin, .oracle_rounds_once = true, .replay = oracle::replay::sin, .oracle_text = "sin(x)",
+      .math = {oracle::sin, oracle::replay::sin, oracle::fast::sin}, .oracle_rounds_once = true, .oracle_text = "sin(x)",
   }));
   out.push_back(unary({
       .name = "cos", .summary = "cos(x) (libm cosf / cos)", .source = "ops.rs:99",
@@ -157,7 +158,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_zero, OC::pos_one}, {VC::neg_zero, OC::pos_one}},
       .properties = {{"|cos(x)| <= 1", "pointwise", props::in_pm_one}, {"cos is even", "even"}},
       .values = {.lo = -10, .hi = 10, .points = pts::trig, .reaches_for = cos_reaches},
-      .oracle = oracle::cos, .fast = oracle::fast::cos, .oracle_rounds_once = true, .replay = oracle::replay::cos, .oracle_text = "cos(x)",
+      .math = {oracle::cos, oracle::replay::cos, oracle::fast::cos}, .oracle_rounds_once = true, .oracle_text = "cos(x)",
   }));
   out.push_back(unary({
       .name = "abs", .summary = "|x|", .source = "ops.rs:105",
@@ -166,7 +167,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_inf}},
       .properties = {{"abs(x) >= 0", "pointwise", props::nonneg}, {"abs is even", "even"}},
       .values = {.lo = -100, .hi = 100, .points = pts::zero},
-      .oracle = oracle::abs, .fast = oracle::fast::abs, .replay = oracle::replay::abs, .oracle_text = "|x|",
+      .math = {oracle::abs, oracle::replay::abs, oracle::fast::abs}, .oracle_text = "|x|",
   }));
   out.push_back(unary({
       .name = "recip", .summary = "1 / x, one division in T", .source = "ops.rs:112",
@@ -175,7 +176,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::neg_zero}},
       .properties = {{"recip keeps the sign of x", "pointwise", props::sign_of_input}, {"recip is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::reciprocal},
-      .oracle = oracle::recip, .fast = oracle::fast::recip, .oracle_rounds_once = true, .replay = oracle::replay::recip, .oracle_text = "1/x",
+      .math = {oracle::recip, oracle::replay::recip, oracle::fast::recip}, .oracle_rounds_once = true, .oracle_text = "1/x",
   }));
   out.push_back(unary({
       .name = "tanh", .summary = "tanh(x) (libm tanhf / tanh)", .source = "ops.rs:119",
@@ -185,7 +186,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|tanh(x)| <= 1", "pointwise", props::in_pm_one}, {"tanh is odd", "odd"},
                      {"tanh is monotone", "monotone"}},
       .values = {.lo = -12, .hi = 12, .points = pts::tanh, .reaches = kBounded},
-      .oracle = oracle::tanh, .fast = oracle::fast::tanh, .oracle_rounds_once = true, .replay = oracle::replay::tanh, .oracle_text = "tanh(x)",
+      .math = {oracle::tanh, oracle::replay::tanh, oracle::fast::tanh}, .oracle_rounds_once = true, .oracle_text = "tanh(x)",
   }));
   out.push_back(unary({
       .name = "floor", .summary = "floor(x)", .source = "ops.rs:125",
@@ -196,7 +197,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"floor(x) is an integer", "pointwise", props::integer_valued},
                      {"floor is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::floor, .fast = oracle::fast::floor, .replay = oracle::replay::floor, .oracle_text = "floor(x)",
+      .math = {oracle::floor, oracle::replay::floor, oracle::fast::floor}, .oracle_text = "floor(x)",
   }));
   out.push_back(unary({
       .name = "ceil", .summary = "ceil(x)", .source = "ops.rs:131",
@@ -207,7 +208,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"ceil(x) is an integer", "pointwise", props::integer_valued},
                      {"ceil is monotone", "monotone"}},
       .values = {.lo = -1e3, .hi = 1e3, .points = pts::integral, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::ceil, .fast = oracle::fast::ceil, .replay = oracle::replay::ceil, .oracle_text = "ceil(x); ceil(-0.5) = -0",
+      .math = {oracle::ceil, oracle::replay::ceil, oracle::fast::ceil}, .oracle_text = "ceil(x); ceil(-0.5) = -0",
   }));
   out.push_back(unary({
       .name = "erf", .summary = "rne_T(libm erf(f64(x)))", .source = "ops.rs:141",
@@ -217,7 +218,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"|erf(x)| <= 1", "pointwise", props::in_pm_one}, {"erf is odd", "odd"},
                      {"erf is monotone", "monotone"}},
       .values = {.lo = -6, .hi = 6, .points = pts::erf, .reaches = kBounded},
-      .oracle = oracle::erf, .fast = oracle::fast::erf, .oracle_rounds_once = true, .replay = oracle::replay::erf, .oracle_text = "erf(x)",
+      .math = {oracle::erf, oracle::replay::erf, oracle::fast::erf}, .oracle_rounds_once = true, .oracle_text = "erf(x)",
       .notes = "The libm step is the Rust libm crate's erf (musl's erf.c, from FreeBSD msun, calling the "
                "crate's e_exp.c port), as the reference calls it; core/rust_libm.cpp implements it, checked bit "
                "for bit against the crate (glibc's erf differs in the last bit on about one f64 input in a "
@@ -231,7 +232,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"gelu_erf(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu_erf(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .oracle = oracle::gelu_erf, .replay = oracle::replay::gelu_erf, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
+      .math = {oracle::gelu_erf, oracle::replay::gelu_erf}, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
       .notes = "PyTorch approximate='none'. -inf gives NaN: (0.5 * -inf) * (1 + -1). The multiplier is the f64 "
                "constant 0x3FE6A09E667F3BCD, not a division by sqrt 2.",
   }));
@@ -244,7 +245,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"round(x) is an integer", "pointwise", props::integer_valued},
                      {"round is monotone", "monotone"}, {"round is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true, .reaches = kIntegral},
-      .oracle = oracle::round, .fast = oracle::fast::round, .replay = oracle::replay::round, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
+      .math = {oracle::round, oracle::replay::round, oracle::fast::round}, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
   }));
   out.push_back(unary({
       .name = "sigmoid", .summary = "x >= 0 ? 1/(1+e^-x) : e^x/(1+e^x), three roundings in T", .source = "ops.rs:214",
@@ -256,7 +257,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"0 <= sigmoid(x) <= 1", "pointwise", props::in_unit_interval},
                      {"sigmoid is monotone", "monotone", nullptr, {DType::f32, DType::f64}}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic, .reaches = kBounded},
-      .oracle = oracle::sigmoid, .fast = oracle::fast::sigmoid, .replay = oracle::replay::sigmoid, .oracle_text = "1 / (1 + e^-x)",
+      .math = {oracle::sigmoid, oracle::replay::sigmoid, oracle::fast::sigmoid}, .oracle_text = "1 / (1 + e^-x)",
       .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
                "and f64 only.",
   }));
@@ -268,7 +269,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"silu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"silu(x) >= -0.3", "pointwise", props::silu_floor}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic},
-      .oracle = oracle::silu, .replay = oracle::replay::silu, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
+      .math = {oracle::silu, oracle::replay::silu}, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
       .notes = "-inf gives NaN: sigmoid(-inf) = 0, then -inf * 0.",
   }));
   out.push_back(unary({
@@ -284,7 +285,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .properties = {{"gelu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .oracle = oracle::gelu_tanh, .replay = oracle::replay::gelu_tanh, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
+      .math = {oracle::gelu_tanh, oracle::replay::gelu_tanh}, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
       .notes = "The f32 c is 0x3F4C4229, one ulp below the correctly rounded sqrt(2/pi) (0x3F4C422A): the "
                "square root is taken after rounding 2/pi to T. The oracle uses the reference's c and k, so a "
                "kernel with the correctly rounded constant is biased, which the statistical check detects: a "
@@ -298,7 +299,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
       .properties = {{"step(x) is 0 or 1", "pointwise", props::step_values}, {"step is monotone", "monotone"}},
       .values = {.lo = -10, .hi = 10, .points = pts::zero, .reaches = ResultSet{RC::zero, RC::normal}},
-      .oracle = oracle::step, .fast = oracle::fast::step, .replay = oracle::replay::step, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
+      .math = {oracle::step, oracle::replay::step, oracle::fast::step}, .oracle_text = "1 if x > 0, else +0 (NaN gives 0)",
   }));
   out.push_back(unary({
       .name = "rsqrt", .summary = "1 / sqrt(x): two roundings, no approximation", .source = "ops.rs:1520",
@@ -307,7 +308,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                    {VC::pos_inf, OC::pos_zero}, {VC::neg_inf, OC::nan}},
       .properties = {{"rsqrt(x) > 0 for x > 0", "pointwise", props::positive_for_positive}},
       .values = {.lo = 0, .hi = 1e4, .points = pts::roots, .reaches = kRoot},
-      .oracle = oracle::rsqrt, .fast = oracle::fast::rsqrt, .replay = oracle::replay::rsqrt, .oracle_text = "1/sqrt(x)",
+      .math = {oracle::rsqrt, oracle::replay::rsqrt, oracle::fast::rsqrt}, .oracle_text = "1/sqrt(x)",
   }));
   out.push_back(unary({
       .name = "powi", .summary = "x^n, n: i32, square-and-multiply (halves in f32)", .source = "ops.rs:1511",
@@ -325,7 +326,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = {},
       .properties = {},
       .values = {.lo = -4, .hi = 4, .points = pts::powers},
-      .oracle = oracle::powi, .replay = oracle::replay::powi,
+      .math = {oracle::powi, oracle::replay::powi}, 
       .oracle_text = "x^n (IEEE pow special cases; powi(x, 0) = 1 even for NaN); where an intermediate leaves "
                      "the normal range, the reference's loop replayed with one rounding per step",
       .notes = "powi(x, -n) is 1/(x^n): it is 0 when x^n overflows even if x^-n is representable.",
@@ -338,7 +339,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {{"add_scalar is monotone", "monotone"}},
       .values = {.lo = -100, .hi = 100, .points = pts::scalar},
-      .oracle = oracle::add_scalar, .fast = oracle::fast::add_scalar, .replay = oracle::replay::add_scalar, .oracle_text = "x + T(c)",
+      .math = {oracle::add_scalar, oracle::replay::add_scalar, oracle::fast::add_scalar}, .oracle_text = "x + T(c)",
   }));
   out.push_back(unary({
       .name = "mul_scalar", .summary = "x * T(c), c: f64", .source = "ops.rs:1502",
@@ -348,7 +349,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {},
       .values = {.lo = -100, .hi = 100, .points = pts::scalar},
-      .oracle = oracle::mul_scalar, .fast = oracle::fast::mul_scalar, .replay = oracle::replay::mul_scalar, .oracle_text = "x * T(c)",
+      .math = {oracle::mul_scalar, oracle::replay::mul_scalar, oracle::fast::mul_scalar}, .oracle_text = "x * T(c)",
   }));
   out.push_back(unary({
       .name = "clamp", .summary = "x < T(min) ? T(min) : x > T(max) ? T(max) : x", .source = "ops.rs:1802",
@@ -363,7 +364,7 @@ void register_unary(std::vector<KernelSpec>& out) {
       .specials = kNanPropagates,
       .properties = {},  // not monotone when min > max
       .values = {.lo = -10, .hi = 10, .points = pts::scalar},
-      .oracle = oracle::clamp, .fast = oracle::fast::clamp, .replay = oracle::replay::clamp, .oracle_text = "x < lo ? lo : x > hi ? hi : x, with lo = T(min), hi = T(max)",
+      .math = {oracle::clamp, oracle::replay::clamp, oracle::fast::clamp}, .oracle_text = "x < lo ? lo : x > hi ? hi : x, with lo = T(min), hi = T(max)",
       .notes = "min <= max is not checked: with min > max, values below min give min and all others give max.",
   }));
 }

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "drivers/folds.h"
-#include "oracles/exact.h"
 #include "drivers/movement.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -44,7 +43,7 @@ class Accumulate final : public Driver {
     if (!kModes.contains(k.name)) return fmt::format("driver 'accumulate' has no index model for kernel '{}'", k.name);
     if (auto e = expects_inputs(k, 3); !e.empty()) return e;
     if (auto e = expects_param(k, "dim", contract::ParamKind::integer); !e.empty()) return e;
-    return expects_oracle<oracle::Terms>(k, name());
+    return expects_input<oracle::Terms>(k, name());
   }
 
   // base of rank 1-4 and a dim; index_add: src = base's dims with 0-16
@@ -209,23 +208,20 @@ class Accumulate final : public Driver {
       const auto& list = from[static_cast<std::size_t>(o)];
       Element e;
       e.out = o;
-      e.args.push_back(base.value_exact_at(o));
+      oracle::Terms in{context_of(k, c), {base.value_exact_at(o)}};
       e.shown.push_back(base.bits_at(o));
-      e.signaling_nan = is_signaling_nan(base.dtype(), base.bits_at(o));
+      in.ctx.signaling_nan = is_signaling_nan(base.dtype(), base.bits_at(o));
       for (std::int64_t p : list) {
-        e.args.push_back(src.value_exact_at(p));
+        in.terms.push_back(src.value_exact_at(p));
         if (e.shown.size() < 4) e.shown.push_back(src.bits_at(p));
-        e.signaling_nan |= is_signaling_nan(src.dtype(), src.bits_at(p));
+        in.ctx.signaling_nan |= is_signaling_nan(src.dtype(), src.bits_at(p));
       }
+      e.in = std::move(in);
       e.where = fmt::format("base[{}] and {} src element{} added into it", o, list.size(), list.size() == 1 ? "" : "s");
       f(e);
     }
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 
  private:
   static Mode mode(const contract::KernelSpec& k) { return static_cast<Mode>(kModes.at(k.name)); }

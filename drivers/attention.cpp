@@ -17,7 +17,6 @@
 #include "generators/tensors.h"
 #include "oracles/attention_layout.h"
 #include "oracles/det_math.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -186,7 +185,7 @@ class Attention final : public AttentionRows {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (k.inputs.size() != 4) return "expects q, k, v and the optional alibi";
-    return expects_oracle<oracle::Row>(k, name());
+    return expects_input<oracle::Row>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
@@ -202,20 +201,21 @@ class Attention final : public AttentionRows {
     return attention_statistics_case(t, seed, false);
   }
 
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Shape s = shape_of(c);
     const std::int64_t col = o % s.d, qi = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
     const std::int64_t kvh = hq / (s.hq / s.hk), kv_at = (b * s.hk + kvh) * s.sk * s.d, q_at = o - col;
     const bool slope = c.inputs.size() > 3;
+    oracle::Row& r = input_as<oracle::Row>(e);
+    r.ctx = context_of(k, c);
     e.out = o;
-    e.form = static_cast<int>(col);
-    e.args.assign({static_cast<double>(s.d), static_cast<double>(s.sk), static_cast<double>(qi), slope ? 1.0 : 0.0,
+    r.i = static_cast<std::size_t>(col);
+    r.a.assign({static_cast<double>(s.d), static_cast<double>(s.sk), static_cast<double>(qi), slope ? 1.0 : 0.0,
                    slope ? c.inputs[3].value_at(hq) : 0.0});
-    e.signaling_nan = false;
     const auto take = [&](const Tensor& x, std::int64_t from, std::int64_t n) {
       for (std::int64_t i = 0; i < n; ++i) {
-        e.args.push_back(x.value_exact_at(from + i));
-        e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
+        r.a.push_back(x.value_exact_at(from + i));
+        r.ctx.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
       }
     };
     take(c.inputs[0], q_at, s.d);

@@ -14,7 +14,6 @@
 #include "drivers/attention_rows.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -39,7 +38,7 @@ class AttentionBackward final : public AttentionRows {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (k.inputs.size() != 5 || k.inputs[3].name != "do_grad") return "expects q, k, v, do_grad and the optional alibi";
-    return expects_oracle<oracle::Row>(k, name());
+    return expects_input<oracle::Row>(k, name());
   }
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
     return attention_case(k, t, true);
@@ -102,7 +101,7 @@ class AttentionBackward final : public AttentionRows {
     each_element_at(k, c, s.nq() + 2 * s.nk(), f);
   }
 
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Shape s = shape_of(c);
     const std::int64_t g = s.groups();
     // Which output, and the element's (batch, head, row, column) in it.
@@ -114,17 +113,18 @@ class AttentionBackward final : public AttentionRows {
     const std::int64_t kvh = part == 0 ? head / g : head;
     std::int64_t form = part == 0 ? ((head % g) * s.sq + row) * s.d + col : g * s.sq * s.d + row * s.d + col;
     if (part == 2) form += s.sk * s.d;
+    oracle::Row& r = input_as<oracle::Row>(e);
+    r.ctx = context_of(k, c);
     e.out = o;
-    e.form = static_cast<int>(form);
+    r.i = static_cast<std::size_t>(form);
     const bool slope = c.inputs.size() > 4;
-    e.args.assign({static_cast<double>(g), static_cast<double>(s.sq), static_cast<double>(s.sk), static_cast<double>(s.d),
+    r.a.assign({static_cast<double>(g), static_cast<double>(s.sq), static_cast<double>(s.sk), static_cast<double>(s.d),
                    slope ? 1.0 : 0.0});
-    for (std::int64_t h = 0; h < g; ++h) e.args.push_back(slope ? c.inputs[4].value_at(kvh * g + h) : 0.0);
-    e.signaling_nan = false;
+    for (std::int64_t h = 0; h < g; ++h) r.a.push_back(slope ? c.inputs[4].value_at(kvh * g + h) : 0.0);
     const auto take = [&](const Tensor& x, std::int64_t from, std::int64_t n) {
       for (std::int64_t i = 0; i < n; ++i) {
-        e.args.push_back(x.value_exact_at(from + i));
-        e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
+        r.a.push_back(x.value_exact_at(from + i));
+        r.ctx.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
       }
     };
     const std::int64_t q_at = (b * s.hq + kvh * g) * s.sq * s.d, kv_at = (b * s.hk + kvh) * s.sk * s.d;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include "drivers/driver.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -48,10 +47,6 @@ class AttentionRows : public Driver {
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     each_element_at(k, c, c.inputs.at(0).numel(), f);
-  }
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Row>()(oracle::Row{ctx, e.args, {}, static_cast<std::size_t>(e.form)}, out);
   }
 };
 

@@ -14,7 +14,6 @@
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -42,7 +41,7 @@ class AxisPermutation final : public Driver {
     if (auto e = expects_inputs(k, 1); !e.empty()) return e;
     if (takes_axes(k))
       if (auto e = expects_param(k, "axes", contract::ParamKind::shape); !e.empty()) return e;
-    return expects_oracle<oracle::Scalar>(k, name());
+    return expects_input<oracle::Scalar>(k, name());
   }
 
   // A shape of the entry's ranks, and a uniformly drawn permutation of its
@@ -142,17 +141,15 @@ class AxisPermutation final : public Driver {
     const Tensor& x = c.inputs.at(0);
     const std::vector<std::int64_t> axes = axes_of(k, c);
     const std::int64_t n = checked_numel(permuted_dims(x.dims(), axes));
+    const oracle::Context ctx = context_of(k, c);
     for (std::int64_t o = 0; o < n; ++o) {
       const std::int64_t s = permuted_source(x.dims(), axes, o);
-      f(Element{.out = o, .args = {x.value_exact_at(s)}, .shown = {x.bits_at(s)}, .names = {"x"},
-                .where = fmt::format("x[{}]", s), .signaling_nan = is_signaling_nan(x.dtype(), x.bits_at(s))});
+      oracle::Scalar in{ctx, x.value_exact_at(s)};
+      in.ctx.signaling_nan = is_signaling_nan(x.dtype(), x.bits_at(s));
+      f(Element{.out = o, .in = in, .shown = {x.bits_at(s)}, .names = {"x"}, .where = fmt::format("x[{}]", s)});
     }
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Scalar>()(oracle::Scalar{ctx, oracle::Mp(e.args[0])}, out);
-  }
 };
 
 }  // namespace

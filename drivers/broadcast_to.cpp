@@ -9,7 +9,6 @@
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -24,7 +23,7 @@ class BroadcastTo final : public Driver {
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 1); !e.empty()) return e;
     if (auto e = expects_param(k, "target", contract::ParamKind::shape); !e.empty()) return e;
-    return expects_oracle<oracle::Scalar>(k, name());
+    return expects_input<oracle::Scalar>(k, name());
   }
 
   // A source, then a target that pads up to two leading dims and expands
@@ -89,23 +88,20 @@ class BroadcastTo final : public Driver {
     return {target, k.out_dtype(x.dtype()), zero_copy};
   }
 
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
+    const oracle::Context ctx = context_of(k, c);
     const Dims& target = c.params.shape("target");
     const std::int64_t n = checked_numel(target);
     for (std::int64_t o = 0; o < n; ++o) {
       const std::int64_t s = source_of(x.dims(), target, o);
-      f(Element{.out = o, .args = {x.value_exact_at(s)}, .shown = {x.bits_at(s)}, .names = {"x"},
-                .where = fmt::format("x[{}]", s), .signaling_nan = is_signaling_nan(x.dtype(), x.bits_at(s))});
+      oracle::Scalar in{ctx, x.value_exact_at(s)};
+      in.ctx.signaling_nan = is_signaling_nan(x.dtype(), x.bits_at(s));
+      f(Element{.out = o, .in = in, .shown = {x.bits_at(s)}, .names = {"x"}, .where = fmt::format("x[{}]", s)});
     }
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    const oracle::Scalar in{ctx, oracle::Mp(e.args[0])};
-    k.oracle.as<oracle::Scalar>()(in, out);
-  }
 };
 
 }  // namespace

@@ -22,7 +22,6 @@
 #include "generators/shrink.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -74,7 +73,7 @@ class Conv final : public Driver {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (!kModes.contains(k.name)) return fmt::format("driver 'conv' has no index model for kernel '{}'", k.name);
-    return expects_oracle<oracle::Dot>(k, name());
+    return expects_input<oracle::Dot>(k, name());
   }
 
   // Geometries drawn directly valid: groups dividing both channel counts,
@@ -223,20 +222,21 @@ class Conv final : public Driver {
     static thread_local std::vector<std::pair<std::int64_t, std::int64_t>> taps;
     pairs_of(m, g, o, taps);
     const ElementReader x(c.inputs[0]), w(c.inputs[1]);
+    oracle::Dot& in = input_as<oracle::Dot>(e);
+    in.ctx = context_of(k, c);
+    in.pairs.clear();
     e.out = o;
-    e.args.clear();
     e.shown.clear();
-    e.signaling_nan = false;
     for (const auto& [xi, wi] : taps) {
       bool sx, sw;
-      e.args.insert(e.args.end(), {x.value_exact(xi, sx), w.value_exact(wi, sw)});
-      e.signaling_nan |= sx || sw;
+      in.pairs.insert(in.pairs.end(), {x.value_exact(xi, sx), w.value_exact(wi, sw)});
+      in.ctx.signaling_nan |= sx || sw;
       if (e.shown.size() < 4) e.shown.insert(e.shown.end(), {x.bits(xi), w.bits(wi)});
     }
     if (g.bias) {  // bias[co] added last: the pair (bias, 1), whose product is exact
       const std::int64_t co = (o / (g.ho(m) * g.wo(m))) % g.cout;
-      e.args.insert(e.args.end(), {c.inputs[2].value_exact_at(co), 1.0});
-      e.signaling_nan |= is_signaling_nan(c.inputs[2].dtype(), c.inputs[2].bits_at(co));
+      in.pairs.insert(in.pairs.end(), {c.inputs[2].value_exact_at(co), 1.0});
+      in.ctx.signaling_nan |= is_signaling_nan(c.inputs[2].dtype(), c.inputs[2].bits_at(co));
     }
     const bool one = taps.size() == 1 && !g.bias;
     e.names = one ? std::vector<std::string_view>{"x", "weight"} : std::vector<std::string_view>{};
@@ -248,10 +248,6 @@ class Conv final : public Driver {
     return true;
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, e.args}, out);
-  }
 
  private:
   static Mode mode(const contract::KernelSpec& k) { return static_cast<Mode>(kModes.at(k.name)); }

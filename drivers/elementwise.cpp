@@ -11,7 +11,6 @@
 #include "drivers/driver.h"
 #include "drivers/shrinking.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -89,7 +88,7 @@ class Elementwise final : public Driver {
 
   std::string check_entry(const KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 1); !e.empty()) return e;
-    return expects_oracle<oracle::Scalar>(k, name());
+    return expects_input<oracle::Scalar>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const KernelSpec& k, DType t) const override {
@@ -150,24 +149,20 @@ class Elementwise final : public Driver {
     }
   }
 
-  bool element_at(const KernelSpec&, const gen::Case& c, std::int64_t i, Element& e) const override {
+  bool element_at(const KernelSpec& k, const gen::Case& c, std::int64_t i, Element& e) const override {
     const Tensor& x = c.inputs.at(0);
     // No `where`: an element with one named value per operand is shown by
     // its names and values (engine/failure_text.cpp).
-    if (e.args.size() != 1) e = Element{.args = {0.0}, .shown = {0}, .names = {"x"}, .replayable = true};
+    if (e.shown.size() != 1) e = Element{.shown = {0}, .names = {"x"}, .replayable = true};
     const double v = x.value_exact_at(i);  // (a signalling NaN stays one: the replay moves or quiets it)
     const std::uint64_t b = x.bits_at(i);
+    oracle::Scalar in{context_of(k, c), v};
+    in.ctx.signaling_nan = is_signaling_nan(x.dtype(), b);
     e.out = i;
-    e.args[0] = v;
+    e.in = in;
     e.shown[0] = b;
     e.special_input = v;
-    e.signaling_nan = is_signaling_nan(x.dtype(), b);
     return true;
-  }
-
-  void evaluate(const KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out) const override {
-    const oracle::Scalar in{ctx, oracle::Mp(e.args[0])};
-    k.oracle.as<oracle::Scalar>()(in, out);
   }
 };
 

@@ -4,7 +4,6 @@
 
 #include "generators/tensors.h"
 #include "generators/values.h"
-#include "oracles/exact.h"
 
 #include <cmath>
 #include <map>
@@ -13,30 +12,25 @@
 
 namespace kc::drivers {
 
-Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::int64_t>& members,
-                     const std::string& what) {
+Element cell_element(const oracle::Context& ctx, const Tensor& x, std::int64_t out,
+                     const std::vector<std::int64_t>& members, const std::string& what) {
   Element e;
   e.out = out;
-  e.args.reserve(members.size());
+  oracle::Terms in{ctx, {}};
+  in.terms.reserve(members.size());
   for (std::int64_t i : members) {
-    e.args.push_back(x.value_exact_at(i));
-    e.signaling_nan |= std::isnan(e.args.back()) && is_signaling_nan(x.dtype(), x.bits_at(i));
+    in.terms.push_back(x.value_exact_at(i));
+    in.ctx.signaling_nan |= std::isnan(in.terms.back()) && is_signaling_nan(x.dtype(), x.bits_at(i));
   }
+  e.in = std::move(in);
   for (std::size_t s = 0; s < members.size() && s < 4; ++s) e.shown.push_back(x.bits_at(members[s]));
   e.where = fmt::format("{} element{} ({})", members.size(), members.size() == 1 ? "" : "s", what);
   return e;
 }
 
-void evaluate_terms(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out) {
-  oracle::Terms in{ctx, {}};
-  in.terms.reserve(e.args.size());
-  for (double a : e.args) in.terms.emplace_back(a);
-  k.oracle.as<oracle::Terms>()(in, out);
-}
-
 std::string check_fold_entry(const contract::KernelSpec& k, std::string_view driver) {
   if (auto e = expects_inputs(k, 1); !e.empty()) return e;
-  return expects_oracle<oracle::Terms>(k, driver);
+  return expects_input<oracle::Terms>(k, driver);
 }
 
 std::vector<std::uint64_t> sweep_values(const contract::KernelSpec& k, DType t) {

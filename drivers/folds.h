@@ -7,11 +7,10 @@
 
 namespace kc::drivers {
 
-// The element of output `out` folding x's elements `members` ("N elements (what)").
-Element cell_element(const Tensor& x, std::int64_t out, const std::vector<std::int64_t>& members,
-                     const std::string& what);
-// Calls the entry's Terms oracle on the element's args.
-void evaluate_terms(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e, oracle::Exact& out);
+// The element of output `out` folding x's elements `members` ("N elements
+// (what)"): its input the Terms, in the context of its case.
+Element cell_element(const oracle::Context& ctx, const Tensor& x, std::int64_t out,
+                     const std::vector<std::int64_t>& members, const std::string& what);
 // One input operand and an oracle taking Terms.
 std::string check_fold_entry(const contract::KernelSpec& k, std::string_view driver);
 

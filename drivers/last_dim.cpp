@@ -25,7 +25,6 @@
 #include "generators/tensors.h"
 #include "generators/values.h"
 #include "oracles/det_math.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -109,7 +108,7 @@ class LastDim final : public Driver {
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (k.inputs.empty() || k.inputs.size() > 2) return "expects one or two inputs (x; or y or x, and g)";
     if (first_ != FirstInput::data && k.inputs.size() != 2) return "a backward of softmax takes y and g";
-    return expects_oracle<oracle::Row>(k, name());
+    return expects_input<oracle::Row>(k, name());
   }
 
   // Shapes [lead.., n]: rank 1-3, leading dims 1-4 (0 rarely), n 1-8
@@ -298,19 +297,23 @@ class LastDim final : public Driver {
     each_element_at(k, c, c.inputs.at(0).numel(), f);
   }
 
-  // Args: the row of the first input, then g's; form: the position.
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  // The input: the row of the first input (Row::a), g's (Row::b), the position.
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const std::int64_t n = row_length(c.inputs[0]), i = o % n, row = o - i;
+    oracle::Row& r = input_as<oracle::Row>(e);
+    r.ctx = context_of(k, c);
+    r.i = static_cast<std::size_t>(i);
+    r.b.clear();  // (a forward's g: none)
     e.out = o;
-    e.form = static_cast<int>(i);
-    e.args.clear();
     e.shown.clear();
     e.shown_values.clear();
-    e.signaling_nan = false;
-    for (const Tensor& x : c.inputs) {
+    for (std::size_t operand = 0; operand < c.inputs.size(); ++operand) {
+      const Tensor& x = c.inputs[operand];
+      std::vector<double>& values = operand == 0 ? r.a : r.b;
+      values.clear();
       for (std::int64_t j = 0; j < n; ++j) {
-        e.args.push_back(x.value_exact_at(row + j));
-        e.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(row + j));
+        values.push_back(x.value_exact_at(row + j));
+        r.ctx.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(row + j));
       }
       e.shown.push_back(x.bits_at(o));
       e.shown_values.push_back(x.value_exact_at(o));
@@ -323,15 +326,6 @@ class LastDim final : public Driver {
     return true;
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    const std::size_t n = e.args.size() / k.inputs.size();
-    const std::span<const double> all(e.args);
-    k.oracle.as<oracle::Row>()(
-        oracle::Row{ctx, all.first(n), k.inputs.size() == 2 ? all.subspan(n) : std::span<const double>{},
-                    static_cast<std::size_t>(e.form)},
-        out);
-  }
 
  private:
   std::string_view name_;

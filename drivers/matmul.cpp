@@ -17,7 +17,6 @@
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -104,7 +103,7 @@ class Matmul final : public Driver {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, k.inputs.size() == 3 ? 3 : 2); !e.empty()) return e;  // a, b (and a bias)
-    return expects_oracle<oracle::Dot>(k, name());
+    return expects_input<oracle::Dot>(k, name());
   }
 
   // Rank from the entry (matmul_2d: 2), up to two batch dims of 1-3; m and
@@ -315,22 +314,23 @@ class Matmul final : public Driver {
 
   // Output o = (p, i, j) reads a[p, i, kk] and b[p, kk, j] for kk < k,
   // unflattened here from the output's shape.
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Tensor& a = c.inputs.at(0);
     const Tensor& b = c.inputs.at(1);
     const MatmulShape s = shape_of(c);
     // (two divisions, not three: each tens of cycles, per output)
     const std::int64_t row = o / s.n, j = o - row * s.n, p = row / s.m, i = row - p * s.m;
+    oracle::Dot& in = input_as<oracle::Dot>(e);
+    in.ctx = context_of(k, c);
     e.out = o;
-    e.args.resize(static_cast<std::size_t>(2 * s.k));
+    in.pairs.resize(static_cast<std::size_t>(2 * s.k));
     e.shown.clear();
-    e.signaling_nan = false;
     const ElementReader ra(a), rb(b);
     // (the pairs through a local pointer and flag, NaNs re-read exactly
     // apart: through e's members and value_exact's out-parameters, every
     // term stored the flag and reloaded, a fifth of a matmul output's
     // oracle cost; bench/exact_sum_bench.cpp)
-    double* const args = e.args.data();
+    double* const args = in.pairs.data();
     const std::int64_t a0 = (p * s.m + i) * s.k, b0 = p * s.k * s.n + j;
     bool any_nan = false;
     if (a.dtype() == DType::f32 && b.dtype() == DType::f32) {
@@ -347,7 +347,7 @@ class Matmul final : public Driver {
         bool sa, sb;
         args[2 * kk] = ra.value_exact(a0 + kk, sa);
         args[2 * kk + 1] = rb.value_exact(b0 + kk * s.n, sb);
-        e.signaling_nan |= sa || sb;
+        in.ctx.signaling_nan |= sa || sb;
       }
     for (std::int64_t kk = 0; kk < std::min<std::int64_t>(s.k, 2); ++kk)
       e.shown.insert(e.shown.end(), {ra.bits(a0 + kk), rb.bits(b0 + kk * s.n)});
@@ -357,8 +357,8 @@ class Matmul final : public Driver {
       const std::int64_t ib = source_of(bt.dims(), s.out(), o);
       bool sb;
       const ElementReader rbias(bt);
-      e.args.insert(e.args.end(), {rbias.value_exact(ib, sb), 1.0});
-      e.signaling_nan |= sb;
+      in.pairs.insert(in.pairs.end(), {rbias.value_exact(ib, sb), 1.0});
+      in.ctx.signaling_nan |= sb;
       if (one) e.shown.push_back(rbias.bits(ib));
     }
     e.names = !one ? std::vector<std::string_view>{}
@@ -375,10 +375,6 @@ class Matmul final : public Driver {
     return true;
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, e.args}, out);
-  }
 };
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "drivers/folds.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -16,28 +15,28 @@ std::string Movement::check_entry(const contract::KernelSpec& k) const {
       for (const auto& [n, _] : modes()) s += (s.empty() ? "" : ", ") + std::string(n);
       return s;
     }());
-  return expects_oracle<oracle::Scalar>(k, name());
+  return expects_input<oracle::Scalar>(k, name());
 }
 
 bool Movement::element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const {
   const Source s = source(k, c, o);
   e.out = o;
   e.replayable = false;
-  e.args.resize(1);
   e.shown.resize(1);
   e.names.clear();
+  oracle::Scalar in{context_of(k, c)};
   if (s.operand < 0) {
-    const DType t = k.out_dtype(c.inputs.at(0).dtype());
-    e.args[0] = s.fill;
-    e.shown[0] = double_to_bits_exact(t, s.fill);
-    e.signaling_nan = false;
+    in.x = s.fill;
+    e.in = in;
+    e.shown[0] = double_to_bits_exact(in.ctx.out_dtype, s.fill);
     e.where = fmt::format("the fill value: {}", s.fill_name);
     return true;
   }
   const Tensor& x = c.inputs.at(static_cast<std::size_t>(s.operand));
-  e.args[0] = x.value_exact_at(s.index);
+  in.x = x.value_exact_at(s.index);
   e.shown[0] = x.bits_at(s.index);
-  e.signaling_nan = is_signaling_nan(x.dtype(), e.shown[0]);
+  in.ctx.signaling_nan = is_signaling_nan(x.dtype(), e.shown[0]);
+  e.in = in;
   e.where = fmt::format("{}[{}]", k.inputs.at(static_cast<std::size_t>(s.operand)).name, s.index);
   return true;
 }
@@ -45,11 +44,6 @@ bool Movement::element_at(const contract::KernelSpec& k, const gen::Case& c, std
 void Movement::for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                                 const std::function<void(const Element&)>& f) const {
   each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
-}
-
-void Movement::evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                        oracle::Exact& out) const {
-  k.oracle.as<oracle::Scalar>()(oracle::Scalar{ctx, oracle::Mp(e.args[0])}, out);
 }
 
 std::vector<std::int64_t> coords_of(const Dims& d, std::int64_t i) {

@@ -32,8 +32,6 @@ class Movement : public Driver {
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override;
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override;
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override;
 
  protected:
   // The kernels this driver models, each with its mode (an index into the

@@ -16,7 +16,6 @@
 #include "generators/shrink.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
-#include "oracles/exact.h"
 #include "oracles/rounding.h"
 
 namespace kc::drivers {
@@ -279,7 +278,7 @@ class PadBackward final : public Driver {
   }
 
   // Each input position's grad_out elements, found once per case in grad_out's row-major order.
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& g = c.inputs.at(0);
     const Dims& in = c.params.shape("in_shape");
@@ -289,13 +288,9 @@ class PadBackward final : public Driver {
     for (std::int64_t o = 0; o < g.numel(); ++o)
       if (const std::int64_t s = read_index(m, in, pad, o); s >= 0) from[static_cast<std::size_t>(s)].push_back(o);
     for (std::size_t s = 0; s < from.size(); ++s)
-      f(cell_element(g, static_cast<std::int64_t>(s), from[s], fmt::format("grad_out elements reading input {}", s)));
+      f(cell_element(context_of(k, c), g, static_cast<std::int64_t>(s), from[s], fmt::format("grad_out elements reading input {}", s)));
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "oracles/det_math.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -39,7 +38,7 @@ class PagedAttention final : public AttentionRows {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (k.inputs.size() != 6) return "expects q, k_cache, v_cache, block_table, context_lens and the optional alibi";
-    return expects_oracle<oracle::Row>(k, name());
+    return expects_input<oracle::Row>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
@@ -179,18 +178,19 @@ class PagedAttention final : public AttentionRows {
     return c;
   }
 
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& spec, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Paged s = paged_of(c);
     const std::int64_t col = o % s.d, qp = (o / s.d) % s.sq, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
     const std::int64_t len = static_cast<std::int64_t>(c.inputs[4].bits_at(b)), a = std::max<std::int64_t>(len - s.sq, 0) + qp;
     const std::int64_t kvh = hq / (s.hq / s.hkv);
     const bool slope = c.inputs.size() > 5;
+    oracle::Row& r = input_as<oracle::Row>(e);
+    r.ctx = context_of(spec, c);
     e.out = o;
-    e.form = static_cast<int>(col);
-    e.args.assign({static_cast<double>(s.d), static_cast<double>(len), static_cast<double>(a), slope ? 1.0 : 0.0,
+    r.i = static_cast<std::size_t>(col);
+    r.a.assign({static_cast<double>(s.d), static_cast<double>(len), static_cast<double>(a), slope ? 1.0 : 0.0,
                    slope ? c.inputs[5].value_at(hq) : 0.0});
-    e.signaling_nan = false;
-    for (std::int64_t x = 0; x < s.d; ++x) e.args.push_back(c.inputs[0].value_exact_at(o - col + x));
+    for (std::int64_t x = 0; x < s.d; ++x) r.a.push_back(c.inputs[0].value_exact_at(o - col + x));
     // Row k of the context: block block_table[b, k / bs], slot k mod bs, head kvh.
     const auto row_at = [&](std::int64_t k) {
       const auto blk = static_cast<std::int64_t>(c.inputs[3].bits_at(b * s.mb + k / s.bs));
@@ -199,9 +199,9 @@ class PagedAttention final : public AttentionRows {
     for (int which = 1; which <= 2; ++which)
       for (std::int64_t k = 0; k < len; ++k)
         for (std::int64_t x = 0; x < s.d; ++x) {
-          e.args.push_back(c.inputs[static_cast<std::size_t>(which)].value_exact_at(row_at(k) + x));
+          r.a.push_back(c.inputs[static_cast<std::size_t>(which)].value_exact_at(row_at(k) + x));
           const Tensor& src = c.inputs[static_cast<std::size_t>(which)];
-          e.signaling_nan |= is_signaling_nan(src.dtype(), src.bits_at(row_at(k) + x));
+          r.ctx.signaling_nan |= is_signaling_nan(src.dtype(), src.bits_at(row_at(k) + x));
         }
     e.shown.assign({c.inputs[0].bits_at(o - col)});
     e.names.clear();

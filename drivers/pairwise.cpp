@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
 std::string Pairwise::check_entry(const contract::KernelSpec& k) const {
   if (auto e = expects_inputs(k, 2); !e.empty()) return e;
-  return expects_oracle<oracle::Pair>(k, name());
+  return expects_input<oracle::Pair>(k, name());
 }
 
 // Halves: every a against generated b, then every pair of special values.
@@ -50,24 +49,19 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
   const Tensor& b = c.inputs.at(1);
   const Dims out = expected_output(k, c).dims;
   const std::int64_t n = checked_numel(out);
-  Element e{.args = {0.0, 0.0}, .shown = {0, 0}, .names = {"a", "b"}, .replayable = true};  // refilled per element
+  Element e{.shown = {0, 0}, .names = {"a", "b"}, .replayable = true};  // refilled per element
+  const oracle::Context ctx = context_of(k, c);
   for (std::int64_t o = 0; o < n; ++o) {
     const auto [i, j] = sources(a.dims(), b.dims(), out, o);
     const std::uint64_t ab = a.bits_at(i), bb = b.bits_at(j);
+    oracle::Pair in{ctx, a.value_exact_at(i), b.value_exact_at(j)};
+    in.ctx.signaling_nan = is_signaling_nan(a.dtype(), ab) || is_signaling_nan(b.dtype(), bb);
     e.out = o;
-    e.args[0] = a.value_exact_at(i);
-    e.args[1] = b.value_exact_at(j);
+    e.in = in;
     e.shown[0] = ab;
     e.shown[1] = bb;
-    e.signaling_nan = is_signaling_nan(a.dtype(), ab) || is_signaling_nan(b.dtype(), bb);
     f(e);
   }
-}
-
-void Pairwise::evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                        oracle::Exact& out) const {
-  const oracle::Pair in{ctx, oracle::Mp(e.args[0]), oracle::Mp(e.args[1])};
-  k.oracle.as<oracle::Pair>()(in, out);
 }
 
 rc::Gen<gen::Case> Pairwise::pair_case(const contract::KernelSpec& k, DType t, bool broadcast) const {

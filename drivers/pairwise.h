@@ -19,8 +19,6 @@ class Pairwise : public Driver {
                                         const Params& p) const override;
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override;
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override;
 
  protected:
   // A random case: an output shape, then a's and b's shapes from it (the

@@ -107,7 +107,7 @@ class Pool final : public Driver {
     return {{d[0], d[1], w.ho, w.wo}, k.out_dtype(c.inputs.at(0).dtype())};
   }
 
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const Dims& d = x.dims();
@@ -118,15 +118,11 @@ class Pool final : public Driver {
       members.clear();
       for (std::int64_t ky = 0; ky < w.k; ++ky)
         for (std::int64_t kx = 0; kx < w.k; ++kx) members.push_back((plane * d[2] + oh * w.stride + ky) * d[3] + ow * w.stride + kx);
-      f(cell_element(x, o, members, fmt::format("the {}x{} window at ({}, {}) of plane {}", w.k, w.k, oh * w.stride,
+      f(cell_element(context_of(k, c), x, o, members, fmt::format("the {}x{} window at ({}, {}) of plane {}", w.k, w.k, oh * w.stride,
                                                 ow * w.stride, plane)));
     }
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

@@ -91,22 +91,18 @@ class Prefix final : public Driver {
     each_element_at(k, c, c.inputs.at(0).numel(), f);
   }
 
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Tensor& x = c.inputs.at(0);
     const auto dim = static_cast<std::size_t>(c.params.integer("dim"));
     std::vector<std::int64_t> at = coords_of(x.dims(), o);
     const std::int64_t j = at[dim];
     std::vector<std::int64_t> members;
     for (at[dim] = 0; at[dim] <= j; ++at[dim]) members.push_back(flat_of(x.dims(), at));
-    e = cell_element(x, o, members, fmt::format("x[.., 0..{}, ..] along dim {}", j, dim));
+    e = cell_element(context_of(k, c), x, o, members, fmt::format("x[.., 0..{}, ..] along dim {}", j, dim));
     e.statistics_sample = j + 1 == x.dims()[dim];
     return true;
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

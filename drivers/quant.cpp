@@ -20,7 +20,6 @@
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
-#include "oracles/exact.h"
 #include "oracles/quant_model.h"
 
 namespace kc::drivers {
@@ -91,7 +90,7 @@ class Dequantize final : public Driver {
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 1); !e.empty()) return e;
     if (auto e = quant_entry_check(k); !e.empty()) return e;
-    return expects_oracle<oracle::Scalar>(k, name());
+    return expects_input<oracle::Scalar>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec&, DType) const override {
@@ -180,7 +179,7 @@ class Dequantize final : public Driver {
     const QuantShape s = shape_of(c);
     each_element_at(k, c, s.n * s.k, f);
   }
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const std::uint8_t* bytes = stream_of(c.inputs[0]);
     const QuantShape s = shape_of(c);
     const std::int64_t r = o / s.k, col = o % s.k, block = r * s.per_row() + col / s.f.elements;
@@ -188,7 +187,7 @@ class Dequantize final : public Driver {
     const std::uint8_t* blk = bytes + block * s.f.bytes;
     const qm::Parts p = qm::parts_of(s.type, blk, j);
     e.out = o;
-    e.args.assign(1, static_cast<double>(qm::value_of(s.type, blk, j)));
+    e.in = oracle::Scalar{context_of(k, c), static_cast<double>(qm::value_of(s.type, blk, j))};
     static const std::vector<std::string_view> k_names{"d", "q"}, k4_names{"d", "dmin", "scale", "min", "q"};
     // (assign: an element is refilled in place, its vectors' storage reused)
     const auto code = static_cast<std::uint64_t>(p.code);
@@ -206,10 +205,6 @@ class Dequantize final : public Driver {
     e.where_at = {r, col / s.f.elements, j};
     return true;
   }
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Scalar>()(oracle::Scalar{ctx, oracle::Mp(e.args[0])}, out);
-  }
 };
 
 // ---- qmatmul ----------------------------------------------------------------
@@ -223,7 +218,7 @@ class Qmatmul final : public Driver {
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 2); !e.empty()) return e;
     if (auto e = quant_entry_check(k); !e.empty()) return e;
-    return expects_oracle<oracle::Dot>(k, name());
+    return expects_input<oracle::Dot>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
@@ -323,21 +318,22 @@ class Qmatmul final : public Driver {
                         const std::function<void(const Element&)>& f) const override {
     each_element_at(k, c, c.inputs[0].dims()[0] * shape_of(c).n, f);
   }
-  // Args: a[m, 0], w[j, 0], a[m, 1], w[j, 1], ... (the model's values).
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  // The pairs: a[m, 0], w[j, 0], a[m, 1], w[j, 1], ... (the model's values).
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const QuantShape s = shape_of(c);
     const std::uint8_t* bytes = stream_of(c.inputs[1]);
     const std::int64_t m = o / s.n, j = o % s.n;
+    oracle::Dot& in = input_as<oracle::Dot>(e);
+    in.ctx = context_of(k, c);
+    in.pairs.clear();
     e.out = o;
-    e.args.clear();
     e.shown.clear();
-    e.signaling_nan = false;
     for (std::int64_t kk = 0; kk < s.k; ++kk) {
       const std::uint8_t* blk = bytes + (j * s.per_row() + kk / s.f.elements) * s.f.bytes;
       const float w = qm::value_of(s.type, blk, static_cast<int>(kk % s.f.elements));
-      e.args.push_back(c.inputs[0].value_exact_at(m * s.k + kk));
-      e.args.push_back(w);
-      e.signaling_nan |= is_signaling_nan(DType::f32, c.inputs[0].bits_at(m * s.k + kk));
+      in.pairs.push_back(c.inputs[0].value_exact_at(m * s.k + kk));
+      in.pairs.push_back(w);
+      in.ctx.signaling_nan |= is_signaling_nan(DType::f32, c.inputs[0].bits_at(m * s.k + kk));
       if (kk < 2) e.shown.push_back(c.inputs[0].bits_at(m * s.k + kk)), e.shown.push_back(double_to_bits(DType::f32, w));
     }
     e.names = {};
@@ -345,10 +341,6 @@ class Qmatmul final : public Driver {
     e.where_pattern = "a row {} . dequantized w row {} ({} terms)";
     e.where_at = {m, j, s.k};
     return true;
-  }
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, e.args}, out);
   }
 };
 

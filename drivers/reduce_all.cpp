@@ -45,18 +45,14 @@ class ReduceAll final : public Driver {
     return {{}, k.out_dtype(c.inputs.at(0).dtype())};
   }
 
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     std::vector<std::int64_t> all(static_cast<std::size_t>(x.numel()));
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int64_t>(i);
-    f(cell_element(x, 0, all, "all of x"));
+    f(cell_element(context_of(k, c), x, 0, all, "all of x"));
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -21,7 +20,7 @@ class ReduceBackward final : public Driver {
   std::string output_rule(const contract::KernelSpec&) const override { return "one output of x's shape, same dtype"; }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 2); !e.empty()) return e;
-    return expects_oracle<oracle::CellElement>(k, name());
+    return expects_input<oracle::CellElement>(k, name());
   }
 
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
@@ -68,10 +67,11 @@ class ReduceBackward final : public Driver {
     return like_first_input(k, c);
   }
 
-  // Element args: x_i, up_c, then the cell's elements in source order.
-  // Each cell's element (its values, shown bits, words) is built once and
-  // refilled per member; elements come in x's order, as before.
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  // The element: x_i, up_c, the cell's elements in source order, and the
+  // cell's maximum and its ties. Each cell's element (its values, maximum,
+  // shown bits, words) is built once and refilled per member; elements
+  // come in x's order.
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const Tensor& up = c.inputs.at(1);
@@ -80,31 +80,33 @@ class ReduceBackward final : public Driver {
     Element e;
     for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
       const auto cc = static_cast<std::size_t>(cells.cell_of[static_cast<std::size_t>(i)]);
-      if (!base[cc]) base[cc] = cell_element(x, 0, cells.members[cc], fmt::format("of cell {}", cc));
+      if (!base[cc]) base[cc] = cell_element(context_of(k, c), x, 0, cells.members[cc], fmt::format("of cell {}", cc));
       const Element& b = *base[cc];
+      const std::vector<double>& cell = b.input<oracle::Terms>().terms;
+      oracle::CellElement in{b.input<oracle::Terms>().ctx, x.value_exact_at(i),
+                             up.value_exact_at(static_cast<std::int64_t>(cc))};
+      cell_maximum(cell, in);
+      in.ctx.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
+      e.in = std::move(in);
       e.out = i;
-      e.args.assign({x.value_exact_at(i), up.value_exact_at(static_cast<std::int64_t>(cc))});
-      e.args.insert(e.args.end(), b.args.begin(), b.args.end());
       e.shown.assign({x.bits_at(i), up.bits_at(static_cast<std::int64_t>(cc))});
       e.shown.insert(e.shown.end(), b.shown.begin(), b.shown.end());
-      e.signaling_nan = b.signaling_nan || is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
       e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, b.where);
       f(e);
     }
   }
 
-  // The cell's maximum and its ties by exact comparisons of the doubles
+ private:
+  // The cell, its maximum and its ties by exact comparisons of the doubles
   // (every dtype embeds exactly): NaN > y is false, so a NaN is skipped by
   // the maximum, as the MPFR comparison skipped it.
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    double y = -INFINITY;
-    for (std::size_t a = 2; a < e.args.size(); ++a)
-      if (e.args[a] > y) y = e.args[a];
-    std::int64_t ties = 0;
-    for (std::size_t a = 2; a < e.args.size(); ++a) ties += e.args[a] == y;
-    const oracle::CellElement in{ctx, oracle::Mp(e.args[0]), oracle::Mp(e.args[1]), oracle::Mp(y), ties};
-    k.oracle.as<oracle::CellElement>()(in, out);
+  static void cell_maximum(const std::vector<double>& cell, oracle::CellElement& in) {
+    in.cell = cell;
+    in.cell_max = -INFINITY;
+    for (double v : cell)
+      if (v > in.cell_max) in.cell_max = v;
+    in.ties = 0;
+    for (double v : cell) in.ties += v == in.cell_max;
   }
 };
 

@@ -80,19 +80,15 @@ class ReduceDim final : public Driver {
     return {without_dim(c.inputs.at(0).dims(), dim_of(c)), k.out_dtype(c.inputs.at(0).dtype())};
   }
 
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const std::size_t dim = dim_of(c);
     const std::int64_t n = checked_numel(without_dim(x.dims(), dim));
     for (std::int64_t o = 0; o < n; ++o)
-      f(cell_element(x, o, along_dim(x.dims(), dim, o), fmt::format("along dim {} of output cell {}", dim, o)));
+      f(cell_element(context_of(k, c), x, o, along_dim(x.dims(), dim, o), fmt::format("along dim {} of output cell {}", dim, o)));
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

@@ -73,18 +73,14 @@ class ReduceTo final : public Driver {
     return {c.params.shape("target"), k.out_dtype(c.inputs.at(0).dtype())};
   }
 
-  void for_each_element(const contract::KernelSpec&, const gen::Case& c,
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const Cells cells = cells_of(x.dims(), c.params.shape("target"));
     for (std::size_t o = 0; o < cells.members.size(); ++o)
-      f(cell_element(x, static_cast<std::int64_t>(o), cells.members[o], fmt::format("of target cell {}", o)));
+      f(cell_element(context_of(k, c), x, static_cast<std::int64_t>(o), cells.members[o], fmt::format("of target cell {}", o)));
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    evaluate_terms(k, ctx, e, out);
-  }
 };
 
 }  // namespace

@@ -37,6 +37,11 @@ void Driver::each_element_at(const contract::KernelSpec& k, const gen::Case& c, 
   }
 }
 
+oracle::Context context_of(const contract::KernelSpec& k, const gen::Case& c) {
+  const DType t = c.inputs.at(0).dtype();
+  return {.dtype = t, .out_dtype = k.out_dtype(t), .params = &c.params};
+}
+
 Expectation like_first_input(const contract::KernelSpec& k, const gen::Case& c) {
   return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
 }

@@ -1,12 +1,11 @@
 // Driver "rope": rotary position embedding (reference-semantics.md §11),
 // half-split: x [..., S, D], cos and sin [S, D], h = D/2, s the row's
-// position; output (.., s, i) is a two-product dot given to the entry's
-// Dot oracle:
-//   i <  h: x[i] cos[s, i] - x[i + h] sin[s, i]          (form 0)
-//   i >= h: x[i] cos[s, i] + x[i - h] sin[s, i]          (form 1)
-// The element's args are (x_a, c, x_b, s) as the kernel reads them; the
-// oracle takes -x_b for the difference (exact), the replay the form
-// (oracles/replay.h: a difference keeps its operands' NaN as they are).
+// position; output (.., s, i) is a rotation (oracles/input.h Rotation):
+//   i <  h: x[i] cos[s, i] - x[i + h] sin[s, i]          (the difference)
+//   i >= h: x[i] cos[s, i] + x[i - h] sin[s, i]          (the sum)
+// with (x_a, c, x_b, s) as the kernel reads them; the oracle is a two-term
+// dot product with -x_b for the difference (exact), the replay the
+// difference itself (oracles/replay.h: it keeps its operands' NaN as they are).
 #include <array>
 #include <cmath>
 
@@ -17,7 +16,6 @@
 #include "generators/shrink.h"
 #include "generators/tensors.h"
 #include "oracles/det_math.h"
-#include "oracles/exact.h"
 
 namespace kc::drivers {
 
@@ -60,7 +58,7 @@ class Rope final : public Driver {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_inputs(k, 3); !e.empty()) return e;
-    return expects_oracle<oracle::Dot>(k, name());
+    return expects_input<oracle::Rotation>(k, name());
   }
 
   // x [lead..., S, D]: 0-2 leading dims of 1-3, S 1-8, D even 2-16; x from
@@ -169,33 +167,28 @@ class Rope final : public Driver {
     each_element_at(k, c, c.inputs.at(0).numel(), f);
   }
 
-  bool element_at(const contract::KernelSpec&, const gen::Case& c, std::int64_t o, Element& e) const override {
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const RopeShape sh = shape_of(c);
     const std::int64_t i = o % sh.d, s = (o / sh.d) % sh.seq, row = o - i;
     const bool low = i < sh.h();
     const std::int64_t other = row + (low ? i + sh.h() : i - sh.h()), at = s * sh.d + i;
     const Tensor &x = c.inputs[0], &ct = c.inputs[1], &st = c.inputs[2];
+    oracle::Rotation in{context_of(k, c), x.value_exact_at(o), ct.value_exact_at(at), x.value_exact_at(other),
+                        st.value_exact_at(at), !low};
     e.out = o;
-    e.form = low ? 0 : 1;
-    e.args = {x.value_exact_at(o), ct.value_exact_at(at), x.value_exact_at(other), st.value_exact_at(at)};
     e.shown = {x.bits_at(o), ct.bits_at(at), x.bits_at(other), st.bits_at(at)};
     e.names = low ? kLowNames : kHighNames;
-    e.signaling_nan = false;
     for (std::size_t a = 0; a < 4; ++a) {
       const Tensor& src = a == 1 ? ct : a == 3 ? st : x;
-      e.signaling_nan |= is_signaling_nan(src.dtype(), e.shown[a]);
+      in.ctx.signaling_nan |= is_signaling_nan(src.dtype(), e.shown[a]);
     }
+    e.in = in;
     e.replayable = false;  // (x has two elements per output: --case replays it)
     e.where_pattern = "x[{}], position {}, column {}";
     e.where_at = {o, s, i};
     return true;
   }
 
-  void evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,
-                oracle::Exact& out) const override {
-    const std::array<double, 4> pairs{e.args[0], e.args[1], e.form == 0 ? -e.args[2] : e.args[2], e.args[3]};
-    k.oracle.as<oracle::Dot>()(oracle::Dot{ctx, pairs}, out);
-  }
 };
 
 }  // namespace

@@ -50,7 +50,7 @@ bool CaseGrader::grade_lane() {
   static LaneBuffers b;
   b.pending.clear();
   b.pending_figures.clear();
-  Tallies::PassBatch batch(c_.t, c_.k.replay != nullptr);
+  Tallies::PassBatch batch(c_.t, c_.k.math.has_replay());
   auto general = [&](std::int64_t i) {
     acc_.name_passes(batch);
     c_.driver.element_at(c_.k, cs, i, e);

@@ -67,19 +67,20 @@ std::string hex_list(const Context& c, const drivers::Element& e, const char* se
 // that depends on a cell, where it is and its first few inputs.
 std::string input_text(const Context& c, const drivers::Element& e) {
   const std::string hex = hex_list(c, e, ", ");
-  // (the named values are the first args, unless the driver gives them
-  // apart: a bias's exact factor 1 after them is not an input)
-  const std::vector<double>& values = e.shown_values.empty() ? e.args : e.shown_values;
+  // (the named values are the input's first values, unless the driver
+  // gives them apart: a bias's exact factor 1 after them is not an input)
+  const std::vector<double> all = oracle::flat_values(e.in);
+  const std::vector<double>& values = e.shown_values.empty() ? all : e.shown_values;
   if (!e.names.empty() && e.names.size() == e.shown.size() && e.names.size() <= values.size()) {
     std::string s;
     for (std::size_t a = 0; a < e.names.size(); ++a) s += fmt::format("{}{} = {}", a ? ", " : "", e.names[a], fmt_value(values[a]));
     if (e.shown_values.empty()) return fmt::format("{} ({})", s, hex);
     // A row kernel's element: where it is, and its row's inputs (the first 8).
     std::string row;
-    for (std::size_t a = 0; a < e.args.size() && a < 8; ++a) row += (a ? ", " : "") + fmt_value(e.args[a]);
-    return fmt::format("{} ({}); {}: [{}{}]", s, hex, e.where_text(), row, e.args.size() > 8 ? ", ..." : "");
+    for (std::size_t a = 0; a < all.size() && a < 8; ++a) row += (a ? ", " : "") + fmt_value(all[a]);
+    return fmt::format("{} ({}); {}: [{}{}]", s, hex, e.where_text(), row, all.size() > 8 ? ", ..." : "");
   }
-  return fmt::format("{}; first: {}{}", e.where_text(), hex, e.args.size() > e.shown.size() ? ", ..." : "");
+  return fmt::format("{}; first: {}{}", e.where_text(), hex, all.size() > e.shown.size() ? ", ..." : "");
 }
 
 }  // namespace
@@ -87,11 +88,13 @@ std::string input_text(const Context& c, const drivers::Element& e) {
 std::string joined_hex(const Context& c, const drivers::Element& e) { return hex_list(c, e, ","); }
 
 std::string element_key(const Context& c, const drivers::Element& e) {
-  if (e.args.size() <= e.shown.size()) return joined_hex(c, e);
+  const std::size_t n = oracle::value_count(e.in);
+  if (n <= e.shown.size()) return joined_hex(c, e);
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a over every input's exact value
-  for (double a : e.args)
-    for (int b = 0; b < 64; b += 8) h = (h ^ ((std::bit_cast<std::uint64_t>(a) >> b) & 0xff)) * 1099511628211ull;
-  return fmt::format("{}#{}:{:016x}", joined_hex(c, e), e.args.size(), h);
+  for (std::span<const double> run : oracle::value_runs(e.in))
+    for (double a : run)
+      for (int b = 0; b < 64; b += 8) h = (h ^ ((std::bit_cast<std::uint64_t>(a) >> b) & 0xff)) * 1099511628211ull;
+  return fmt::format("{}#{}:{:016x}", joined_hex(c, e), n, h);
 }
 
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
@@ -105,7 +108,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
   r.element = e.out;
   r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
   r.params = cs.params.to_string();
-  r.input = !e.shown_values.empty() ? e.shown_values[0] : e.args.empty() ? 0 : e.args[0];
+  r.input = !e.shown_values.empty() ? e.shown_values[0] : oracle::first_value(e.in);
   r.input_hex = joined_hex(c, e);
   r.result = y;
   r.result_hex = hex_bits(t_out, y_bits);

@@ -39,9 +39,13 @@ const contract::Accuracy* approximable_model(const Context& c) {
 // operand, finite operands that meet no special-value rule, a result that
 // is not NaN. nullptr: the element is MPFR's at the working precision.
 const contract::Accuracy* approximable(const Context& c, const drivers::Element& e, double y) {
-  if (e.args.size() != c.k.inputs.size() || e.args.size() > 2 || e.signaling_nan || std::isnan(y)) return nullptr;
+  const auto* scalar = std::get_if<oracle::Scalar>(&e.in);
+  const auto* pair = std::get_if<oracle::Pair>(&e.in);
+  const std::size_t operands = scalar ? 1 : pair ? 2 : 0;
+  if (operands == 0 || operands != c.k.inputs.size() || e.context().signaling_nan || std::isnan(y)) return nullptr;
+  const double args[2] = {scalar ? scalar->x : pair->a, scalar ? 0.5 : pair->b};  // (0.5: no second operand)
   bool zero_arg = false;
-  for (double arg : e.args) {
+  for (double arg : args) {
     if (!std::isfinite(arg)) return nullptr;
     zero_arg |= arg == 0;
   }
@@ -93,10 +97,10 @@ bool fast_exact_failure(const Context& c, const contract::Accuracy& acc, double 
 }  // namespace
 
 bool detail::grade_fast(const Context& c, const drivers::Element& e, double y, const Params& params, Figures& g) {
-  if (!c.k.fast) return false;
+  if (!c.k.math.has_fast()) return false;
   const contract::Accuracy* acc = approximable(c, e, y);
   oracle::fast::Approx a;
-  return acc && c.k.fast(e.args.data(), c.t, params, a) && (decide(c, *acc, y, a, g) || fast_exact_failure(c, *acc, y, a, g));
+  return acc && c.k.math.fast(e.in, a) && (decide(c, *acc, y, a, g) || fast_exact_failure(c, *acc, y, a, g));
 }
 
 // The first, cheap evaluation of an oracle that rounds once (KernelSpec::
@@ -167,52 +171,58 @@ bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, do
 
 const contract::Accuracy* fast_model(const Context& c) {
   const bool one_to_one = c.driver.one_to_one() && c.k.inputs.size() == 1 && c.k.out_dtype(c.t) == c.t;
-  return c.opts.fast_oracle && c.k.fast && one_to_one ? approximable_model(c) : nullptr;
+  return c.opts.fast_oracle && c.k.math.fast_of<oracle::Scalar>() && one_to_one ? approximable_model(c) : nullptr;
 }
 
 namespace {
 
-// One lane element (grade_fast_scalar), with what does not change along a
-// block passed in: the fast oracle, the replay and its input record.
-// (decide()'s common case inlined here, the rest out of line.)
+// One lane element (grade_fast_scalar): the element's Scalar input `in`
+// (its value set here), with the kernel's fast path and replay, which do
+// not change along a block, passed in. (decide()'s common case inlined
+// here, the rest out of line.)
 [[gnu::always_inline]] inline bool grade_lane_element(const Context& c, const FloatFormat& f,
-                                                      const contract::Accuracy& acc, oracle::fast::Fn fast,
-                                                      oracle::ReplayFn replay, oracle::ReplayIn& rin, double x,
-                                                      double y, std::uint64_t y_bits, const Params& params,
-                                                      LaneFigures& out) {
+                                                      const contract::Accuracy& acc,
+                                                      oracle::FastFn<oracle::Scalar> fast,
+                                                      oracle::ReplayFn<oracle::Scalar> replay, oracle::Scalar& in,
+                                                      double x, double y, std::uint64_t y_bits, LaneFigures& out) {
   // (approximable()'s conditions for one finite, non-zero input: no
   // special-value rule can apply, no signalling NaN.)
   if (!std::isfinite(x) || x == 0 || std::isnan(y)) return false;
+  in.x = x;
   oracle::fast::Approx a;
-  if (!fast(&x, c.t, params, a)) return false;
+  if (!fast(in, a)) return false;
   const std::optional<bool> common = decide_common(c.t, f, acc, y, a, out);
   if (common ? !*common : !decide<LaneFigures, false>(c, acc, y, a, out)) return false;
   // The semantics replay, as add_replay compares it (the output dtype is c.t here: fast_model).
-  if (replay) {
-    rin.args = std::span<const double>(&x, 1);
-    out.replayed_ok = double_to_bits_exact(c.t, replay(rin)) == y_bits;
-  }
+  if (replay) out.replayed_ok = double_to_bits_exact(c.t, replay(in)) == y_bits;
   return true;
+}
+
+// The Scalar input of the bulk lane's elements, as the elementwise driver
+// builds it (a finite input is never a signalling NaN).
+oracle::Scalar lane_input(const Context& c, const Params& params) {
+  return {.ctx = {.dtype = c.t, .out_dtype = c.t, .params = &params}};
 }
 
 }  // namespace
 
 bool grade_fast_scalar(const Context& c, const contract::Accuracy& acc, double x, double y, std::uint64_t y_bits,
                        const Params& params, LaneFigures& out) {
-  oracle::ReplayIn rin{c.t, c.t, &params, {}, false};
-  return grade_lane_element(c, float_format(c.t), acc, c.k.fast, c.k.replay, rin, x, y, y_bits, params, out);
+  oracle::Scalar in = lane_input(c, params);
+  return grade_lane_element(c, float_format(c.t), acc, c.k.math.fast_of<oracle::Scalar>(),
+                            c.k.math.replay_of<oracle::Scalar>(), in, x, y, y_bits, out);
 }
 
 void grade_fast_block(const Context& c, const contract::Accuracy& acc, const ElementReader& x, const ElementReader& y,
                       std::int64_t lo, std::size_t n, const Params& params, LaneFigures* out, char* passed) {
-  oracle::ReplayIn rin{c.t, c.t, &params, {}, false};
-  const oracle::fast::Fn fast = c.k.fast;
-  const oracle::ReplayFn replay = c.k.replay;
+  oracle::Scalar in = lane_input(c, params);
+  const auto fast = c.k.math.fast_of<oracle::Scalar>();
+  const auto replay = c.k.math.replay_of<oracle::Scalar>();
   const FloatFormat format = float_format(c.t);
   for (std::size_t k = 0; k < n; ++k) {
     const std::int64_t i = lo + static_cast<std::int64_t>(k);
     LaneFigures& f = out[k];
-    passed[k] = grade_lane_element(c, format, acc, fast, replay, rin, x.value(i), y.value(i), y.bits(i), params, f) &&
+    passed[k] = grade_lane_element(c, format, acc, fast, replay, in, x.value(i), y.value(i), y.bits(i), f) &&
                 f.pass && f.replayed_ok;
   }
 }

@@ -67,9 +67,9 @@ std::string decimal(const Mp& z) {
 // first: its MPFR numbers' storage is reused).
 const oracle::Exact& detail::evaluate(const Context& c, const drivers::Element& e, const Params& params, oracle::Exact& ex) {
   const bool variance = c.statistics_case && e.statistics_sample;
-  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan, variance};
   ex.reset();
-  c.driver.evaluate(c.k, ctx, e, ex);
+  ex.variance_wanted = variance;
+  c.k.math.exact(e.in, ex);
   if (!variance) ex.error_variance.reset();
   return ex;
 }
@@ -278,9 +278,9 @@ std::string special_rule_name(const contract::SpecialRule& r) {
 namespace {
 // The native replay of the element, when the entry has one.
 void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Figures& g) {
-  if (!c.k.replay) return;
+  if (!c.k.math.has_replay()) return;
   const DType t_out = c.k.out_dtype(c.t);
-  g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, e.args, e.signaling_nan, e.form});
+  g.replay = c.k.math.replay(e.in);
   g.replay_bits = double_to_bits_exact(t_out, g.replay);  // every bit, a NaN's quiet bit included
   g.semantics_ok = g.replay_bits == y_bits;
 }
@@ -295,7 +295,7 @@ struct Retained {
 thread_local Retained retained;
 
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
-  const double x = e.args.empty() ? 0.0 : e.args.front();
+  const double x = oracle::first_value(e.in);
   const DType t_out = c.k.out_dtype(c.t);
   if (const contract::SpecialRule* rule = detail::special_rule(c.k, e)) {
     Grade g;

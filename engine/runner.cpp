@@ -352,8 +352,9 @@ std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& ta
     if (k.accuracy.empty()) problems.push_back(fmt::format("kernel '{}': no accuracy model for any dtype", k.name));
     // Every kernel of the table is deterministic: the reference profile
     // compares each one's bits with the reference's replayed steps.
-    if (!k.replay)
-      problems.push_back(fmt::format("kernel '{}': no replay of the reference's steps (.replay, oracles/replay.h)", k.name));
+    if (!k.math.has_replay())
+      problems.push_back(fmt::format("kernel '{}': no replay of the reference's steps (.math's second function, "
+                                     "oracles/replay.h)", k.name));
   }
   return problems;
 }

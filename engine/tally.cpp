@@ -82,7 +82,7 @@ void Tallies::add_shape(const Tensor& x) {
   if (std::count(x.dims().begin(), x.dims().end(), 1) > 0) ++sc["size1_dim"];
 }
 
-void Tallies::add_coverage(const Context& c, std::span<const double> args, const Figures& g, double y) {
+void Tallies::add_coverage(const Context& c, std::span<const double> args, const Figures& g, double y) {  // (the first two)
   const bool float_in = is_float(c.t);
   const int p = float_in ? float_format(c.t).precision : 32;
   auto& vc = value_class_counts;

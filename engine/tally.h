@@ -154,16 +154,18 @@ struct Tallies {
   void not_graded(CheckTally& t, const std::string& why);
 
   void add_shape(const Tensor& x);  // shape classes of a case's first input
-  // Coverage of one element's inputs (args) and result.
+  // Coverage of one element's inputs (its first two values, classified)
+  // and result.
   void add_coverage(const Context& c, const drivers::Element& e, const Figures& g, double y) {
-    add_coverage(c, e.args, g, y);
+    double first[2];
+    add_coverage(c, std::span<const double>(first, oracle::leading_values(e.in, first)), g, y);
   }
-  void add_coverage(const Context& c, std::span<const double> args, const Figures& g, double y);
+  void add_coverage(const Context& c, std::span<const double> values, const Figures& g, double y);
   // Error statistics of one element graded against the oracle (not decided
   // by a special rule, not a replay), failing or not.
   void add_error(const Context& c, const drivers::Element& e, const Figures& g) {
     const bool profiled = e.replayable && e.shown.size() == 1;
-    add_error(c, g, profiled, profiled ? e.shown[0] : 0, profiled ? e.args[0] : 0.0);
+    add_error(c, g, profiled, profiled ? e.shown[0] : 0, profiled ? oracle::first_value(e.in) : 0.0);
   }
   // profiled: a one-input element, at input x (bits x_bits) of the error
   // profile; its figures fill `profile_slot` where that is set (the point

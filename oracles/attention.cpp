@@ -135,8 +135,7 @@ void attend(const Row& in, Exact& out, bool flash) {
   if (s.special) {
     // The reference's special rows: its own answer, and the other
     // algorithm's (a +inf score zeroes naive's row, drops flash's tile).
-    const ReplayIn r{t, t, in.ctx.params, in.a, false, static_cast<int>(in.i)};
-    const double own = replay_fn(r), other = (flash ? replay::attention_naive : replay::attention_flash)(r);
+    const double own = replay_fn(in), other = (flash ? replay::attention_naive : replay::attention_flash)(in);
     out.value = Mp(own);
     out.replayed = true;
     // Which outputs become inf or NaN, and a row with no admissible key

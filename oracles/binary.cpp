@@ -8,23 +8,23 @@
 
 namespace kc::oracle {
 
-void add(const Pair& in, Exact& out) { out.value = in.a + in.b; }
-void sub(const Pair& in, Exact& out) { out.value = in.a - in.b; }
-void mul(const Pair& in, Exact& out) { out.value = in.a * in.b; }
-void div(const Pair& in, Exact& out) { out.value = in.a / in.b; }
+void add(const Pair& given, Exact& out) { const MpPair in = mp(given); out.value = in.a + in.b; }
+void sub(const Pair& given, Exact& out) { const MpPair in = mp(given); out.value = in.a - in.b; }
+void mul(const Pair& given, Exact& out) { const MpPair in = mp(given); out.value = in.a * in.b; }
+void div(const Pair& given, Exact& out) { const MpPair in = mp(given); out.value = in.a / in.b; }
 // a if a > b else b: NaN in a gives b, NaN in b gives NaN, ties give b (§2).
 // The conformance profile also accepts what other correct kernels return:
 // NaN when either operand is (PyTorch), the number (IEEE maxNum/minNum),
 // and a on a tie (+0 vs -0).
-void nan_and_tie_choices(const Pair& in, Exact& out) {
+void nan_and_tie_choices(const MpPair& in, Exact& out) {
   if (is_nan(in.a) || is_nan(in.b)) out.alternatives = {Mp(std::nan("")), is_nan(in.a) ? in.b : in.a};
   else if (in.a == in.b) out.alternatives = {in.a};
 }
-void maximum(const Pair& in, Exact& out) {
+void maximum(const Pair& given, Exact& out) { const MpPair in = mp(given);
   out.value = in.a > in.b ? in.a : in.b;
   nan_and_tie_choices(in, out);
 }
-void minimum(const Pair& in, Exact& out) {
+void minimum(const Pair& given, Exact& out) { const MpPair in = mp(given);
   out.value = in.a < in.b ? in.a : in.b;
   nan_and_tie_choices(in, out);
 }
@@ -36,7 +36,7 @@ void minimum(const Pair& in, Exact& out) {
 // evaluated exactly: m = fmod(a, b) (exact), then m + b rounded once where
 // m and b differ in sign (so rem(1, -inf) = -inf and rem(0, -inf) = 0,
 // where the reference's steps give NaN).
-void rem(const Pair& in, Exact& out) {
+void rem(const Pair& given, Exact& out) { const MpPair in = mp(given);
   const DType t = in.ctx.dtype;
   const Mp q = rn(t, in.a / in.b);
   Mp f = q;
@@ -61,7 +61,7 @@ void rem(const Pair& in, Exact& out) {
 // pow: MPFR follows C99 Annex F (pow(x, +-0) = 1, pow(1, y) = 1, ...), as
 // glibc does, except that glibc returns NaN when an operand is a signalling
 // NaN (IEEE 754-2008). Halves are widened to f32 first, which quiets them.
-void pow(const Pair& in, Exact& out) {
+void pow(const Pair& given, Exact& out) { const MpPair in = mp(given);
   if (in.ctx.signaling_nan && !is_half(in.ctx.dtype)) {
     out.value = Mp(std::nan(""));
     // glibc (the reference) quiets a signalling NaN and returns NaN even for

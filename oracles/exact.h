@@ -1,11 +1,13 @@
 // The inputs and the result of one oracle evaluation (oracles/oracle.h).
 // Heavy (MPFR): included by oracle and driver .cpp files only.
 //
-// A driver builds the input of each output element from the case at the
-// current working precision and calls the entry's oracle; the oracle writes
-// the exact value of the element and what its bound needs. Inputs of every
-// dtype embed exactly in MPFR; parameters arrive as the case's typed Params
-// (each oracle converts them as its kernel's definition says).
+// A driver builds the typed input of each output element (oracles/input.h);
+// the engine calls the entry's oracle on it at its working precision, and
+// the oracle writes the exact value of the element and what its bound
+// needs. Inputs of every dtype embed exactly in MPFR (an oracle makes its
+// numbers with `Mp(v)` at the current precision); parameters arrive as the
+// case's typed Params (each oracle converts them as its kernel's definition
+// says).
 #pragma once
 
 #include <optional>
@@ -14,68 +16,40 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
+#include "oracles/input.h"
 #include "oracles/mp.h"
 
 namespace kc::oracle {
 
-// What every oracle input carries besides its values.
-struct Context {
-  DType dtype = DType::f32;      // the kernel's (input) dtype
-  DType out_dtype = DType::f32;  // the result's dtype (differs for casts and argmax/argmin)
-  const Params* params = nullptr;
-  bool signaling_nan = false;    // an input is a signalling NaN (quieted in the Mp values)
-  // Exact::error_variance is wanted (a sample of the statistics case): an
-  // oracle may skip computing it otherwise (the engine drops it then).
-  bool error_variance = true;
-};
-
-// One input element: unary kernels, casts, broadcast_to.
-struct Scalar {
+// An input's values as MPFR numbers at the current working precision, what
+// an oracle computes with: `const MpScalar in = mp(given);` (a NaN becomes
+// MPFR's NaN, quiet; the Context says where an input was signalling).
+struct MpScalar {
   Context ctx;
   Mp x;
 };
-// Two input elements: same-shape and broadcasting binary kernels.
-struct Pair {
+struct MpPair {
   Context ctx;
   Mp a, b;
 };
-// The terms an output cell folds, in the reference's order (reductions).
-struct Terms {
+struct MpTerms {
   Context ctx;
   std::vector<Mp> terms;
 };
-// One element of a cell, the cell's upstream value, and what the oracle
-// needs of the whole cell: its maximum and how many of its elements equal
-// it (the backward of a reduction: reduce_max_to_backward). The driver
-// finds both once per cell by exact comparisons (a maximum and an equality
-// need no rounding), so an element costs O(1) MPFR work, not a copy of its cell.
-struct CellElement {
+struct MpCell {
   Context ctx;
-  Mp x, up;
-  Mp cell_max;            // -inf for an empty cell; NaN when the cell holds one
-  std::int64_t ties = 0;  // elements equal to cell_max
+  Mp x, up, cell_max;
+  std::int64_t ties = 0;
 };
-
-// The pairs an output element multiplies and folds, in the reference's
-// order (a_0, b_0, a_1, b_1, ...: matmul's a[i, kk], b[kk, j] for kk
-// ascending). Doubles, not Mp: the oracle sums them exactly without MPFR
-// per term (oracles/exact_sum.h).
-struct Dot {
-  Context ctx;
-  std::span<const double> pairs;
-};
-
-// One element of a row of the last axis and the whole row it depends on
-// (softmax, log_softmax, the norms and their backwards): `a` the row of the
-// first input, `b` the row of the second (g, the upstream gradient; empty
-// for a forward), `i` the element's position in the row. Doubles: every
-// dtype's values exactly; the oracle keeps what it computes of a row for
-// the row's next element (the elements of a row come in order).
-struct Row {
-  Context ctx;
-  std::span<const double> a, b;
-  std::size_t i = 0;
-};
+inline MpScalar mp(const Scalar& s) { return {s.ctx, Mp(s.x)}; }
+inline MpPair mp(const Pair& p) { return {p.ctx, Mp(p.a), Mp(p.b)}; }
+inline MpTerms mp(const Terms& t) {
+  MpTerms r{t.ctx, {}};
+  r.terms.reserve(t.terms.size());
+  for (double v : t.terms) r.terms.emplace_back(v);
+  return r;
+}
+inline MpCell mp(const CellElement& c) { return {c.ctx, Mp(c.x), Mp(c.up), Mp(c.cell_max), c.ties}; }
 
 struct Exact {
   Mp value;  // the exact result (an index for argmax/argmin)
@@ -101,6 +75,10 @@ struct Exact {
   // model of independent roundings (sums; docs/accuracy-bounds.md,
   // "Statistics of a case"); absent where no such model is stated.
   std::optional<double> error_variance;
+  // Asked by the caller before the evaluation: error_variance is wanted (a
+  // sample of the statistics case); an oracle may skip computing it
+  // otherwise (the engine drops it then).
+  bool variance_wanted = true;
 
   // Ready for the next evaluation at the current precision (the engine
   // keeps one Exact per thread: two MPFR numbers allocated and freed per

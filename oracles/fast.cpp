@@ -40,38 +40,38 @@ double num_cast(DType t, double c) {
 
 }  // namespace
 
-bool identity(const double* args, DType, const Params&, Approx& out) { return exact(args[0], out); }
-bool neg(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(-x, out); }
-bool abs(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(std::fabs(x), out); }
-bool relu(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(x > 0 ? x : 0.0, out); }
-bool step(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(x > 0 ? 1.0 : 0.0, out); }
-bool sign(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, out); }
-bool floor(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(std::floor(x), out); }
-bool ceil(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(std::ceil(x), out); }
-bool round(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(std::nearbyint(x), out); }  // FE_TONEAREST: ties to even
-bool sqr(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return exact(x * x, out); }
-bool sqrt(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x >= 0 && rounded_once(std::sqrt(x), out); }
-bool recip(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x != 0 && rounded_once(1.0 / x, out); }
-bool rsqrt(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0];
+bool identity(const Scalar& in, Approx& out) { return exact(in.x, out); }
+bool neg(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(-x, out); }
+bool abs(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(std::fabs(x), out); }
+bool relu(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(x > 0 ? x : 0.0, out); }
+bool step(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(x > 0 ? 1.0 : 0.0, out); }
+bool sign(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, out); }
+bool floor(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(std::floor(x), out); }
+bool ceil(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(std::ceil(x), out); }
+bool round(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(std::nearbyint(x), out); }  // FE_TONEAREST: ties to even
+bool sqr(const Scalar& in, Approx& out) {
+  const double x = in.x; return exact(x * x, out); }
+bool sqrt(const Scalar& in, Approx& out) {
+  const double x = in.x; return x >= 0 && rounded_once(std::sqrt(x), out); }
+bool recip(const Scalar& in, Approx& out) {
+  const double x = in.x; return x != 0 && rounded_once(1.0 / x, out); }
+bool rsqrt(const Scalar& in, Approx& out) {
+  const double x = in.x;
   if (!(x > 0) || !std::isfinite(x)) return false;
   const double v = 1.0 / std::sqrt(x);
   out = {.value = v, .err = std::ldexp(v, -51)};
   return true;
 }
-bool exp(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0];
+bool exp(const Scalar& in, Approx& out) {
+  const double x = in.x;
   if (x > 709.79) {  // beyond DBL_MAX: overflows every dtype
     out = {};
     out.huge = 1;
@@ -99,33 +99,33 @@ bool exp(const double* args, DType, const Params&, Approx& out) {
   }
   return libm(std::exp(x), out);
 }
-bool log(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x > 0 && libm(std::log(x), out); }
-bool sin(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return libm(std::sin(x), out); }
-bool cos(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x == 0 ? exact(1.0, out) : below_one(std::cos(x), out); }
-bool tanh(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x == 0 ? exact(x, out) : below_one(std::tanh(x), out); }
-bool erf(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0]; return x == 0 ? exact(x, out) : below_one(std::erf(x), out); }
-bool sigmoid(const double* args, DType, const Params&, Approx& out) {
-  const double x = args[0];
+bool log(const Scalar& in, Approx& out) {
+  const double x = in.x; return x > 0 && libm(std::log(x), out); }
+bool sin(const Scalar& in, Approx& out) {
+  const double x = in.x; return libm(std::sin(x), out); }
+bool cos(const Scalar& in, Approx& out) {
+  const double x = in.x; return x == 0 ? exact(1.0, out) : below_one(std::cos(x), out); }
+bool tanh(const Scalar& in, Approx& out) {
+  const double x = in.x; return x == 0 ? exact(x, out) : below_one(std::tanh(x), out); }
+bool erf(const Scalar& in, Approx& out) {
+  const double x = in.x; return x == 0 ? exact(x, out) : below_one(std::erf(x), out); }
+bool sigmoid(const Scalar& in, Approx& out) {
+  const double x = in.x;
   const double e = std::exp(-x);
   if (!std::isfinite(e) || e < 0x1p-1000) return false;
   const double v = 1.0 / (1.0 + e);
   out = {.value = v, .err = std::ldexp(v, -49), .below = 1};  // 1 / (1 + e^-x) < 1
   return true;
 }
-bool add_scalar(const double* args, DType t, const Params& p, Approx& out) {
-  return rounded_once_or_zero(args[0] + num_cast(t, p.real("c")), out);
+bool add_scalar(const Scalar& in, Approx& out) {
+  return rounded_once_or_zero(in.x + num_cast(in.ctx.dtype, in.ctx.params->real("c")), out);
 }
-bool mul_scalar(const double* args, DType t, const Params& p, Approx& out) {
-  return exact(args[0] * num_cast(t, p.real("c")), out);
+bool mul_scalar(const Scalar& in, Approx& out) {
+  return exact(in.x * num_cast(in.ctx.dtype, in.ctx.params->real("c")), out);
 }
-bool clamp(const double* args, DType t, const Params& p, Approx& out) {
-  const double x = args[0];
-  const double lo = num_cast(t, p.real("min")), hi = num_cast(t, p.real("max"));
+bool clamp(const Scalar& in, Approx& out) {
+  const double x = in.x;
+  const double lo = num_cast(in.ctx.dtype, in.ctx.params->real("min")), hi = num_cast(in.ctx.dtype, in.ctx.params->real("max"));
   return exact(x < lo ? lo : x > hi ? hi : x, out);
 }
 
@@ -133,11 +133,11 @@ bool clamp(const double* args, DType t, const Params& p, Approx& out) {
 // rounds once in double, a product is exact (48 bits), a quotient rounds
 // once; the maximum and minimum are exact (their ties and NaNs, where the
 // operation allows other answers, are MPFR's: see grade_fast).
-bool add(const double* a, DType, const Params&, Approx& out) { return rounded_once_or_zero(a[0] + a[1], out); }
-bool sub(const double* a, DType, const Params&, Approx& out) { return rounded_once_or_zero(a[0] - a[1], out); }
-bool mul(const double* a, DType, const Params&, Approx& out) { return exact(a[0] * a[1], out); }
-bool div(const double* a, DType, const Params&, Approx& out) { return a[1] != 0 && rounded_once(a[0] / a[1], out); }
-bool maximum(const double* a, DType, const Params&, Approx& out) { return a[0] != a[1] && exact(a[0] > a[1] ? a[0] : a[1], out); }
-bool minimum(const double* a, DType, const Params&, Approx& out) { return a[0] != a[1] && exact(a[0] < a[1] ? a[0] : a[1], out); }
+bool add(const Pair& in, Approx& out) { return rounded_once_or_zero(in.a + in.b, out); }
+bool sub(const Pair& in, Approx& out) { return rounded_once_or_zero(in.a - in.b, out); }
+bool mul(const Pair& in, Approx& out) { return exact(in.a * in.b, out); }
+bool div(const Pair& in, Approx& out) { return in.b != 0 && rounded_once(in.a / in.b, out); }
+bool maximum(const Pair& in, Approx& out) { return in.a != in.b && exact(in.a > in.b ? in.a : in.b, out); }
+bool minimum(const Pair& in, Approx& out) { return in.a != in.b && exact(in.a < in.b ? in.a : in.b, out); }
 
 }  // namespace kc::oracle::fast

@@ -34,8 +34,7 @@
 // Light header: no MPFR.
 #pragma once
 
-#include "core/dtype.h"
-#include "core/params.h"
+#include "oracles/input.h"
 
 namespace kc::oracle::fast {
 
@@ -64,46 +63,46 @@ struct Approx {
   int tiny = 0;
 };
 
-// false: no fast answer at this input (a special value, an overflow, a
-// range the bound does not cover): the caller evaluates with MPFR.
-// args: the element's operands (one for a unary kernel, two for a binary one).
-using Fn = bool (*)(const double* args, DType t, const Params& params, Approx& out);
+// Each returns false where it has no fast answer at this input (a special
+// value, an overflow, a range the bound does not cover): the caller
+// evaluates with MPFR. The input is the element's (oracles/input.h): a
+// Scalar for a unary kernel, a Pair for a binary one.
 
 // The element's value itself (the data movers', dequantize_blocks': the
 // driver's model gives the exact value as the element's one argument).
-bool identity(const double* args, DType t, const Params& p, Approx& out);
-bool neg(const double* args, DType t, const Params& p, Approx& out);
-bool abs(const double* args, DType t, const Params& p, Approx& out);
-bool relu(const double* args, DType t, const Params& p, Approx& out);
-bool step(const double* args, DType t, const Params& p, Approx& out);
-bool sign(const double* args, DType t, const Params& p, Approx& out);
-bool floor(const double* args, DType t, const Params& p, Approx& out);
-bool ceil(const double* args, DType t, const Params& p, Approx& out);
-bool round(const double* args, DType t, const Params& p, Approx& out);
-bool sqr(const double* args, DType t, const Params& p, Approx& out);
-bool sqrt(const double* args, DType t, const Params& p, Approx& out);
-bool recip(const double* args, DType t, const Params& p, Approx& out);
-bool rsqrt(const double* args, DType t, const Params& p, Approx& out);
-bool exp(const double* args, DType t, const Params& p, Approx& out);
-bool log(const double* args, DType t, const Params& p, Approx& out);
-bool sin(const double* args, DType t, const Params& p, Approx& out);
-bool cos(const double* args, DType t, const Params& p, Approx& out);
-bool tanh(const double* args, DType t, const Params& p, Approx& out);
-bool erf(const double* args, DType t, const Params& p, Approx& out);
-bool sigmoid(const double* args, DType t, const Params& p, Approx& out);
+bool identity(const Scalar& in, Approx& out);
+bool neg(const Scalar& in, Approx& out);
+bool abs(const Scalar& in, Approx& out);
+bool relu(const Scalar& in, Approx& out);
+bool step(const Scalar& in, Approx& out);
+bool sign(const Scalar& in, Approx& out);
+bool floor(const Scalar& in, Approx& out);
+bool ceil(const Scalar& in, Approx& out);
+bool round(const Scalar& in, Approx& out);
+bool sqr(const Scalar& in, Approx& out);
+bool sqrt(const Scalar& in, Approx& out);
+bool recip(const Scalar& in, Approx& out);
+bool rsqrt(const Scalar& in, Approx& out);
+bool exp(const Scalar& in, Approx& out);
+bool log(const Scalar& in, Approx& out);
+bool sin(const Scalar& in, Approx& out);
+bool cos(const Scalar& in, Approx& out);
+bool tanh(const Scalar& in, Approx& out);
+bool erf(const Scalar& in, Approx& out);
+bool sigmoid(const Scalar& in, Approx& out);
 // x + T(c), x * T(c), clamp(x, T(min), T(max)): T(c) as the reference's
 // NumCast rounds it (oracles/rounding.h num_cast); a sum of two 24-bit
 // values rounds once in double, a product and a clamp are exact.
-bool add_scalar(const double* args, DType t, const Params& p, Approx& out);
-bool mul_scalar(const double* args, DType t, const Params& p, Approx& out);
-bool clamp(const double* args, DType t, const Params& p, Approx& out);
+bool add_scalar(const Scalar& in, Approx& out);
+bool mul_scalar(const Scalar& in, Approx& out);
+bool clamp(const Scalar& in, Approx& out);
 // a op b: add sub (one rounding in double, exact when they cancel), mul
 // (exact), div (one rounding), maximum minimum (exact; not at a tie).
-bool add(const double* args, DType t, const Params& p, Approx& out);
-bool sub(const double* args, DType t, const Params& p, Approx& out);
-bool mul(const double* args, DType t, const Params& p, Approx& out);
-bool div(const double* args, DType t, const Params& p, Approx& out);
-bool maximum(const double* args, DType t, const Params& p, Approx& out);
-bool minimum(const double* args, DType t, const Params& p, Approx& out);
+bool add(const Pair& in, Approx& out);
+bool sub(const Pair& in, Approx& out);
+bool mul(const Pair& in, Approx& out);
+bool div(const Pair& in, Approx& out);
+bool maximum(const Pair& in, Approx& out);
+bool minimum(const Pair& in, Approx& out);
 
 }  // namespace kc::oracle::fast

@@ -282,7 +282,7 @@ void dot(const Dot& in, Exact& out) {
   static thread_local std::vector<double> products;
   exact.clear();
   products.resize(n);
-  const ProductSums ps = product_sums(in.pairs.data(), products.data(), n, in.ctx.error_variance);
+  const ProductSums ps = product_sums(in.pairs.data(), products.data(), n, out.variance_wanted);
   const double sum_sq = ps.sum_sq, abs_d = ps.abs;
   // The factors of n for this dtype, computed once per length: a run's
   // outputs of a case share n (factors() above).
@@ -304,7 +304,11 @@ void dot(const Dot& in, Exact& out) {
   if (all_negative_zero && !overflowed) out.alternatives.push_back(Mp(-0.0));
   if (!overflowed && mpfr_inf_p(z)) add_opposite_overflow_alternative(products, z, f, out);
   set_dot_magnitude(in, products, n, abs_d, f, t, exact, abs_sum, out);
-  if (n >= 2 && in.ctx.error_variance) out.error_variance = (f.u * f.u / 3) * sum_sq;
+  if (n >= 2 && out.variance_wanted) out.error_variance = (f.u * f.u / 3) * sum_sq;
+}
+
+void rope(const Rotation& in, Exact& out) {
+  dot(Dot{in.ctx, {in.x_a, in.c, in.sum ? in.x_b : -in.x_b, in.s}}, out);
 }
 
 double dot_bound_upper(DType t, std::span<const double> pairs) {

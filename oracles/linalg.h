@@ -10,8 +10,12 @@
 
 namespace kc::oracle {
 struct Dot;
+struct Rotation;
 struct Exact;
 void dot(const Dot&, Exact&);
+// rope's rotation as the two-term dot product x_a c + (-x_b or x_b) s
+// (the negation is exact).
+void rope(const Rotation&, Exact&);
 // The dot product bound of `pairs` (a_0, b_0, a_1, b_1, ...) folded in T,
 // gamma_n sum |a_k b_k| + n eta (1 + u)^(n - 1) (oracles/linalg.cpp), in
 // double, rounded up for its own roundings (relative 2^-40, n < 2^12):

@@ -94,7 +94,7 @@ const LayerRow& layer_row(const Row& in) {
 }
 
 // The exact value is set; the bound and the replay rules follow.
-void finish(const Row& in, double (*replay_fn)(const ReplayIn&), const Stage& y, bool overflow, bool undefined, Exact& out) {
+void finish(const Row& in, double (*replay_fn)(const Row&), const Stage& y, bool overflow, bool undefined, Exact& out) {
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, in.ctx.dtype, y.e, y.rms());
   rows::settle_overflow(in, replay_fn, y.e, overflow || undefined, out);
 }

@@ -1,53 +1,103 @@
-// A typed reference to an oracle function, light enough for contract files.
+// The evaluations of one output element a contract entry names, bound to
+// one typed input (oracles/input.h), light enough for contract files.
 //
-// Every oracle has the form `void f(const In&, Exact&)`: `In` is the shape of
-// what one output element depends on (one value, a pair, the folded terms of
-// a cell, ...; oracles/exact.h), `Exact` what it returns (the exact value and
-// whatever its bound needs). A contract entry stores the function as an
-// OracleRef; its driver, which builds the `In`, asks for the signature it
-// feeds with `as<In>()`. The engine checks every entry against its driver
-// at start-up, so a binary oracle attached to a unary kernel is a clear
-// error naming both signatures, not a wrong grade.
+// Each kernel has up to three functions of the same input type `In`:
+//   * its exact oracle, `void f(const In&, Exact&)`: the exact value of the
+//     element and whatever its bound needs (oracles/exact.h);
+//   * its native replay of the reference's steps, `double f(const In&)`:
+//     the reference's bits (oracles/replay.h);
+//   * its double fast path, `bool f(const In&, fast::Approx&)`: the exact
+//     value with an error bound, where one exists (oracles/fast.h).
+// An entry binds them together, `.math = {oracle::exp, replay::exp,
+// fast::exp}`: `Math`'s constructor deduces `In` from the oracle and the
+// other two must take the same `In`, so a replay of pairs attached to a
+// unary oracle does not compile (as LLVM libc's MPFR wrapper checks an
+// operation against its input and output types). What remains a run-time
+// question, which input an entry's driver builds, the engine checks at
+// start-up (drivers/driver.h expects_input), naming both types.
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <typeinfo>
+
+#include "oracles/input.h"
 
 namespace kc::oracle {
 
 struct Exact;  // oracles/exact.h
+namespace fast {
+struct Approx;  // oracles/fast.h
+}
 
-// The native replay of the reference's steps for one output element
-// (oracles/replay.h): its value in the output dtype, as a double.
-struct ReplayIn;
-using ReplayFn = double (*)(const ReplayIn&);
+template <ElementInput In>
+using OracleFn = void (*)(const In&, Exact&);
+template <ElementInput In>
+using ReplayFn = double (*)(const In&);
+template <ElementInput In>
+using FastFn = bool (*)(const In&, fast::Approx&);
 
-class OracleRef {
+class Math {
  public:
-  OracleRef() = default;
-  template <class In>
-  OracleRef(void (*f)(const In&, Exact&))  // NOLINT: implicit on purpose, entries write `.oracle = oracle::exp`
-      : fn_(reinterpret_cast<void (*)()>(f)), input_(&typeid(In*)) {}
+  Math() = default;
+  // Implicit on purpose: entries write `.math = {oracle::exp, ...}`. In is
+  // deduced from the oracle alone; the replay and the fast path convert to
+  // functions of that In or the entry does not compile.
+  template <ElementInput In>
+  Math(OracleFn<In> oracle, std::type_identity_t<ReplayFn<In>> replay = nullptr,  // NOLINT
+       std::type_identity_t<FastFn<In>> fast = nullptr)
+      : input_(&typeid(In)),
+        oracle_(reinterpret_cast<Erased>(oracle)),
+        replay_(reinterpret_cast<Erased>(replay)),
+        fast_(reinterpret_cast<Erased>(fast)),
+        call_oracle_([](Erased f, const Input& in, Exact& out) {
+          reinterpret_cast<OracleFn<In>>(f)(std::get<In>(in), out);
+        }),
+        call_replay_([](Erased f, const Input& in) { return reinterpret_cast<ReplayFn<In>>(f)(std::get<In>(in)); }),
+        call_fast_([](Erased f, const Input& in, fast::Approx& a) {
+          return reinterpret_cast<FastFn<In>>(f)(std::get<In>(in), a);
+        }) {}
 
-  bool empty() const { return fn_ == nullptr; }
+  bool empty() const { return oracle_ == nullptr; }
+  bool has_replay() const { return replay_ != nullptr; }
+  bool has_fast() const { return fast_ != nullptr; }
   template <class In>
   bool takes() const {
-    return input_ && *input_ == typeid(In*);
+    return input_ && *input_ == typeid(In);
   }
-  // The function, if it takes `In`; nullptr otherwise.
-  template <class In>
-  auto as() const -> void (*)(const In&, Exact&) {
-    return takes<In>() ? reinterpret_cast<void (*)(const In&, Exact&)>(fn_) : nullptr;
-  }
-  // "kc::oracle::Pair" (demangled), for start-up errors.
+  // "Scalar", "Row", ...: the input type, for start-up errors.
   std::string input_name() const;
 
+  // The three evaluations of an element whose input holds this In (the
+  // start-up check makes sure; std::bad_variant_access otherwise).
+  void exact(const Input& in, Exact& out) const { call_oracle_(oracle_, in, out); }
+  double replay(const Input& in) const { return call_replay_(replay_, in); }
+  bool fast(const Input& in, fast::Approx& a) const { return call_fast_(fast_, in, a); }
+  // The functions themselves, for a loop that calls one of them per
+  // element without the visit (the bulk lane's fast path and replay).
+  template <class In>
+  OracleFn<In> oracle_of() const {
+    return takes<In>() ? reinterpret_cast<OracleFn<In>>(oracle_) : nullptr;
+  }
+  template <class In>
+  ReplayFn<In> replay_of() const {
+    return takes<In>() ? reinterpret_cast<ReplayFn<In>>(replay_) : nullptr;
+  }
+  template <class In>
+  FastFn<In> fast_of() const {
+    return takes<In>() ? reinterpret_cast<FastFn<In>>(fast_) : nullptr;
+  }
+
  private:
-  void (*fn_)() = nullptr;
-  const std::type_info* input_ = nullptr;  // typeid(In*): In may be incomplete here
+  using Erased = void (*)();
+  const std::type_info* input_ = nullptr;
+  Erased oracle_ = nullptr, replay_ = nullptr, fast_ = nullptr;
+  void (*call_oracle_)(Erased, const Input&, Exact&) = nullptr;
+  double (*call_replay_)(Erased, const Input&) = nullptr;
+  bool (*call_fast_)(Erased, const Input&, fast::Approx&) = nullptr;
 };
 
-// The demangled name of an input type, as input_name() prints it.
-std::string type_name(const std::type_info& pointer_to_input);
+// The demangled name of an input type without its namespace, "Scalar".
+std::string type_name(const std::type_info& input);
 
 }  // namespace kc::oracle

@@ -22,7 +22,7 @@ struct SumParts {
   Mp exact, abs_sum, fold;
   bool overflowed = false;
 };
-SumParts sum_parts(const Terms& in, DType fold_dtype) {
+SumParts sum_parts(const MpTerms& in, DType fold_dtype) {
   SumParts s;
   s.exact = Mp(0);
   s.abs_sum = Mp(0);
@@ -64,7 +64,7 @@ Mp gamma_over_u(DType t, std::size_t n) {
 // most u^2 s_k^2 / 3; independent errors add: E[err^2] <= u^2/3 sum_{k>=2}
 // s_k^2 over the partial sums s_k. The partial sums are those of the terms
 // in double, which is all the model's precision needs.
-std::optional<double> fold_error_variance(DType fold_dtype, const Terms& in) {
+std::optional<double> fold_error_variance(DType fold_dtype, const MpTerms& in) {
   if (in.terms.size() < 2) return std::nullopt;
   const double u = unit_roundoff(fold_dtype);
   double s_k = 0, sum_sq = 0;
@@ -82,7 +82,7 @@ Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(
 
 // S = gamma_{n-1}/u * sum |a_i|, so that the model's K u S is Higham's
 // gamma_{n-1} sum |a_i| (docs/accuracy-bounds.md).
-void sum(const Terms& in, Exact& out) {
+void sum(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   const SumParts s = sum_parts(in, in.ctx.dtype);
   out.replayed = s.overflowed;
   out.value = s.overflowed ? s.fold : s.exact;
@@ -99,7 +99,7 @@ void sum(const Terms& in, Exact& out) {
 // f64, narrowed"). Where the f64 fold overflows (f64 data only) the result
 // is the fold's, graded against it. The expected mean square of the error:
 // the narrowing's uniform rounding error, ulp_T(z)^2 / 12, plus the fold's.
-void sum_wide(const Terms& in, Exact& out) {
+void sum_wide(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   const SumParts s = sum_parts(in, DType::f64);
   const DType t = in.ctx.dtype;
   out.replayed = s.overflowed;
@@ -115,7 +115,7 @@ void sum_wide(const Terms& in, Exact& out) {
 
 // mean = sum / T(n) with the count rounded into T (§0.3): bf16 divides a
 // 257-element sum by 256. Empty: 0/0 = NaN.
-void mean(const Terms& in, Exact& out) {
+void mean(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   const SumParts s = sum_parts(in, in.ctx.dtype);
   const Mp n = count_in(in.ctx.dtype, in.terms.size());
   out.replayed = s.overflowed;
@@ -127,7 +127,7 @@ void mean(const Terms& in, Exact& out) {
 // The conformance profile's latitude for a max/min fold: NaN where a term
 // is NaN (PyTorch propagates it), and the other zero where the result is a
 // zero and both signs occur (the first of equals is the reference's choice).
-void fold_choices(const Terms& in, Exact& out) {
+void fold_choices(const MpTerms& in, Exact& out) {
   bool nan = false, pos_zero = false, neg_zero = false;
   for (const Mp& a : in.terms) {
     nan |= is_nan(a);
@@ -138,13 +138,13 @@ void fold_choices(const Terms& in, Exact& out) {
 }
 
 // Start at -inf (+inf), replace on strict > (<): NaN ignored, first of equals kept.
-void max_fold(const Terms& in, Exact& out) {
+void max_fold(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   out.value = Mp(-INFINITY);
   for (const Mp& a : in.terms)
     if (a > out.value) out.value = a;
   fold_choices(in, out);
 }
-void min_fold(const Terms& in, Exact& out) {
+void min_fold(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   out.value = Mp(INFINITY);
   for (const Mp& a : in.terms)
     if (a < out.value) out.value = a;
@@ -154,7 +154,7 @@ void min_fold(const Terms& in, Exact& out) {
 // The conformance profile's latitude for argmax/argmin: any index of an
 // equal best value (the smallest is the reference's tie order), and the
 // first NaN's index (PyTorch's NaN rule).
-void arg_choices(const Terms& in, std::size_t at, Exact& out) {
+void arg_choices(const MpTerms& in, std::size_t at, Exact& out) {
   bool nan_seen = false;
   for (std::size_t k = 0; k < in.terms.size(); ++k) {
     if (k != at && !is_nan(in.terms[at]) && in.terms[k] == in.terms[at]) out.alternatives.emplace_back(static_cast<double>(k));
@@ -166,14 +166,14 @@ void arg_choices(const Terms& in, std::size_t at, Exact& out) {
 }
 
 // The best starts as the first term, so a NaN at index 0 wins (§6).
-void argmax(const Terms& in, Exact& out) {
+void argmax(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   std::size_t at = 0;
   for (std::size_t k = 1; k < in.terms.size(); ++k)
     if (in.terms[k] > in.terms[at]) at = k;
   out.value = Mp(static_cast<double>(at));
   arg_choices(in, at, out);
 }
-void argmin(const Terms& in, Exact& out) {
+void argmin(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   std::size_t at = 0;
   for (std::size_t k = 1; k < in.terms.size(); ++k)
     if (in.terms[k] < in.terms[at]) at = k;
@@ -184,7 +184,7 @@ void argmin(const Terms& in, Exact& out) {
 // The gradient at x_i: s * mask_i with s = up / max(count, 1), count the
 // number of maxima of the cell counted in T (fair share, §7). Every step is
 // a basic operation: the replay is the exact definition.
-void max_backward(const CellElement& in, Exact& out) {
+void max_backward(const CellElement& given, Exact& out) { const MpCell in = mp(given);
   const DType t = in.ctx.dtype;
   const Mp& y = in.cell_max;
   // The reference counts the ties one increment at a time in T (a bf16

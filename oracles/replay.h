@@ -22,19 +22,9 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
-#include "oracles/oracle.h"
+#include "oracles/input.h"
 
 namespace kc::oracle {
-
-struct ReplayIn {
-  DType t = DType::f32;    // the input dtype
-  DType out = DType::f32;  // the output dtype
-  const Params* params = nullptr;
-  std::span<const double> args;  // the element's inputs, in its driver's order (drivers::Element::args)
-  // An input is a signalling NaN (pow's libm treats one apart).
-  bool signaling_nan = false;
-  int form = 0;  // which of the kernel's forms the element takes (drivers::Element::form)
-};
 
 namespace replay {
 
@@ -66,72 +56,72 @@ double narrow(DType t, double v);
 
 // The replays, one per kernel (replay_unary.cpp, replay_binary.cpp,
 // replay_reduction.cpp, replay_cast.cpp, replay_linalg.cpp).
-double neg(const ReplayIn&);
-double relu(const ReplayIn&);
-double sqr(const ReplayIn&);
-double sqrt(const ReplayIn&);
-double exp(const ReplayIn&);
-double sign(const ReplayIn&);
-double log(const ReplayIn&);
-double sin(const ReplayIn&);
-double cos(const ReplayIn&);
-double abs(const ReplayIn&);
-double recip(const ReplayIn&);
-double tanh(const ReplayIn&);
-double floor(const ReplayIn&);
-double ceil(const ReplayIn&);
-double erf(const ReplayIn&);
-double gelu_erf(const ReplayIn&);
-double round(const ReplayIn&);
-double sigmoid(const ReplayIn&);
-double silu(const ReplayIn&);
-double gelu_tanh(const ReplayIn&);
-double step(const ReplayIn&);
-double rsqrt(const ReplayIn&);
-double powi(const ReplayIn&);        // params: n
-double add_scalar(const ReplayIn&);  // params: c
-double mul_scalar(const ReplayIn&);  // params: c
-double clamp(const ReplayIn&);       // params: min, max
-double add(const ReplayIn&);
-double sub(const ReplayIn&);
-double mul(const ReplayIn&);
-double div(const ReplayIn&);
-double maximum(const ReplayIn&);
-double minimum(const ReplayIn&);
-double rem(const ReplayIn&);
-double pow(const ReplayIn&);
-double sum(const ReplayIn&);       // the fold 0 + a_0 + a_1 + ... in T
-double sum_wide(const ReplayIn&);  // pad_backward: +0 + a_0 + a_1 + ... in f64, then T::from(f64) (§14)
-double accumulate(const ReplayIn&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)
-double mean(const ReplayIn&);      // the fold / T(n)
-double max_fold(const ReplayIn&);  // start -inf, replace on strict >
-double min_fold(const ReplayIn&);
-double argmax(const ReplayIn&);    // first index of the maximum; a NaN at 0 wins
-double argmin(const ReplayIn&);
-double max_backward(const ReplayIn&);  // args: x, up, then the cell
-double identity(const ReplayIn&);      // the source element (broadcast_to, exact widenings)
-double cast(const ReplayIn&);          // every cast: in.t -> in.out (§17)
-double dot(const ReplayIn&);           // args a_0, b_0, a_1, b_1, ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
-double rope(const ReplayIn&);          // args x_a, c, x_b, s: x_a c - x_b s (form 0) or x_a c + x_b s (form 1) in T (§11)
-// Rows of the last axis (§10): args the row (then g's row), form the element's position.
-double softmax(const ReplayIn&);               // e_i / s, s = +0 + exp(x_0 - m) + ...
-double log_softmax(const ReplayIn&);           // (x_i - m) - ln s
-double softmax_backward(const ReplayIn&);      // y_i (g_i - (+0 + y_0 g_0 + ...))
-double log_softmax_backward(const ReplayIn&);  // g_i - exp(y_i) (+0 + g_0 + ...)
-double layer_norm(const ReplayIn&);           // params: eps; (x_i - mu) r, r = 1 / sqrt(v + T(eps))
-double layer_norm_backward(const ReplayIn&);  // params: eps; r ((g_i - mg) - yh_i mgy)
-double rms_norm(const ReplayIn&);             // params: eps; x_i / sqrt(mean x^2 + T(eps)), as 1/sqrt then a product
-double rms_norm_backward(const ReplayIn&);    // params: eps; r (g_i - x_i c), c = Sgx / (T(n) D)
-// Attention (§12): args and params as oracles/attention_layout.h; form the column d.
-double attention_naive(const ReplayIn&);
-double attention_flash(const ReplayIn&);
-double attention_paged(const ReplayIn&);  // params softmax_scale, softcap; the context gathered, qi = a
+double neg(const Scalar&);
+double relu(const Scalar&);
+double sqr(const Scalar&);
+double sqrt(const Scalar&);
+double exp(const Scalar&);
+double sign(const Scalar&);
+double log(const Scalar&);
+double sin(const Scalar&);
+double cos(const Scalar&);
+double abs(const Scalar&);
+double recip(const Scalar&);
+double tanh(const Scalar&);
+double floor(const Scalar&);
+double ceil(const Scalar&);
+double erf(const Scalar&);
+double gelu_erf(const Scalar&);
+double round(const Scalar&);
+double sigmoid(const Scalar&);
+double silu(const Scalar&);
+double gelu_tanh(const Scalar&);
+double step(const Scalar&);
+double rsqrt(const Scalar&);
+double powi(const Scalar&);        // params: n
+double add_scalar(const Scalar&);  // params: c
+double mul_scalar(const Scalar&);  // params: c
+double clamp(const Scalar&);       // params: min, max
+double add(const Pair&);
+double sub(const Pair&);
+double mul(const Pair&);
+double div(const Pair&);
+double maximum(const Pair&);
+double minimum(const Pair&);
+double rem(const Pair&);
+double pow(const Pair&);
+double sum(const Terms&);       // the fold 0 + a_0 + a_1 + ... in T
+double sum_wide(const Terms&);  // pad_backward: +0 + a_0 + a_1 + ... in f64, then T::from(f64) (§14)
+double accumulate(const Terms&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)
+double mean(const Terms&);      // the fold / T(n)
+double max_fold(const Terms&);  // start -inf, replace on strict >
+double min_fold(const Terms&);
+double argmax(const Terms&);    // first index of the maximum; a NaN at 0 wins
+double argmin(const Terms&);
+double max_backward(const CellElement&);  // the element, its upstream value, its cell
+double identity(const Scalar&);      // the source element (broadcast_to, exact widenings)
+double cast(const Scalar&);          // every cast: in.t -> in.out (§17)
+double dot(const Dot&);           // a_0 b_0 + a_1 b_1 + ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
+double rope(const Rotation&);          // x_a c - x_b s or x_a c + x_b s in T (§11)
+// Rows of the last axis (§10): Row::a the row, Row::b g's row, Row::i the element's position.
+double softmax(const Row&);               // e_i / s, s = +0 + exp(x_0 - m) + ...
+double log_softmax(const Row&);           // (x_i - m) - ln s
+double softmax_backward(const Row&);      // y_i (g_i - (+0 + y_0 g_0 + ...))
+double log_softmax_backward(const Row&);  // g_i - exp(y_i) (+0 + g_0 + ...)
+double layer_norm(const Row&);           // params: eps; (x_i - mu) r, r = 1 / sqrt(v + T(eps))
+double layer_norm_backward(const Row&);  // params: eps; r ((g_i - mg) - yh_i mgy)
+double rms_norm(const Row&);             // params: eps; x_i / sqrt(mean x^2 + T(eps)), as 1/sqrt then a product
+double rms_norm_backward(const Row&);    // params: eps; r (g_i - x_i c), c = Sgx / (T(n) D)
+// Attention (§12): Row::a and the params as oracles/attention_layout.h; Row::i the column d.
+double attention_naive(const Row&);
+double attention_flash(const Row&);
+double attention_paged(const Row&);  // params softmax_scale, softcap; the context gathered, qi = a
 // The naive params equivalent to a paged case's (causal at a, no window).
 Params paged_as_naive(const Params& p);
-// attention_flash_backward: args a cell (oracles/attention_layout.h Cell),
-// form the element's place among the cell's outputs; the whole cell's
+// attention_flash_backward: Row::a a cell (oracles/attention_layout.h Cell),
+// Row::i the element's place among the cell's outputs; the whole cell's
 // outputs (dQ, dK, dV) at once.
-double attention_flash_backward(const ReplayIn&);
+double attention_flash_backward(const Row&);
 std::vector<double> flash_backward_cell(DType t, const Params& params, std::span<const double> args);
 
 }  // namespace replay

@@ -42,10 +42,10 @@ std::vector<double> scores_t(const InT& a, const Layout& l, const Mask& mk, std:
 
 }  // namespace
 
-double attention_naive(const ReplayIn& in) {
-  const InT a{in.t};
-  const Layout l = Layout::of(in.args);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params, in.t));
+double attention_naive(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const Layout l = Layout::of(in.a);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
   double m = -INFINITY;
   for (double x : s)
     if (x > m) m = x;
@@ -57,15 +57,15 @@ double attention_naive(const ReplayIn& in) {
   double out = 0.0;
   for (std::size_t j = 0; j < s.size(); ++j) {
     const double p = a.mul(e[j], inv);
-    if (p != 0) out = a.add(out, a.mul(p, l.v[j * static_cast<std::size_t>(l.d) + static_cast<std::size_t>(in.form)]));
+    if (p != 0) out = a.add(out, a.mul(p, l.v[j * static_cast<std::size_t>(l.d) + in.i]));
   }
   return out;
 }
 
-double attention_flash(const ReplayIn& in) {
-  const InT a{in.t};
-  const Layout l = Layout::of(in.args);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.params, in.t));
+double attention_flash(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const Layout l = Layout::of(in.a);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
   double sum = 0.0, o = 0.0;
   attention::each_tile(s, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
     const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
@@ -75,7 +75,7 @@ double attention_flash(const ReplayIn& in) {
     sum = a.add(a.mul(alpha, sum), r);
     o = a.mul(o, alpha);
     for (std::size_t j = t0; j < t1; ++j)
-      if (p[j - t0] != 0) o = a.add(o, a.mul(p[j - t0], l.v[j * static_cast<std::size_t>(l.d) + static_cast<std::size_t>(in.form)]));
+      if (p[j - t0] != 0) o = a.add(o, a.mul(p[j - t0], l.v[j * static_cast<std::size_t>(l.d) + in.i]));
   });
   return sum == 0 ? 0.0 : a.mul(o, a.div(1.0, sum));
 }
@@ -96,10 +96,10 @@ Params paged_as_naive(const Params& p) {
       .set("window_right", std::int64_t{-1});
 }
 
-double attention_paged(const ReplayIn& in) {
-  const Params naive = paged_as_naive(*in.params);
-  ReplayIn as_naive = in;
-  as_naive.params = &naive;
+double attention_paged(const Row& in) {
+  const Params naive = paged_as_naive(*in.ctx.params);
+  Row as_naive = in;
+  as_naive.ctx.params = &naive;
   return attention_naive(as_naive);
 }
 
@@ -163,13 +163,13 @@ std::vector<double> flash_backward_cell(DType t, const Params& params, std::span
   return out;
 }
 
-double attention_flash_backward(const ReplayIn& in) {
+double attention_flash_backward(const Row& in) {
   // Each element replays its whole cell: the last cell's outputs are kept
   // for the next element of the same cell (same dtype, params and bits).
   static thread_local rows::RowKey key;
   static thread_local std::vector<double> out;
-  if (!key.same_or_set(in.t, 0, in.params, in.args, {})) out = flash_backward_cell(in.t, *in.params, in.args);
-  return out.at(static_cast<std::size_t>(in.form));
+  if (!key.same_or_set(in.ctx.dtype, 0, in.ctx.params, in.a, {})) out = flash_backward_cell(in.ctx.dtype, *in.ctx.params, in.a);
+  return out.at(in.i);
 }
 
 }  // namespace kc::oracle::replay

@@ -16,22 +16,22 @@ double saturate_u32(double x) {
 }
 }  // namespace
 
-double cast(const ReplayIn& in) {
+double cast(const Scalar& in) {
   // Every conversion quiets a signalling NaN (cvtss2sd, F16C, half's
   // to_f32 and from_f32), keeping sign and payload.
-  double x = in.args[0];
+  double x = in.x;
   if (std::isnan(x)) x = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) | 0x0008000000000000ull);
-  if (in.out == DType::u32) return saturate_u32(x);
-  if (in.t == DType::u32) return in.out == DType::f32 ? static_cast<double>(static_cast<float>(x)) : x;
-  if (in.t == DType::f64 && in.out == DType::bf16 && !std::isnan(x)) {
+  if (in.ctx.out_dtype == DType::u32) return saturate_u32(x);
+  if (in.ctx.dtype == DType::u32) return in.ctx.out_dtype == DType::f32 ? static_cast<double>(static_cast<float>(x)) : x;
+  if (in.ctx.dtype == DType::f64 && in.ctx.out_dtype == DType::bf16 && !std::isnan(x)) {
     // half's bf16::from_f64: the low 32 bits of the significand dropped, then RNE.
     const double truncated = std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & ~0xFFFFFFFFull);
     return narrow(DType::bf16, truncated);
   }
   // f64 -> f16 on F16C: f64 -> f32 (RNE) -> f16 (RNE); every other narrowing
   // is one RNE from the exact source, every widening exact.
-  if (in.t == DType::f64 && in.out == DType::f16) return narrow(DType::f16, narrow(DType::f32, x));
-  return narrow(in.out, x);
+  if (in.ctx.dtype == DType::f64 && in.ctx.out_dtype == DType::f16) return narrow(DType::f16, narrow(DType::f32, x));
+  return narrow(in.ctx.out_dtype, x);
 }
 
 }  // namespace kc::oracle::replay

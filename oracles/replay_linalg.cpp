@@ -6,19 +6,19 @@
 
 namespace kc::oracle::replay {
 
-double dot(const ReplayIn& in) {
-  const InT a{in.t};
+double dot(const Dot& in) {
+  const InT a{in.ctx.dtype};
   double acc = 0.0;
-  for (std::size_t k = 0; k + 1 < in.args.size(); k += 2) acc = a.add(acc, a.mul(in.args[k], in.args[k + 1]));
+  for (std::size_t k = 0; k + 1 < in.pairs.size(); k += 2) acc = a.add(acc, a.mul(in.pairs[k], in.pairs[k + 1]));
   return acc;
 }
 
 // rope (§11): the two products rounded into T, then one difference (the
 // low half) or sum (the high half), the first operand's NaN kept.
-double rope(const ReplayIn& in) {
-  const InT a{in.t};
-  const double p = a.mul(in.args[0], in.args[1]), q = a.mul(in.args[2], in.args[3]);
-  return in.form == 0 ? a.sub(p, q) : a.add(p, q);
+double rope(const Rotation& in) {
+  const InT a{in.ctx.dtype};
+  const double p = a.mul(in.x_a, in.c), q = a.mul(in.x_b, in.s);
+  return in.sum ? a.add(p, q) : a.sub(p, q);
 }
 
 }  // namespace kc::oracle::replay

@@ -18,12 +18,12 @@ struct RowIn {
   double count, eps;  // T(n), T(eps)
   std::span<const double> x, g;
 };
-RowIn row_in(const ReplayIn& in, bool backward) {
-  const InT a{in.t};
-  const std::size_t n = backward ? in.args.size() / 2 : in.args.size();
-  const double eps = in.params && in.params->has("eps") ? in.params->real("eps") : 0.0;
-  return {a, n, static_cast<std::size_t>(in.form), a.from_f64(static_cast<double>(n)), a.from_f64(eps),
-          in.args.first(n), backward ? in.args.subspan(n) : std::span<const double>{}};
+RowIn row_in(const Row& in, bool backward) {
+  const InT a{in.ctx.dtype};
+  const std::size_t n = in.a.size();
+  const double eps = in.ctx.params && in.ctx.params->has("eps") ? in.ctx.params->real("eps") : 0.0;
+  return {a, n, in.i, a.from_f64(static_cast<double>(n)), a.from_f64(eps),
+          in.a, backward ? in.b : std::span<const double>{}};
 }
 
 // mu = fold(x)/N, v = fold((x - mu)^2)/N, r = 1/sqrt(v + E).
@@ -44,13 +44,13 @@ MuR mu_r(const RowIn& w) {
 
 }  // namespace
 
-double layer_norm(const ReplayIn& in) {
+double layer_norm(const Row& in) {
   const RowIn w = row_in(in, false);
   const auto [mu, r] = mu_r(w);
   return w.a.mul(w.a.sub(w.x[w.i], mu), r);
 }
 
-double layer_norm_backward(const ReplayIn& in) {
+double layer_norm_backward(const Row& in) {
   const RowIn w = row_in(in, true);
   const auto [mu, r] = mu_r(w);
   double sg = 0.0, sgy = 0.0;
@@ -63,7 +63,7 @@ double layer_norm_backward(const ReplayIn& in) {
   return w.a.mul(r, w.a.sub(w.a.sub(w.g[w.i], mg), w.a.mul(yh, mgy)));
 }
 
-double rms_norm(const ReplayIn& in) {
+double rms_norm(const Row& in) {
   const RowIn w = row_in(in, false);
   double s = 0.0;
   for (double v : w.x) s = w.a.add(s, w.a.mul(v, v));
@@ -71,7 +71,7 @@ double rms_norm(const ReplayIn& in) {
   return w.a.mul(w.x[w.i], r);
 }
 
-double rms_norm_backward(const ReplayIn& in) {
+double rms_norm_backward(const Row& in) {
   const RowIn w = row_in(in, true);
   double s2 = 0.0, sgx = 0.0;
   for (std::size_t j = 0; j < w.n; ++j) {

@@ -30,41 +30,41 @@ double arg_select(std::span<const double> terms, Better better) {
 }  // namespace
 
 // pad_backward (§14): an f64 accumulator from +0, then NumCast into T.
-double sum_wide(const ReplayIn& in) {
+double sum_wide(const Terms& in) {
   const InT wide{DType::f64};
   double acc = 0.0;
-  for (double v : in.args) acc = wide.add(acc, v);
-  return InT{in.t}.from_f64(acc);
+  for (double v : in.terms) acc = wide.add(acc, v);
+  return InT{in.ctx.dtype}.from_f64(acc);
 }
 
 // index_add / scatter_add (§16): the output starts as a copy of base (a -0
 // stays -0), then each contribution is added in src's flat order.
-double accumulate(const ReplayIn& in) {
-  if (in.args.empty()) return 0.0;
-  const InT a{in.t};
-  double acc = in.args[0];
-  for (std::size_t k = 1; k < in.args.size(); ++k) acc = a.add(acc, in.args[k]);
+double accumulate(const Terms& in) {
+  if (in.terms.empty()) return 0.0;
+  const InT a{in.ctx.dtype};
+  double acc = in.terms[0];
+  for (std::size_t k = 1; k < in.terms.size(); ++k) acc = a.add(acc, in.terms[k]);
   return acc;
 }
 
-double sum(const ReplayIn& in) { return fold_sum(in.t, in.args); }
+double sum(const Terms& in) { return fold_sum(in.ctx.dtype, in.terms); }
 // The sum, then / T(n) with the count converted by NumCast (§0.3).
-double mean(const ReplayIn& in) {
-  const InT a{in.t};
-  return a.div(fold_sum(in.t, in.args), a.from_f64(static_cast<double>(in.args.size())));
+double mean(const Terms& in) {
+  const InT a{in.ctx.dtype};
+  return a.div(fold_sum(in.ctx.dtype, in.terms), a.from_f64(static_cast<double>(in.terms.size())));
 }
-double max_fold(const ReplayIn& in) { return fold_select(in.args, -INFINITY, [](double v, double b) { return v > b; }); }
-double min_fold(const ReplayIn& in) { return fold_select(in.args, INFINITY, [](double v, double b) { return v < b; }); }
-double argmax(const ReplayIn& in) { return arg_select(in.args, [](double v, double b) { return v > b; }); }
-double argmin(const ReplayIn& in) { return arg_select(in.args, [](double v, double b) { return v < b; }); }
+double max_fold(const Terms& in) { return fold_select(in.terms, -INFINITY, [](double v, double b) { return v > b; }); }
+double min_fold(const Terms& in) { return fold_select(in.terms, INFINITY, [](double v, double b) { return v < b; }); }
+double argmax(const Terms& in) { return arg_select(in.terms, [](double v, double b) { return v > b; }); }
+double argmin(const Terms& in) { return arg_select(in.terms, [](double v, double b) { return v < b; }); }
 
 // §7's steps at one element: y = the cell's max, mask = (x == y), count =
 // the fold of the cell's masks in T, s = up / (count < 1 ? 1 : count),
 // grad = s * mask (NaN where s is inf or NaN and the mask is 0).
-double max_backward(const ReplayIn& in) {
-  const InT a{in.t};
-  const double x = in.args[0], up = in.args[1];
-  const std::span<const double> cell = in.args.subspan(2);
+double max_backward(const CellElement& in) {
+  const InT a{in.ctx.dtype};
+  const double x = in.x, up = in.up;
+  const std::span<const double> cell = in.cell;
   const double y = fold_select(cell, -INFINITY, [](double v, double b) { return v > b; });
   double count = 0.0;
   for (double v : cell) count = a.add(count, v == y ? 1.0 : 0.0);
@@ -72,6 +72,6 @@ double max_backward(const ReplayIn& in) {
   return a.mul(s, x == y ? 1.0 : 0.0);
 }
 
-double identity(const ReplayIn& in) { return in.args[0]; }
+double identity(const Scalar& in) { return in.x; }
 
 }  // namespace kc::oracle::replay

@@ -29,34 +29,34 @@ MaxAndSum max_and_sum(const InT& a, std::span<const double> x) {
 
 }  // namespace
 
-double softmax(const ReplayIn& in) {
-  const InT a{in.t};
-  const auto [m, s] = max_and_sum(a, in.args);
-  const double x = in.args[static_cast<std::size_t>(in.form)];
+double softmax(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const auto [m, s] = max_and_sum(a, in.a);
+  const double x = in.a[in.i];
   return a.div(a.call(::expf, static_cast<D1>(::exp), a.sub(x, m)), s);
 }
 
-double log_softmax(const ReplayIn& in) {
-  const InT a{in.t};
-  const auto [m, s] = max_and_sum(a, in.args);
+double log_softmax(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const auto [m, s] = max_and_sum(a, in.a);
   const double l = a.call(::logf, static_cast<D1>(::log), s);
-  return a.sub(a.sub(in.args[static_cast<std::size_t>(in.form)], m), l);
+  return a.sub(a.sub(in.a[in.i], m), l);
 }
 
-double softmax_backward(const ReplayIn& in) {
-  const InT a{in.t};
-  const std::size_t n = in.args.size() / 2, i = static_cast<std::size_t>(in.form);
+double softmax_backward(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const std::size_t n = in.a.size(), i = in.i;
   double d = 0.0;
-  for (std::size_t j = 0; j < n; ++j) d = a.add(d, a.mul(in.args[j], in.args[n + j]));
-  return a.mul(in.args[i], a.sub(in.args[n + i], d));
+  for (std::size_t j = 0; j < n; ++j) d = a.add(d, a.mul(in.a[j], in.b[j]));
+  return a.mul(in.a[i], a.sub(in.b[i], d));
 }
 
-double log_softmax_backward(const ReplayIn& in) {
-  const InT a{in.t};
-  const std::size_t n = in.args.size() / 2, i = static_cast<std::size_t>(in.form);
+double log_softmax_backward(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const std::size_t n = in.a.size(), i = in.i;
   double g = 0.0;
-  for (std::size_t j = 0; j < n; ++j) g = a.add(g, in.args[n + j]);
-  return a.sub(in.args[n + i], a.mul(a.call(::expf, static_cast<D1>(::exp), in.args[i]), g));
+  for (std::size_t j = 0; j < n; ++j) g = a.add(g, in.b[j]);
+  return a.sub(in.b[i], a.mul(a.call(::expf, static_cast<D1>(::exp), in.a[i]), g));
 }
 
 }  // namespace kc::oracle::replay

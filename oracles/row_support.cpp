@@ -80,10 +80,8 @@ bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std:
   return false;
 }
 
-void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, bool may_overflow, Exact& out) {
-  std::vector<double> args(in.a.begin(), in.a.end());
-  args.insert(args.end(), in.b.begin(), in.b.end());
-  const double y = replay_fn(ReplayIn{in.ctx.dtype, in.ctx.dtype, in.ctx.params, args, false, static_cast<int>(in.i)});
+void settle_overflow(const Row& in, double (*replay_fn)(const Row&), B bound, bool may_overflow, Exact& out) {
+  const double y = replay_fn(in);
   const Mp& z = out.value;
   if (std::isfinite(y) && !may_overflow) return;
   if ((std::isnan(y) && is_nan(z)) || (std::isinf(y) && is_inf(z) && mpfr_cmp_d(raw(z), y) == 0)) return;

@@ -87,7 +87,7 @@ class RowKey {
 // products' overflowed folds are. `may_overflow`: a stage of the bound's
 // replay (Stage below) could pass max_T, so even a finite replay (rms_norm's
 // 1/sqrt(inf) = 0) is the reference's answer.
-void settle_overflow(const Row& in, double (*replay_fn)(const ReplayIn&), B bound, bool may_overflow, Exact& out);
+void settle_overflow(const Row& in, double (*replay_fn)(const Row&), B bound, bool may_overflow, Exact& out);
 
 // A value of the reference's evaluation carried with a bound on its error:
 // v the exact value of the stage (the function of the exact inputs, in B),

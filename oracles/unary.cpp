@@ -23,28 +23,28 @@ Mp zero_like(bool negative) { return negative ? -Mp(0) : Mp(0); }
 Mp gelu_c(DType t) { return rn(t, bm::sqrt(Mp(num_cast(t, 2.0 / M_PI)))); }
 }  // namespace
 
-void neg(const Scalar& in, Exact& out) { out.value = -in.x; }
-void abs(const Scalar& in, Exact& out) { out.value = bm::abs(in.x); }
-void sqr(const Scalar& in, Exact& out) { out.value = in.x * in.x; }
+void neg(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = -in.x; }
+void abs(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = bm::abs(in.x); }
+void sqr(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = in.x * in.x; }
 // The functions that round once (KernelSpec::oracle_rounds_once) write
 // MPFR's result into out.value directly, at its working precision: one
 // number fewer per element than a Boost temporary moved into place.
-void sqrt(const Scalar& in, Exact& out) { mpfr_sqrt(raw(out.value), raw(in.x), MPFR_RNDN); }  // sqrt(-0) = -0, sqrt(<0) = NaN
-void exp(const Scalar& in, Exact& out) { mpfr_exp(raw(out.value), raw(in.x), MPFR_RNDN); }
-void log(const Scalar& in, Exact& out) { mpfr_log(raw(out.value), raw(in.x), MPFR_RNDN); }  // log(+-0) = -inf, log(<0) = NaN
-void sin(const Scalar& in, Exact& out) { mpfr_sin(raw(out.value), raw(in.x), MPFR_RNDN); }
-void cos(const Scalar& in, Exact& out) { mpfr_cos(raw(out.value), raw(in.x), MPFR_RNDN); }
-void tanh(const Scalar& in, Exact& out) { mpfr_tanh(raw(out.value), raw(in.x), MPFR_RNDN); }
-void floor(const Scalar& in, Exact& out) { out.value = bm::floor(in.x); }
-void ceil(const Scalar& in, Exact& out) { out.value = bm::ceil(in.x); }
-void recip(const Scalar& in, Exact& out) { mpfr_ui_div(raw(out.value), 1, raw(in.x), MPFR_RNDN); }  // 1/(+-0) = +-inf
-void rsqrt(const Scalar& in, Exact& out) { out.value = Mp(1) / bm::sqrt(in.x); }
+void sqrt(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_sqrt(raw(out.value), raw(in.x), MPFR_RNDN); }  // sqrt(-0) = -0, sqrt(<0) = NaN
+void exp(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_exp(raw(out.value), raw(in.x), MPFR_RNDN); }
+void log(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_log(raw(out.value), raw(in.x), MPFR_RNDN); }  // log(+-0) = -inf, log(<0) = NaN
+void sin(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_sin(raw(out.value), raw(in.x), MPFR_RNDN); }
+void cos(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_cos(raw(out.value), raw(in.x), MPFR_RNDN); }
+void tanh(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_tanh(raw(out.value), raw(in.x), MPFR_RNDN); }
+void floor(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = bm::floor(in.x); }
+void ceil(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = bm::ceil(in.x); }
+void recip(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_ui_div(raw(out.value), 1, raw(in.x), MPFR_RNDN); }  // 1/(+-0) = +-inf
+void rsqrt(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = Mp(1) / bm::sqrt(in.x); }
 
 // relu / step / sign compare with 0 exactly as the reference does: NaN and
 // -0 fail `x > 0`, so they give +0 (reference-semantics.md §1).
-void relu(const Scalar& in, Exact& out) { out.value = (!is_nan(in.x) && in.x > 0) ? in.x : Mp(0); }
-void step(const Scalar& in, Exact& out) { out.value = (!is_nan(in.x) && in.x > 0) ? Mp(1) : Mp(0); }
-void sign(const Scalar& in, Exact& out) {
+void relu(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = (!is_nan(in.x) && in.x > 0) ? in.x : Mp(0); }
+void step(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = (!is_nan(in.x) && in.x > 0) ? Mp(1) : Mp(0); }
+void sign(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   if (is_nan(in.x)) out.value = Mp(0);
   else if (in.x > 0) out.value = Mp(1);
   else if (in.x < 0) out.value = Mp(-1);
@@ -52,17 +52,17 @@ void sign(const Scalar& in, Exact& out) {
 }
 
 // IEEE roundTiesToEven (mpfr_roundeven keeps the sign of a zero result).
-void round(const Scalar& in, Exact& out) {
+void round(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   out.value = in.x;
   mpfr_roundeven(raw(out.value), raw(in.x));
 }
 
-void erf(const Scalar& in, Exact& out) { mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN); }
+void erf(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN); }
 
 // gelu_erf(x) = (x/2)(1 + erf(x/sqrt 2)). The reference forms 1 + erf(a) in
 // f64, which cancels for x << 0; the condition-aware model scales its error
 // allowance with S = |x| (docs/accuracy-bounds.md).
-void gelu_erf(const Scalar& in, Exact& out) {
+void gelu_erf(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   if (is_nan(in.x)) {  // (+-inf are covered by the contract's special-value rules.)
     out.value = in.x;
     out.magnitude = Mp(0);
@@ -77,8 +77,8 @@ void gelu_erf(const Scalar& in, Exact& out) {
 }
 
 // sigmoid(x) = 1/(1 + e^-x); silu(x) = x sigmoid(x).
-void sigmoid(const Scalar& in, Exact& out) { out.value = Mp(1) / (Mp(1) + bm::exp(-in.x)); }
-void silu(const Scalar& in, Exact& out) {
+void sigmoid(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = Mp(1) / (Mp(1) + bm::exp(-in.x)); }
+void silu(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   out.value = in.x / (Mp(1) + bm::exp(-in.x));
   // S = |x| 2^(emin+1): with u = 2^-p, K u S = K |x| ulp_min, the absolute
   // error of a subnormal sigmoid times |x| (accuracy_models.cpp, silu).
@@ -90,7 +90,7 @@ void silu(const Scalar& in, Exact& out) {
 // gelu (tanh form) with the reference's constants c and k in T:
 // (x/2)(1 + tanh(c (x + k x^3))). 1 + tanh cancels for x << 0, so the
 // model is condition-aware with S = |x|.
-void gelu_tanh(const Scalar& in, Exact& out) {
+void gelu_tanh(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   if (is_nan(in.x)) {
     out.value = in.x;
     out.magnitude = Mp(0);
@@ -110,7 +110,7 @@ void gelu_tanh(const Scalar& in, Exact& out) {
 // square-and-multiply replayed with one correct rounding per step in the
 // format it runs in (f32 for f32 and the halves, f64 for f64), which is
 // bit-exact because every step is a basic operation. See the contract.
-void powi(const Scalar& in, Exact& out) {
+void powi(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   const auto n = static_cast<std::int32_t>(in.ctx.params->integer("n"));
   const DType loop_t = in.ctx.dtype == DType::f64 ? DType::f64 : DType::f32;
   const double lo = min_normal(loop_t), hi = max_finite(loop_t);
@@ -145,13 +145,13 @@ void powi(const Scalar& in, Exact& out) {
 }
 
 // Parameters are converted into T as the reference's NumCast does.
-void add_scalar(const Scalar& in, Exact& out) {
+void add_scalar(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   out.value = in.x + Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
 }
-void mul_scalar(const Scalar& in, Exact& out) {
+void mul_scalar(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   out.value = in.x * Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
 }
-void clamp(const Scalar& in, Exact& out) {
+void clamp(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   const Mp lo(num_cast(in.ctx.dtype, in.ctx.params->real("min")));
   const Mp hi(num_cast(in.ctx.dtype, in.ctx.params->real("max")));
   if (is_nan(in.x)) out.value = in.x;

@@ -9,6 +9,8 @@
 #include "contracts/contract.h"
 #include "engine/conformance.h"
 #include "oracles/binary.h"
+#include "oracles/fast.h"
+#include "oracles/replay.h"
 #include "oracles/unary.h"
 
 namespace kc {
@@ -69,7 +71,7 @@ TEST(Contracts, EveryEntryIsComplete) {
   for (const auto& k : contract::all_kernels()) {
     SCOPED_TRACE(std::string(k.name));
     ASSERT_FALSE(k.inputs.empty());
-    ASSERT_FALSE(k.oracle.empty());
+    ASSERT_FALSE(k.math.empty());
     EXPECT_FALSE(k.summary.empty());
     EXPECT_FALSE(k.source.empty());
     EXPECT_FALSE(k.oracle_text.empty());
@@ -145,16 +147,29 @@ TEST(Contracts, ARowMapIsDeclaredNotToldFromTheName) {
   EXPECT_NE(problems_of(k).find("knows the Jacobians of the row maps"), std::string::npos) << problems_of(k);
 }
 
+// An entry's oracle, replay and fast path take one input type, or the entry
+// does not compile (oracles/oracle.h Math): a replay or fast path of pairs
+// beside a unary oracle is refused by the constructor's constraints.
+namespace mismatch {
+using oracle::Math;
+using S = oracle::Scalar;
+using P = oracle::Pair;
+static_assert(std::is_constructible_v<Math, oracle::OracleFn<S>, oracle::ReplayFn<S>, oracle::FastFn<S>>);
+static_assert(!std::is_constructible_v<Math, oracle::OracleFn<S>, oracle::ReplayFn<P>>);
+static_assert(!std::is_constructible_v<Math, oracle::OracleFn<S>, oracle::ReplayFn<S>, oracle::FastFn<P>>);
+static_assert(!std::is_constructible_v<Math, void (*)(const int&, oracle::Exact&)>);  // not an element input
+}  // namespace mismatch
+
 TEST(Contracts, AMismatchedEntryIsAClearStartUpError) {
   contract::KernelSpec k = *contract::find_kernel("exp");
-  k.oracle = oracle::add;  // a binary oracle on a unary kernel
-  EXPECT_NE(problems_of(k).find("kernel 'exp': driver 'elementwise' feeds an oracle taking kc::oracle::Scalar, but "
-                                "the entry's oracle takes kc::oracle::Pair"),
+  k.math = {oracle::add, oracle::replay::add};  // a binary oracle on a unary kernel
+  EXPECT_NE(problems_of(k).find("kernel 'exp': driver 'elementwise' builds elements of Scalar, but the entry's "
+                                "oracle takes Pair"),
             std::string::npos)
       << problems_of(k);
   k = *contract::find_kernel("add");
-  k.oracle = oracle::exp;
-  EXPECT_NE(problems_of(k).find("driver 'binary' feeds an oracle taking kc::oracle::Pair"), std::string::npos);
+  k.math = {oracle::exp, oracle::replay::exp};
+  EXPECT_NE(problems_of(k).find("driver 'binary' builds elements of Pair"), std::string::npos);
   k.driver = "no_such_driver";
   EXPECT_NE(problems_of(k).find("kernel 'add': driver 'no_such_driver' does not exist"), std::string::npos);
   k = *contract::find_kernel("add");

@@ -82,7 +82,8 @@ TEST(DotOracle, MagnitudeIsTheBoundFromAboveWithinItsMargin) {
       oracle::PrecisionScope scope(oracle::working_bits(t));
       const Params params;
       oracle::Exact ex;
-      oracle::dot(oracle::Dot{oracle::Context{t, t, &params, false, false}, pairs}, ex);
+      ex.variance_wanted = false;
+      oracle::dot(oracle::Dot{{.dtype = t, .out_dtype = t, .params = &params}, {pairs.begin(), pairs.end()}}, ex);
       ASSERT_TRUE(ex.magnitude.has_value());
       mpfr_t want, got, limit;
       mpfr_inits2(4400, want, got, limit, static_cast<mpfr_ptr>(nullptr));

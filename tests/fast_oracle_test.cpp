@@ -38,11 +38,10 @@ struct Counts {
 
 // The distance, in ulps of T, from the element's exact value to the
 // nearest midpoint between two T values (MPFR at 4x the working precision).
-double midpoint_distance(const engine::Context& c, const drivers::Element& e, const Params& p) {
+double midpoint_distance(const engine::Context& c, const drivers::Element& e) {
   oracle::PrecisionScope scope(4 * oracle::working_bits(c.t));
-  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &p, e.signaling_nan};
   oracle::Exact ex;
-  c.driver.evaluate(c.k, ctx, e, ex);
+  c.k.math.exact(e.in, ex);
   if (!oracle::is_number(ex.value) || oracle::is_zero(ex.value)) return INFINITY;
   oracle::Mp s = ex.value;
   mpfr_mul_2si(oracle::raw(s), oracle::raw(ex.value), -oracle::ulp_exponent(c.t, ex.value), MPFR_RNDN);
@@ -73,7 +72,7 @@ void compare(const contract::KernelSpec& k, DType t, const Backend& backend, con
         const engine::Grade fast = engine::grade_element(c, e, yv, yb, p, mode);
         if (!fast.approximate) continue;
         ++(mode == engine::GradeMode::any ? n.fast : n.cheap);
-        const std::string where = fmt::format("{} {} x = {} ({}) y = {} ({})", k.name, dtype_name(t), e.args[0],
+        const std::string where = fmt::format("{} {} x = {} ({}) y = {} ({})", k.name, dtype_name(t), oracle::first_value(e.in),
                                               hex_bits(t, e.shown[0]), yv, mode == engine::GradeMode::any ? "fast path" : "MPFR at 64 bits");
         // The same verdict, and for a failure (an exact model's, where z is
         // a T value: fast_exact_failure) the same way of failing.
@@ -85,7 +84,7 @@ void compare(const contract::KernelSpec& k, DType t, const Backend& backend, con
           ASSERT_TRUE(std::isnan(fast.frac) && std::isnan(exact.frac) && std::isnan(fast.abs_err)) << where;
           continue;
         }
-        if (!to_midpoint) to_midpoint = midpoint_distance(c, e, p);
+        if (!to_midpoint) to_midpoint = midpoint_distance(c, e);
         // The exact value is farther from a rounding boundary than the
         // approximation's own bound: the rounding was decided.
         ASSERT_GT(*to_midpoint, fast.uncertainty) << where << ": the fast path answered at a rounding boundary";
@@ -122,7 +121,7 @@ void agree(int stride, std::int64_t f32_inputs, std::int64_t min_elements) {
   for (const auto& k : contract::all_kernels()) {
     // (Not the data movers and dequantize_blocks: their fast path is the
     // driver's exact value itself, as the default-run digest holds it.)
-    if (!k.fast || k.fast == oracle::fast::identity) continue;
+    if (!k.math.has_fast() || k.math.fast_of<oracle::Scalar>() == oracle::fast::identity) continue;
     const Params p = params_of(k);
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       if (!k.accuracy_for(t)) continue;
@@ -185,7 +184,8 @@ TEST(FastOracle, CommonCaseIsDecide) {
   std::mt19937_64 rng(20261203);
   std::int64_t answered = 0, decided = 0, total = 0;
   for (const auto& k : contract::all_kernels()) {
-    if (!k.fast || k.inputs.size() != 1 || k.fast == oracle::fast::identity) continue;
+    const auto fast = k.math.fast_of<oracle::Scalar>();
+    if (!fast || k.inputs.size() != 1 || fast == oracle::fast::identity) continue;
     const Params p = params_of(k);
     for (DType t : {DType::bf16, DType::f16, DType::f32}) {
       const contract::Accuracy* acc = k.accuracy_for(t);
@@ -200,7 +200,7 @@ TEST(FastOracle, CommonCaseIsDecide) {
       for (std::int64_t i = 0; i < n; ++i) {
         const double xv = x.value_at(i), y0 = y.value_at(i);
         oracle::fast::Approx a;
-        if (!k.fast(&xv, t, p, a)) continue;
+        if (!fast(oracle::Scalar{{.dtype = t, .out_dtype = t, .params = &p}, xv}, a)) continue;
         for (int step = -1; step <= 1; ++step) {
           const double yv = step == 0 || !std::isfinite(y0) ? y0 : bits_to_double(t, double_to_bits(t, y0) + step);
           ++total;
