@@ -44,7 +44,7 @@ bool Movement::element_at(const contract::KernelSpec& k, const gen::Case& c, std
 
 void Movement::for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                                 const std::function<void(const Element&)>& f) const {
-  each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
+  each_element_at(k, c, checked_numel(expected_output(k, c).dims()), f);
 }
 
 void Movement::evaluate(const contract::KernelSpec& k, const oracle::Context& ctx, const Element& e,

@@ -48,7 +48,7 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
                                 const std::function<void(const Element&)>& f) const {
   const Tensor& a = c.inputs.at(0);
   const Tensor& b = c.inputs.at(1);
-  const Dims out = expected_output(k, c).dims;
+  const Dims out = expected_output(k, c).dims();
   const std::int64_t n = checked_numel(out);
   Element e{.args = {0.0, 0.0}, .shown = {0, 0}, .names = {"a", "b"}, .replayable = true};  // refilled per element
   for (std::int64_t o = 0; o < n; ++o) {

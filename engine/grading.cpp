@@ -67,7 +67,7 @@ std::string decimal(const Mp& z) {
 // first: its MPFR numbers' storage is reused).
 const oracle::Exact& detail::evaluate(const Context& c, const drivers::Element& e, const Params& params, oracle::Exact& ex) {
   const bool variance = c.statistics_case && e.statistics_sample;
-  const oracle::Context ctx{c.t, c.k.out_dtype(c.t), &params, e.signaling_nan, variance};
+  const oracle::Context ctx{c.t, c.out_dtype(), &params, e.signaling_nan, variance, e.form};
   ex.reset();
   c.driver.evaluate(c.k, ctx, e, ex);
   if (!variance) ex.error_variance.reset();
@@ -279,7 +279,7 @@ namespace {
 // The native replay of the element, when the entry has one.
 void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Figures& g) {
   if (!c.k.replay) return;
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   g.replay = c.k.replay(oracle::ReplayIn{c.t, t_out, &params, e.args, e.signaling_nan, e.form});
   g.replay_bits = double_to_bits_exact(t_out, g.replay);  // every bit, a NaN's quiet bit included
   g.semantics_ok = g.replay_bits == y_bits;
@@ -296,7 +296,7 @@ thread_local Retained retained;
 
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const double x = e.args.empty() ? 0.0 : e.args.front();
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   if (const contract::SpecialRule* rule = detail::special_rule(c.k, e)) {
     Grade g;
     g.special = true;

@@ -27,6 +27,9 @@ struct Context {
   // Exact::error_variance is wanted (a sample of the statistics case): an
   // oracle may skip computing it otherwise (the engine drops it then).
   bool error_variance = true;
+  // Which of the kernel's forms the element takes (drivers::Element::form,
+  // as ReplayIn::form): a values + indices kernel's output, ...
+  int form = 0;
 };
 
 // One input element: unary kernels, casts, broadcast_to.
