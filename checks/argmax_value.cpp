@@ -45,7 +45,7 @@ void register_argmax_value(Registry& r) {
   r.push_back({.name = "argmax_value",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
-                 if (!k.output_dtype || is_float(*k.output_dtype)) return "the kernel must return indices";
+                 if (is_float(k.out_dtype(DType::f32))) return "the kernel must return indices";
                  return p.related.empty() ? "names no value kernel (`related`)" : "";
                },
                .make = [](const contract::Property* p) { return std::make_unique<ArgmaxValue>(*p); }});

@@ -107,18 +107,17 @@ class AttentionBackwardJvp final : public Check {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const Tensor &q = v.cs.inputs.at(0), &k = v.cs.inputs.at(1);
       const std::int64_t nq = q.numel(), nk = k.numel();
-      if (v.y.numel() != nq + 2 * nk) return;  // (the output check failed it)
-      const auto bounds = output_bounds(v.c.k, v.c.t, v.cs, v.y);
+      const auto bounds = output_bounds(v.c.k, v.c.t, v.cs, v.outputs);
       if (!bounds) return;
       oracle::PrecisionScope scope(512);
       ExactDot lhs;
       Mp b(0);
       for (std::int64_t i = 0; i < nq; ++i) {
-        lhs.add(v.y.value_at(i), dq_at(i));
+        lhs.add(v.outputs[0].value_at(i), dq_at(i));
         b += Mp(std::fabs(dq_at(i))) * (*bounds)[static_cast<std::size_t>(i)];
       }
       for (std::int64_t i = 0; i < nk; ++i) {
-        lhs.add(v.y.value_at(nq + i), dk_at(i));
+        lhs.add(v.outputs[1].value_at(i), dk_at(i));
         b += Mp(std::fabs(dk_at(i))) * (*bounds)[static_cast<std::size_t>(nq + i)];
       }
       const Jvp j = attention_jvp(v.cs, v.c.t);
@@ -143,7 +142,8 @@ void register_attention_backward_jvp(Registry& r) {
   r.push_back({.name = "attention_backward_jvp",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property&) -> std::string {
-                 return k.driver == "attention_backward" ? "" : "applies to the attention_backward driver's kernels";
+                 const std::string why = attention_fit(k, true);
+                 return why.empty() ? "" : "an attention backward kernel " + why;
                },
                .make = [](const contract::Property* p) { return std::make_unique<AttentionBackwardJvp>(*p); }});
 }

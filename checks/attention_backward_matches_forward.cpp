@@ -36,10 +36,9 @@ class AttentionBackwardMatchesForward final : public Check {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const Tensor &q = v.cs.inputs.at(0), &k = v.cs.inputs.at(1), &dout = v.cs.inputs.at(3);
       const std::int64_t nq = q.numel(), nk = k.numel();
-      if (v.y.numel() != nq + 2 * nk) return;  // (the output check failed it)
       // The backward's bounds, element by element; any replayed cell or
       // non-finite output: not compared.
-      const auto bounds = output_bounds(v.c.k, v.c.t, v.cs, v.y);
+      const auto bounds = output_bounds(v.c.k, v.c.t, v.cs, v.outputs);
       if (!bounds) return;
       const std::vector<Mp>& bound = *bounds;
       bool comparable = true;
@@ -49,11 +48,11 @@ class AttentionBackwardMatchesForward final : public Check {
       std::string what;
       if (p_.related.empty()) {
         for (std::int64_t i = 0; i < nq; ++i) {
-          lhs.add(v.y.value_at(i), q.value_at(i));
+          lhs.add(v.outputs[0].value_at(i), q.value_at(i));
           b += Mp(std::fabs(q.value_at(i))) * bound[static_cast<std::size_t>(i)];
         }
         for (std::int64_t i = 0; i < nk; ++i) {
-          rhs.add(v.y.value_at(nq + i), k.value_at(i));
+          rhs.add(v.outputs[1].value_at(i), k.value_at(i));
           b += Mp(std::fabs(k.value_at(i))) * bound[static_cast<std::size_t>(nq + i)];
         }
         what = "<dQ, q> = {:.17g}, <dK, k> = {:.17g}";
@@ -67,7 +66,7 @@ class AttentionBackwardMatchesForward final : public Check {
         if (o.dims() != q.dims())
           return fail(fmt::format("{} gave {} for q of {}", p_.related, dims_to_string(o.dims()), dims_to_string(q.dims())));
         for (std::int64_t i = 0; i < nk; ++i) {
-          lhs.add(v.y.value_at(nq + nk + i), dv_at(i));
+          lhs.add(v.outputs[2].value_at(i), dv_at(i));
           b += Mp(std::fabs(dv_at(i))) * bound[static_cast<std::size_t>(nq + nk + i)];
         }
         drivers::of(*fwd).for_each_element(*fwd, fc, [&](const drivers::Element& e) {
@@ -98,9 +97,9 @@ void register_attention_backward_matches_forward(Registry& r) {
   r.push_back({.name = "attention_backward_matches_forward",
                .per_property = true,
                .validate = [](const contract::KernelSpec& k, const contract::Property& p) -> std::string {
-                 if (k.driver != "attention_backward") return "applies to the attention_backward driver's kernels";
+                 if (std::string why = attention_fit(k, true); !why.empty()) return "an attention backward kernel " + why;
                  const contract::KernelSpec* f = p.related.empty() ? nullptr : contract::find_kernel(p.related);
-                 if (!p.related.empty() && (!f || f->driver != "attention"))
+                 if (!p.related.empty() && (!f || !attention_fit(*f, false).empty()))
                    return "names no attention forward kernel (`related`)";
                  return "";
                },

@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "drivers/driver.h"
 #include "oracles/exact.h"
 #include "oracles/rounding.h"
@@ -26,17 +29,34 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
 }
 
 std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
-                                                     const Tensor& y) {
-  std::vector<oracle::Mp> bound(static_cast<std::size_t>(y.numel()));
+                                                     std::span<const Tensor> outputs) {
+  const drivers::Driver& d = drivers::of(k);
+  const drivers::Expectation want = d.expected_output(k, cs);
+  std::vector<oracle::Mp> bound(static_cast<std::size_t>(want.numel()));
   bool comparable = true;
-  drivers::of(k).for_each_element(k, cs, [&](const drivers::Element& e) {
+  d.for_each_element(k, cs, [&](const drivers::Element& e) {
     if (!comparable) return;
     const RowExact r = row_exact(k, e.input<oracle::Row>());
-    comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(y.value_at(e.out));
+    const auto [part, at] = want.locate(e.out);
+    comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(outputs[part].value_at(at));
     bound[static_cast<std::size_t>(e.out)] = r.bound;
   });
   if (!comparable) return std::nullopt;
   return bound;
+}
+
+std::string attention_fit(const contract::KernelSpec& k, bool backward) {
+  const std::vector<std::string_view> inputs = backward ? std::vector<std::string_view>{"q", "k", "v", "do_grad"}
+                                                        : std::vector<std::string_view>{"q", "k", "v"},
+                                      outputs = backward ? std::vector<std::string_view>{"dq", "dk", "dv"}
+                                                         : std::vector<std::string_view>{""};
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (k.inputs.size() <= i || k.inputs[i].name != inputs[i])
+      return fmt::format("takes {} first", fmt::join(inputs, ", "));
+  std::vector<std::string_view> named;
+  for (const auto& o : k.outputs) named.push_back(o.name);
+  if (named != outputs) return backward ? "returns dq, dk and dv" : "returns one output";
+  return k.math.takes<oracle::Row>() ? "" : "has a Row oracle";
 }
 
 bool row_values(const Tensor& x, std::int64_t at, std::int64_t n, std::vector<double>& out) {

@@ -35,11 +35,18 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
                    std::span<const double> b, std::size_t i);
 
 // Each output element's bound under its entry's Row oracle (elements of
-// the case's driver, in output order): nullopt where some element is
-// graded against the replay, has no finite bound or a non-finite output
-// (the relations about exact values do not apply to that case).
+// the case's driver, in the order of its outputs' sequence, drivers::
+// Expectation): nullopt where some element is graded against the replay,
+// has no finite bound or a non-finite output (the relations about exact
+// values do not apply to that case).
 std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
-                                                     const Tensor& y);
+                                                     std::span<const Tensor> outputs);
+
+// "" where entry k reads as the attention checks read it, from its own
+// data (never its driver's name): inputs q, k, v first (then do_grad for
+// the backward), a Row oracle, and one output (the forward) or dq, dk, dv
+// (the backward); else what does not fit.
+std::string attention_fit(const contract::KernelSpec& k, bool backward);
 
 // sum_i a_i b_i exactly (oracles/exact_sum.h), rounded into the scope's precision.
 class ExactDot {

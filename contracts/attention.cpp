@@ -129,6 +129,7 @@ void register_attention(std::vector<KernelSpec>& out) {
                   {.name = "do_grad", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4},
                   {.name = "alibi", .dtypes = kFloatSet, .min_rank = 1, .max_rank = 1, .optional = true}},
        .params = attention_params(),
+       .outputs = {{.name = "dq"}, {.name = "dk"}, {.name = "dv"}},
        .preconditions = attention_rules(true),
        .accuracy = {{DType::f32, models::stage_bound(DType::f32, kBackwardText)},
                     {DType::f64, models::stage_bound(DType::f64, kBackwardText)},

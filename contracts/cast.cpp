@@ -106,7 +106,7 @@ void register_cast(std::vector<KernelSpec>& out) {
                  .summary = f.summary,
                  .source = "ops.rs:1135-1241",
                  .inputs = {{.name = "x", .dtypes = {c.src}}},
-                 .output_dtype = c.dst,
+                 .outputs = {{.dtype = c.dst}},
                  .preconditions = tensor_rules("exactly one input tensor", "x",
                                                "x has the cast's source dtype (other pairs panic)"),
                  .accuracy = {{c.src, f.accuracy}},

@@ -53,6 +53,15 @@ enum class Layout : std::uint8_t {
   zero_copy,                    // reshape and its exec arms: always shares the input's storage (a view)
 };
 
+// One output of a kernel, in the order the kernel returns them: its name
+// (messages and where texts name it; empty for a kernel's one output) and
+// its dtype where it is not the input's (casts to another format, argmax's
+// u32 indices, a values + indices pair's second).
+struct Output {
+  std::string_view name = {};
+  std::optional<DType> dtype = {};
+};
+
 struct Precondition {
   std::string_view rule;     // the KernelError rule the backend must raise
   std::string_view operand;  // the operand or parameter it must name
@@ -195,7 +204,9 @@ struct KernelSpec {
   std::string_view source;    // where the reference defines it
   std::vector<Operand> inputs;
   std::vector<Param> params;
-  std::optional<DType> output_dtype = {};  // when it is not the input's (casts, argmax/argmin)
+  // Its outputs (one of the input's dtype unless the entry says more); a
+  // driver of several outputs (Driver::several_outputs) grades each one.
+  std::vector<Output> outputs = {Output{}};
   Layout layout = Layout::fresh_buffer;
   std::vector<Precondition> preconditions;
   std::vector<DTypeAccuracy> accuracy;  // one per supported dtype
@@ -236,7 +247,8 @@ struct KernelSpec {
     return values.reaches_for ? values.reaches_for(t) : values.reaches;
   }
   const Accuracy* accuracy_for(DType t) const;
-  DType out_dtype(DType in) const { return output_dtype.value_or(in); }
+  // Output i's dtype for input dtype `in`.
+  DType out_dtype(DType in, std::size_t i = 0) const { return outputs.at(i).dtype.value_or(in); }
   const Param* param(std::string_view name) const;
   bool has_rule(std::string_view rule) const;  // a precondition with this rule
   // Index of the operand called `name` in `inputs`, or -1.

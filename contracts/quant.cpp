@@ -45,7 +45,7 @@ void register_quant(std::vector<KernelSpec>& out) {
        .source = "exec.rs:1530 (dequantize_blocks), exec.rs:1583 (dequantize_q4_km_block)",
        .inputs = {{.name = "w", .dtypes = {DType::u32}, .min_rank = 1, .max_rank = 1}},
        .params = quant_params(),
-       .output_dtype = DType::f32,
+       .outputs = {{.dtype = DType::f32}},
        .preconditions = with(with(tensor_rules("exactly one input tensor w", "w", "w is u32 (the weight's words)"),
                                   with(param_rules("quant_type", "an integer"),
                                        with(param_rules("k", "an integer"), param_rules("n", "an integer")))),
@@ -72,7 +72,7 @@ void register_quant(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "a", .dtypes = {DType::f32}, .min_rank = 2, .max_rank = 2},
                   {.name = "w", .dtypes = {DType::u32}, .min_rank = 1, .max_rank = 1}},
        .params = quant_params(),
-       .output_dtype = DType::f32,
+       .outputs = {{.dtype = DType::f32}},
        .preconditions = with(
            with(tensor_rules("exactly two input tensors a (f32), w (u32)", "a",
                              "a is f32 (`qmatmul: activations must be F32`)",

@@ -107,7 +107,7 @@ void register_reduction(std::vector<KernelSpec>& out) {
         {.name = is_max ? "argmax_dim" : "argmin_dim",
          .summary = is_max ? "index of the first maximum along dim (u32)" : "index of the first minimum along dim (u32)",
          .source = is_max ? "ops.rs:495" : "ops.rs:501", .params = {dim_param()},
-         .output_dtype = DType::u32, .preconditions = dim_rules(true),
+         .outputs = {{.dtype = DType::u32}}, .preconditions = dim_rules(true),
          .accuracy = exact(),
          .properties = {{is_max ? "x at the index equals max_dim" : "x at the index equals min_dim", "argmax_value",
                          nullptr, {}, is_max ? "max_dim" : "min_dim"}},

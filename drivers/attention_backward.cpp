@@ -2,8 +2,8 @@
 // semantics.md §12): q [B, Hq, Sq, D], k and v [B, Hk, Sk, D], the
 // upstream gradient do_grad [B, Hq, Sq, D] and the optional ALiBi slopes
 // [Hq]; the attention driver's params and parameter space (drivers/
-// attention.cpp), with dO drawn as the values are. Three outputs, graded
-// as one sequence (drivers/driver.h Expectation::parts): dQ (q's shape),
+// attention.cpp), with dO drawn as the values are. Three outputs (the
+// entry's, drivers/driver.h Expectation::parts): dQ (q's shape),
 // then dK and dV (k's shape, summed over the query heads of each KV head).
 // Every output of a (batch, KV head) cell depends on the whole cell (its
 // G = Hq / Hk query heads' q and dO rows, its K and V): each element
@@ -38,6 +38,7 @@ class AttentionBackward final : public AttentionRows {
   }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (k.inputs.size() != 5 || k.inputs[3].name != "do_grad") return "expects q, k, v, do_grad and the optional alibi";
+    if (k.outputs.size() != 3) return "returns three outputs (dQ, dK, dV)";
     return expects_input<oracle::Row>(k, name());
   }
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
@@ -89,11 +90,9 @@ class AttentionBackward final : public AttentionRows {
     return bad;
   }
 
-  Expectation expected_output(const contract::KernelSpec&, const gen::Case& c) const override {
-    const Shape s = shape_of(c);
-    Expectation e{{s.nq() + 2 * s.nk()}, c.inputs[0].dtype()};
-    e.parts = {{"dq", c.inputs[0].dims()}, {"dk", c.inputs[1].dims()}, {"dv", c.inputs[2].dims()}};
-    return e;
+  bool several_outputs() const override { return true; }
+  Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
+    return entry_outputs(k, c.inputs[0].dtype(), {c.inputs[0].dims(), c.inputs[1].dims(), c.inputs[2].dims()});
   }
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {

@@ -23,7 +23,7 @@ class Broadcast final : public Pairwise {
     return pair_case(k, t, true);
   }
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return drivers::shrink_candidates(c, {.dims = expected_output(k, c).dims, .inputs = {0, 1}}, false);
+    return drivers::shrink_candidates(c, {.dims = expected_output(k, c).dims(), .inputs = {0, 1}}, false);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -116,7 +116,7 @@ class Concat final : public Movement {
   }
   Source source(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o) const override {
     const auto dim = static_cast<std::size_t>(c.params.integer("dim"));
-    std::vector<std::int64_t> at = coords_of(expected_output(k, c).dims, o);
+    std::vector<std::int64_t> at = coords_of(expected_output(k, c).dims(), o);
     const std::int64_t na = c.inputs[0].dims()[dim];
     if (at[dim] < na) return Source::of(0, flat_of(c.inputs[0].dims(), at));
     at[dim] -= na;

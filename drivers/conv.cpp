@@ -213,7 +213,7 @@ class Conv final : public Driver {
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
+    each_element_at(k, c, checked_numel(expected_output(k, c).dims()), f);
   }
 
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {

@@ -33,21 +33,35 @@
 
 namespace kc::drivers {
 
+// The outputs a case must produce, in the order the kernel returns them:
+// each its name (the entry's, contract::Output; empty for a kernel's one
+// output), shape and dtype. Every output is graded in its own dtype; an
+// Element's `out` indexes the sequence of all outputs' row-major elements,
+// one output after the other (locate() gives the output and the index in
+// it), so a kernel of one output is the sequence of one.
 struct Expectation {
-  Dims dims;
-  DType dtype;
-  bool zero_copy = false;  // the output must share input 0's storage
-  // A kernel of several outputs (attention_flash_backward's dQ, dK, dV):
-  // each output's name, shape and dtype, in the order the kernel returns
-  // them. They are graded as one sequence, their row-major elements one
-  // output after the other: `dims` is then {the total} and an Element's
-  // `out` indexes that sequence (its where_text names the output). Empty:
-  // one output of `dims` and `dtype`.
   struct Part {
     std::string name;
     Dims dims;
+    DType dtype;
   };
   std::vector<Part> parts;
+  bool zero_copy = false;  // the output must share input 0's storage
+
+  Expectation(Dims dims, DType dtype, bool zero_copy = false)
+      : parts{{"", std::move(dims), dtype}}, zero_copy(zero_copy) {}
+  explicit Expectation(std::vector<Part> parts) : parts(std::move(parts)) {}
+
+  // The first output's shape: the one output of most drivers.
+  const Dims& dims() const { return parts.front().dims; }
+  // Every output's elements together.
+  std::int64_t numel() const;
+  // Which output the sequence's element `out` is, and its index there.
+  struct At {
+    std::size_t part;
+    std::int64_t index;
+  };
+  At locate(std::int64_t out) const;
 };
 
 // One output element and what it depends on.
@@ -119,6 +133,10 @@ class Driver {
   // for instead of the driver's name (exhaustive sweeps, the worst-case
   // search and the bulk lane go through the input's elements one for one).
   virtual bool one_to_one() const { return false; }
+  // Whether the driver gives an output per output the entry declares
+  // (entry_outputs): an entry of several outputs needs one that does
+  // (checked at start-up), where the others expect the entry's one.
+  virtual bool several_outputs() const { return false; }
   // A case of one element per operand with these bits (`--input`); nullopt
   // when the shape has no such element.
   virtual std::optional<gen::Case> element_case(const contract::KernelSpec&, DType,
@@ -165,6 +183,9 @@ In& input_as(Element& e) {
 // The output of a kernel that keeps its first input's shape (its dtype the
 // entry's output dtype for it).
 Expectation like_first_input(const contract::KernelSpec& k, const gen::Case& c);
+// One output per entry output (contract::KernelSpec::outputs), each of
+// `dims[i]` and the entry's dtype for it: a driver of several outputs.
+Expectation entry_outputs(const contract::KernelSpec& k, DType t, std::vector<Dims> dims);
 
 // The driver an entry names; throws std::logic_error naming the kernel and
 // the unknown driver.

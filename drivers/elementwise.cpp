@@ -21,14 +21,14 @@ using contract::KernelSpec;
 // f32 -> bf16/f16: the one-input kernels whose input dtype has too many
 // values to sweep but whose rounding to the target has boundaries to find.
 bool narrows_f32_to_half(const KernelSpec& k, DType t) {
-  return t == DType::f32 && k.output_dtype && is_half(*k.output_dtype);
+  return t == DType::f32 && is_half(k.out_dtype(t));
 }
 
 // Every f32 exponent (256, incl. subnormals, inf/NaN) with 48 random
 // mantissas, plus the mantissas at, just below and just above each
 // midpoint of the target format, both signs.
 gen::Case exponent_sweep(const KernelSpec& k, std::uint64_t seed, const Params& p) {
-  const int drop = 24 - float_format(*k.output_dtype).precision;  // f32 mantissa bits below the target's last
+  const int drop = 24 - float_format(k.out_dtype(DType::f32)).precision;  // f32 mantissa bits below the target's last
   std::vector<std::uint64_t> bits;
   auto mant = rc::gen::inRange<std::uint32_t>(0, 1u << 23);
   for (std::uint32_t e = 0; e < 256; ++e) {
@@ -82,7 +82,7 @@ class Elementwise final : public Driver {
   bool one_to_one() const override { return true; }
 
   std::string output_rule(const KernelSpec& k) const override {
-    return k.output_dtype ? "one output of x's shape in the destination dtype"
+    return k.outputs.front().dtype ? "one output of x's shape in the destination dtype"
                           : "one output, same shape and dtype as the input(s)";
   }
 

@@ -43,7 +43,7 @@ bool Movement::element_at(const contract::KernelSpec& k, const gen::Case& c, std
 
 void Movement::for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                                 const std::function<void(const Element&)>& f) const {
-  each_element_at(k, c, checked_numel(expected_output(k, c).dims), f);
+  each_element_at(k, c, checked_numel(expected_output(k, c).dims()), f);
 }
 
 std::vector<std::int64_t> coords_of(const Dims& d, std::int64_t i) {

@@ -47,7 +47,7 @@ void Pairwise::for_each_element(const contract::KernelSpec& k, const gen::Case& 
                                 const std::function<void(const Element&)>& f) const {
   const Tensor& a = c.inputs.at(0);
   const Tensor& b = c.inputs.at(1);
-  const Dims out = expected_output(k, c).dims;
+  const Dims out = expected_output(k, c).dims();
   const std::int64_t n = checked_numel(out);
   Element e{.shown = {0, 0}, .names = {"a", "b"}, .replayable = true};  // refilled per element
   const oracle::Context ctx = context_of(k, c);

@@ -1,6 +1,9 @@
 // Driver "reduce_dim": x folds along the axis `dim`, which the output drops
 // (no keepdim); output cell o folds the elements along dim at o's
-// coordinates (sum/max/min/mean_dim, argmax/argmin_dim).
+// coordinates (sum/max/min/mean_dim, argmax/argmin_dim). An entry of
+// several outputs (torch.max(x, dim)'s values and indices) has each of
+// that shape, in its own dtype: an element's form is its output's index,
+// which the oracle and the replay are told (oracle::Context::form).
 #include <fmt/format.h>
 
 #include "drivers/shrinking.h"
@@ -18,9 +21,10 @@ std::size_t dim_of(const gen::Case& c) { return static_cast<std::size_t>(c.param
 class ReduceDim final : public Driver {
  public:
   std::string_view name() const override { return "reduce_dim"; }
-  std::string output_rule(const contract::KernelSpec&) const override {
-    return "one output: x's shape with dim removed (no keepdim)";
+  std::string output_rule(const contract::KernelSpec& k) const override {
+    return fmt::format("{}: x's shape with dim removed (no keepdim)", k.outputs.size() == 1 ? "one output" : "each output");
   }
+  bool several_outputs() const override { return true; }
   std::string check_entry(const contract::KernelSpec& k) const override {
     if (auto e = expects_param(k, "dim", contract::ParamKind::integer); !e.empty()) return e;
     return check_fold_entry(k, name());
@@ -77,7 +81,8 @@ class ReduceDim final : public Driver {
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
-    return {without_dim(c.inputs.at(0).dims(), dim_of(c)), k.out_dtype(c.inputs.at(0).dtype())};
+    const Dims d = without_dim(c.inputs.at(0).dims(), dim_of(c));
+    return entry_outputs(k, c.inputs.at(0).dtype(), std::vector<Dims>(k.outputs.size(), d));
   }
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
@@ -85,8 +90,15 @@ class ReduceDim final : public Driver {
     const Tensor& x = c.inputs.at(0);
     const std::size_t dim = dim_of(c);
     const std::int64_t n = checked_numel(without_dim(x.dims(), dim));
-    for (std::int64_t o = 0; o < n; ++o)
-      f(cell_element(context_of(k, c), x, o, along_dim(x.dims(), dim, o), fmt::format("along dim {} of output cell {}", dim, o)));
+    for (std::size_t p = 0; p < k.outputs.size(); ++p) {
+      const std::string_view name = k.outputs[p].name.empty() ? "output" : k.outputs[p].name;
+      oracle::Context ctx = context_of(k, c);
+      ctx.output = p;
+      ctx.out_dtype = k.out_dtype(ctx.dtype, p);
+      for (std::int64_t o = 0; o < n; ++o)
+        f(cell_element(ctx, x, static_cast<std::int64_t>(p) * n + o, along_dim(x.dims(), dim, o),
+                       fmt::format("along dim {} of {} cell {}", dim, name, o)));
+    }
   }
 
 };

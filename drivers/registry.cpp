@@ -46,6 +46,29 @@ Expectation like_first_input(const contract::KernelSpec& k, const gen::Case& c) 
   return {c.inputs.at(0).dims(), k.out_dtype(c.inputs.at(0).dtype())};
 }
 
+Expectation entry_outputs(const contract::KernelSpec& k, DType t, std::vector<Dims> dims) {
+  std::vector<Expectation::Part> parts;
+  for (std::size_t i = 0; i < k.outputs.size(); ++i)
+    parts.push_back({std::string(k.outputs[i].name), std::move(dims.at(i)), k.out_dtype(t, i)});
+  return Expectation(std::move(parts));
+}
+
+std::int64_t Expectation::numel() const {
+  std::int64_t n = 0;
+  for (const Part& p : parts) n += checked_numel(p.dims);
+  return n;
+}
+
+Expectation::At Expectation::locate(std::int64_t out) const {
+  std::size_t i = 0;
+  for (; i + 1 < parts.size(); ++i) {
+    const std::int64_t n = checked_numel(parts[i].dims);
+    if (out < n) break;
+    out -= n;
+  }
+  return {i, out};
+}
+
 const Driver* find(std::string_view name) {
   for (const auto& d : table())
     if (d->name() == name) return d.get();

@@ -8,17 +8,24 @@
 
 namespace kc::engine {
 
-CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, DType out_dtype, bool full_stats, bool keep_grades)
+CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats,
+                       bool keep_grades)
     : v_(view),
-      c_(view.c),
+      want_(want),
       acc_(acc),
-      out_dtype_(out_dtype),
       full_stats_(full_stats),
       keep_grades_(keep_grades),
-      lane_(!keep_grades && !view.c.opts.dump) {}
+      lane_(!keep_grades && !view.c.opts.dump) {
+  // One context per output: its elements are graded in its dtype.
+  for (std::size_t i = 0; i < want.parts.size(); ++i) {
+    outputs_.push_back(view.c);
+    outputs_.back().output = i;
+  }
+  c_ = &outputs_.front();
+}
 
 void CaseGrader::grade_all() {
-  if (!grade_lane()) c_.driver.for_each_element(c_.k, v_.cs, [this](const drivers::Element& e) { element(e); });
+  if (!grade_lane()) c_->driver.for_each_element(c_->k, v_.cs, [this](const drivers::Element& e) { element(e); });
 }
 
 CheckTally& CaseGrader::accuracy_tally() {
@@ -31,17 +38,17 @@ CheckTally& CaseGrader::semantics_tally() {
 void CaseGrader::tally_pass(const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits,
                             double yv) {
   ++acc_.elements;
-  acc_.record(c_, accuracy_tally(), true);
-  if (f.semantics_ok) acc_.record(c_, semantics_tally(), true);
+  acc_.record(*c_, accuracy_tally(), true);
+  if (f.semantics_ok) acc_.record(*c_, semantics_tally(), true);
   if (!full_stats_) return;
-  acc_.add_coverage(c_, args, f, yv);
-  acc_.add_error(c_, f, profiled, x_bits, profiled ? args[0] : 0.0);
+  acc_.add_coverage(*c_, args, f, yv);
+  acc_.add_error(*c_, f, profiled, x_bits, profiled ? args[0] : 0.0);
   acc_.add_normalized(f);
 }
 
 bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, const Tallies::Place& place, Grade& g) {
   Figures f;
-  const bool fast = grade_fast_figures(c_, e, yv, yb, v_.cs.params, f);
+  const bool fast = grade_fast_figures(*c_, e, yv, yb, v_.cs.params, f);
   // A passing element decided by the fast path (most of a sweep), tallied
   // from its figures as record() tallies it: it keeps no report (it is
   // neither a failure, a worst case nor at a maximum: needs_exact says
@@ -54,22 +61,25 @@ bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, c
     return false;
   }
   if (fast) static_cast<Figures&>(g) = f;
-  else g = grade_element(c_, e, yv, yb, v_.cs.params, GradeMode::mpfr);
+  else g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::mpfr);
   // An approximate grade whose report will be kept (a failure, or a pass
   // that fails the semantics replay) is made exact first: its figures and
   // its exact value are then the ones shown, from one evaluation.
   // (The tallies are created in the order the run meets them: accuracy first.)
   const auto shown = [&] {
-    return g.approximate && ((!g.pass && acc_.keeps(c_, accuracy_tally())) ||
-                             (g.pass && g.semantics_failed() && (accuracy_tally(), acc_.keeps(c_, semantics_tally()))));
+    return g.approximate && ((!g.pass && acc_.keeps(*c_, accuracy_tally())) ||
+                             (g.pass && g.semantics_failed() && (accuracy_tally(), acc_.keeps(*c_, semantics_tally()))));
   };
-  if (acc_.needs_exact(g, place) || shown()) g = grade_element(c_, e, yv, yb, v_.cs.params, GradeMode::exact);
+  if (acc_.needs_exact(g, place) || shown()) g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::exact);
   return true;
 }
 
 void CaseGrader::element(const drivers::Element& e) {
-  const std::uint64_t yb = v_.y.bits_at(e.out);
-  const double yv = v_.y.value_at(e.out);
+  const auto [part, at] = want_.locate(e.out);
+  c_ = &outputs_[part];
+  const Tensor& y = v_.outputs[part];
+  const std::uint64_t yb = y.bits_at(at);
+  const double yv = y.value_at(at);
   // (Its place: of equal figures in a case the earlier element is kept,
   // and the lane records a stretch's set-aside candidates last.)
   const Tallies::Place place{v_.case_id, e.out};
@@ -77,7 +87,7 @@ void CaseGrader::element(const drivers::Element& e) {
   if (!grade(e, yv, yb, place, g)) return;
   ++acc_.elements;
   acc_.escalations += g.escalations;
-  if (full_stats_) acc_.add_coverage(c_, e, g, yv);
+  if (full_stats_) acc_.add_coverage(*c_, e, g, yv);
   record(e, g, yv, yb);
   if (keep_grades_) grades_.push_back(g);
   if (g.special) {
@@ -94,7 +104,7 @@ ElementReport CaseGrader::report_as(const std::string& check, const drivers::Ele
   // (a defect in how a kernel indexes its inputs shows in the case, not
   // alone), its element alone offered beside it.
   const bool alone = g.pass && !g.semantics_failed() && e.replayable;
-  return element_report(c_, check, v_.case_id, v_.path, v_.cs, e, yv, yb, g, exact_text(c_, e, g), alone,
+  return element_report(*c_, check, v_.case_id, v_.path, v_.cs, e, yv, yb, g, exact_text(*c_, e, g), alone,
                         e.replayable);
 }
 
@@ -111,22 +121,22 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   // Formatted only where one is kept. (A semantics failure is reported
   // under its own check only where the accuracy passed.)
   const bool keyed =
-      !(g.pass && !g.semantics_failed()) && (acc_.keeps(c_, tally) || (g.pass && sem && acc_.keeps(c_, *sem)));
-  const std::string key = keyed ? element_key(c_, e) : "";
+      !(g.pass && !g.semantics_failed()) && (acc_.keeps(*c_, tally) || (g.pass && sem && acc_.keeps(*c_, *sem)));
+  const std::string key = keyed ? element_key(*c_, e) : "";
   auto report = [&] { return report_as(check, e, g, yv, yb); };
-  acc_.record(c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
+  acc_.record(*c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
   if (full_stats_ && !g.pass && !g.unbounded) acc_.add_failure(g);  // (the unbounded: a semantics finding)
   if (sem) {
     // An element that failed its accuracy too is reported once, there
     // (its error line names the reference's bits); here it is counted.
-    acc_.record(c_, *sem, *g.semantics_ok, key,
+    acc_.record(*c_, *sem, *g.semantics_ok, key,
                 g.pass && keyed ? std::function<ElementReport()>([&] { return report_as(sem->name, e, g, yv, yb); })
                                 : nullptr);
   }
   if (!g.reference_choice.empty()) {
     // Correct, but not the reference's choice: fails only the reference profile.
     auto& choice = acc_.tally(kReferenceChoiceCheck, "reference-choice", Profile::reference);
-    acc_.record(c_, choice, false, element_key(c_, e), [&] {
+    acc_.record(*c_, choice, false, element_key(*c_, e), [&] {
       ElementReport r = report_as(choice.name, e, g, yv, yb);
       r.message += "\n  choice:            " + g.reference_choice;
       return r;
@@ -136,15 +146,15 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
 
 void CaseGrader::record_statistics(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb,
                                    const Tallies::Place& place) {
-  if (std::isfinite(g.frac) && c_.opts.dump)
-    *c_.opts.dump << c_.k.name << ' ' << dtype_name(c_.t) << ' ' << v_.case_id << ' ' << e.out << ' '
-                  << joined_hex(c_, e) << ' ' << hex_bits(out_dtype_, yb) << '\n';
+  if (std::isfinite(g.frac) && c_->opts.dump)
+    *c_->opts.dump << c_->k.name << ' ' << dtype_name(c_->t) << ' ' << v_.case_id << ' ' << e.out << ' '
+                  << joined_hex(*c_, e) << ' ' << hex_bits(c_->out_dtype(), yb) << '\n';
   // (A replayed element, the unbounded ones included, has no statistics:
   // what is shown here is always an accuracy figure.)
   auto report = [&] { return report_as("accuracy", e, g, yv, yb); };
   if (acc_.could_be_worst(g, place)) acc_.keep_worst(report());
   acc_.note_extremes(g, report, place);
-  acc_.add_error(c_, e, g);
+  acc_.add_error(*c_, e, g);
   acc_.add_normalized(g);
 }
 

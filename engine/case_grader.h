@@ -24,7 +24,7 @@ class CaseGrader {
  public:
   // `full_stats`: the case counts towards coverage, error statistics and
   // worst cases; `keep_grades`: a check asked for the per-element grades.
-  CaseGrader(const CaseView& view, Tallies& acc, DType out_dtype, bool full_stats, bool keep_grades);
+  CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats, bool keep_grades);
 
   // Every output element, through the bulk lane where it applies.
   void grade_all();
@@ -53,9 +53,12 @@ class CaseGrader {
   bool grade_lane();
 
   const CaseView& v_;
-  const Context& c_;
+  const drivers::Expectation& want_;
+  // The view's context, one per output (Context::output), and the one of
+  // the output whose element is being graded.
+  std::vector<Context> outputs_;
+  const Context* c_;
   Tallies& acc_;
-  DType out_dtype_;
   bool full_stats_, keep_grades_;
   // Whether a passing fast-path element may be tallied from its figures
   // alone (no check wants the grades, no --dump).

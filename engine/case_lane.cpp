@@ -41,19 +41,19 @@ struct LaneBuffers {
 }  // namespace
 
 bool CaseGrader::grade_lane() {
-  const contract::Accuracy* model = lane_ ? fast_model(c_) : nullptr;
+  const contract::Accuracy* model = lane_ ? fast_model(*c_) : nullptr;
   drivers::Element e;
   const gen::Case& cs = v_.cs;
   const std::int64_t numel = cs.inputs.size() == 1 ? cs.inputs[0].numel() : 0;
-  if (!model || numel == 0 || !c_.driver.element_at(c_.k, cs, 0, e)) return false;
+  if (!model || numel == 0 || !c_->driver.element_at(c_->k, cs, 0, e)) return false;
   const ElementReader x(cs.inputs[0]), yr(v_.y);
   static LaneBuffers b;
   b.pending.clear();
   b.pending_figures.clear();
-  Tallies::PassBatch batch(c_.t, c_.k.math.has_replay());
+  Tallies::PassBatch batch(c_->t, c_->k.math.has_replay());
   auto general = [&](std::int64_t i) {
     acc_.name_passes(batch);
-    c_.driver.element_at(c_.k, cs, i, e);
+    c_->driver.element_at(c_->k, cs, i, e);
     element(e);
   };
   auto end_stretch = [&] {
@@ -83,7 +83,7 @@ bool CaseGrader::grade_lane() {
     b.passed.assign(n, 0);
     const Tallies::LaneGate gate = acc_.lane_gate();
     bool through = false;
-    grade_fast_block(c_, *model, x, yr, lo, n, cs.params, b.figures.data(), b.passed.data());
+    grade_fast_block(*c_, *model, x, yr, lo, n, cs.params, b.figures.data(), b.passed.data());
     for (std::size_t k = 0; k < n && !through; ++k) through = b.passed[k] && gate.lets_through(b.figures[k]);
     if (through) {
       acc_.block_candidates(std::span<const LaneFigures>(b.figures.data(), n), b.passed, b.candidate, gate);
@@ -98,7 +98,7 @@ bool CaseGrader::grade_lane() {
         general(i);
         continue;
       }
-      const std::size_t slot = full_stats_ ? acc_.error_profile.reserve(ordered_bits(c_.t, x.bits(i)), x.value(i)) : 0;
+      const std::size_t slot = full_stats_ ? acc_.error_profile.reserve(ordered_bits(c_->t, x.bits(i)), x.value(i)) : 0;
       b.pending.push_back({i, slot});
       b.pending_figures.push_back(b.figures[k]);
     }

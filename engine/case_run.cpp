@@ -37,44 +37,39 @@ bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vecto
   }
 }
 
+// "dq: " naming an output of several, "" for a kernel's one output.
+std::string output_prefix(const drivers::Expectation::Part& p) { return p.name.empty() ? "" : p.name + ": "; }
+
 bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
                     const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
   auto& shape = acc.tally("output shape and dtype", "output");
-  const std::size_t n = want.parts.empty() ? 1 : want.parts.size();
-  auto dims_of = [&](std::size_t i) -> const Dims& { return want.parts.empty() ? want.dims : want.parts[i].dims; };
+  const std::size_t n = want.parts.size();
   auto part_ok = [&](std::size_t i) {
-    return out[i].dims() == dims_of(i) && out[i].dtype() == want.dtype && out[i].consistent();
+    const auto& p = want.parts[i];
+    return out[i].dims() == p.dims && out[i].dtype() == p.dtype && out[i].consistent();
   };
   bool ok = out.size() == n;
   for (std::size_t i = 0; ok && i < n; ++i) ok = part_ok(i);
   acc.record(c, shape, ok, case_key(case_id), [&] {
     std::string what;
     if (out.size() != n) {
+      // (Named outputs are listed, each with its shape.)
       what = fmt::format("expected {} output{}, got {}", n, n == 1 ? "" : "s", out.size());
-      for (std::size_t i = 0; i < want.parts.size(); ++i)
-        what += fmt::format("{}{} {}", i == 0 ? " (expected: " : ", ", want.parts[i].name, dims_to_string(want.parts[i].dims));
-      if (!want.parts.empty()) what += ")";
+      std::string listed;
+      for (const auto& p : want.parts)
+        if (!p.name.empty()) listed += fmt::format("{}{} {}", listed.empty() ? " (expected: " : ", ", p.name, dims_to_string(p.dims));
+      what += listed.empty() ? "" : listed + ")";
     } else {
       std::size_t i = 0;
       while (i + 1 < n && part_ok(i)) ++i;
-      what = fmt::format("{}expected {} {}, got {} {} ({} bytes)", want.parts.empty() ? "" : want.parts[i].name + ": ",
-                         dims_to_string(dims_of(i)), dtype_name(want.dtype), dims_to_string(out[i].dims()),
-                         dtype_name(out[i].dtype()), out[i].byte_size());
+      const auto& p = want.parts[i];
+      what = fmt::format("{}expected {} {}, got {} {} ({} bytes)", output_prefix(p), dims_to_string(p.dims),
+                         dtype_name(p.dtype), dims_to_string(out[i].dims()), dtype_name(out[i].dtype()),
+                         out[i].byte_size());
     }
     return case_report(c, shape.name, case_id, path, cs, what);
   });
   return ok;
-}
-
-// The graded sequence: the one output, or a multi-output kernel's outputs
-// one after the other (Expectation::parts), as a 1-D tensor.
-Tensor graded_sequence(std::vector<Tensor>& out, const drivers::Expectation& want) {
-  if (want.parts.empty()) return std::move(out[0]);
-  Tensor y(want.dtype, want.dims);
-  std::int64_t at = 0;
-  for (const Tensor& part : out)
-    for (std::int64_t i = 0; i < part.numel(); ++i) y.set_bits(at++, part.bits_at(i));
-  return y;
 }
 
 void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
@@ -152,15 +147,14 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
   const drivers::Expectation want = c.driver.expected_output(c.k, cs);
   if (!output_matches(c, acc, case_id, path, cs, out, want)) return acc.failed - failed_before;
   for (const Tensor& part : out) layout(c, acc, case_id, path, cs, part, want);
-  const Tensor y = graded_sequence(out, want);
   if (full_stats) {
     acc.add_shape(cs.inputs.front());
-    acc.fracs.expect(static_cast<std::size_t>(y.numel()));
+    acc.fracs.expect(static_cast<std::size_t>(want.numel()));
   }
-  CaseView view{c, cs, case_id, path, y, statistics_case, {}};
+  CaseView view{c, cs, case_id, path, out, out.front(), statistics_case, {}};
   bool keep_grades = false;
   for (const auto& ch : checks) keep_grades |= ch->needs_grades(view);
-  CaseGrader grader(view, acc, want.dtype, full_stats, keep_grades);
+  CaseGrader grader(view, acc, want, full_stats, keep_grades);
   grader.grade_all();
   view.grades = grader.grades();
   for (const auto& ch : checks) ch->on_case(view, acc);

@@ -28,7 +28,10 @@ struct CaseView {
   const gen::Case& cs;
   std::int64_t case_id;          // -2: the dedicated statistics case
   const std::vector<int>& path;  // shrink path (replay with --shrink)
-  const Tensor& y;               // the kernel's output
+  // The kernel's outputs, in the order it returns them (drivers::
+  // Expectation::parts); y is the first, the one output of most kernels.
+  std::span<const Tensor> outputs;
+  const Tensor& y;
   bool statistics_case;          // the case the per-case statistics are computed on
   std::span<const Grade> grades;  // per output element, when the check asked for them
 };

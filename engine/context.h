@@ -19,6 +19,10 @@ struct Context {
   // statistics (drivers' statistics_case): only there do the oracles'
   // error variances count (grading's evaluate).
   bool statistics_case = false;
+  // Which of the kernel's outputs is being graded (drivers::Expectation::
+  // parts): its dtype is the one its elements are graded in.
+  std::size_t output = 0;
+  DType out_dtype() const { return k.out_dtype(t, output); }
 };
 
 }  // namespace kc::engine

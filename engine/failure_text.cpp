@@ -101,7 +101,7 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
                              std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone,
                              bool offer_alone) {
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   ElementReport r;
   r.check = check;
   r.case_index = case_id;

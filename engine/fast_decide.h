@@ -263,7 +263,7 @@ template <class Out>
 
 template <class Out, bool kCommon = true>
 bool decide(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a, Out& g) {
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   if constexpr (kCommon)
     if (const auto common = decide_common(t_out, float_format(t_out), acc, y, a, g)) return *common;
   const double v = a.value, tail = a.tail, err = a.err;

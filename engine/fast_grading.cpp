@@ -27,7 +27,7 @@ namespace {
 // exact (dequantize_blocks: u32 words in, the values exact in f32).
 // nullptr: MPFR's, always.
 const contract::Accuracy* approximable_model(const Context& c) {
-  const DType out = c.k.out_dtype(c.t);
+  const DType out = c.out_dtype();
   if (!is_float(out) || out == DType::f64) return nullptr;
   const contract::Accuracy* acc = c.k.accuracy_for(c.t);
   if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
@@ -68,7 +68,7 @@ const contract::Accuracy* approximable(const Context& c, const drivers::Element&
 // (engine/case_run.cpp).
 bool fast_exact_failure(const Context& c, const contract::Accuracy& acc, double y, const oracle::fast::Approx& a,
                         Figures& g) {
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   const double v = a.value, av = std::fabs(v);
   if (acc.kind != AccuracyKind::exact || a.err != 0 || a.tail != 0 || a.tiny || a.huge || !std::isfinite(y) || y == 0 ||
       y == v || !(av >= pow2(float_format(t_out).emin)) || !(av <= max_finite(t_out)) || round_to_format(v, t_out) != v)
@@ -170,7 +170,7 @@ bool decide_general_for_test(const Context& c, const contract::Accuracy& acc, do
 }
 
 const contract::Accuracy* fast_model(const Context& c) {
-  const bool one_to_one = c.driver.one_to_one() && c.k.inputs.size() == 1 && c.k.out_dtype(c.t) == c.t;
+  const bool one_to_one = c.driver.one_to_one() && c.k.inputs.size() == 1 && c.out_dtype() == c.t;
   return c.opts.fast_oracle && c.k.math.fast_of<oracle::Scalar>() && one_to_one ? approximable_model(c) : nullptr;
 }
 

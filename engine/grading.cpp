@@ -279,7 +279,7 @@ namespace {
 // The native replay of the element, when the entry has one.
 void add_replay(const Context& c, const drivers::Element& e, std::uint64_t y_bits, const Params& params, Figures& g) {
   if (!c.k.math.has_replay()) return;
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   g.replay = c.k.math.replay(e.in);
   g.replay_bits = double_to_bits_exact(t_out, g.replay);  // every bit, a NaN's quiet bit included
   g.semantics_ok = g.replay_bits == y_bits;
@@ -296,7 +296,7 @@ thread_local Retained retained;
 
 Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const Params& params) {
   const double x = oracle::first_value(e.in);
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   if (const contract::SpecialRule* rule = detail::special_rule(c.k, e)) {
     Grade g;
     g.special = true;

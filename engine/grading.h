@@ -124,7 +124,7 @@ struct Grade : Figures {
   std::uint64_t evaluation = 0;
 };
 
-// y: the kernel's output value (of k.out_dtype(t)) at the element, y_bits
+// y: the kernel's output value (of c.out_dtype(), the dtype of the output it is in) at the element, y_bits
 // its bit pattern.
 // Whether a fractional error known to within +-delta could fall in another
 // bin of the fractional-ulp histogram (edges below, kept by engine/tally.cpp; the fast path

@@ -344,6 +344,8 @@ std::vector<std::string> check_table(const std::vector<contract::KernelSpec>& ta
       continue;
     }
     if (std::string why = d->check_entry(k); !why.empty()) problems.push_back(fmt::format("kernel '{}': {}", k.name, why));
+    if (k.outputs.size() > 1 && !d->several_outputs())
+      problems.push_back(fmt::format("kernel '{}': {} outputs, but driver '{}' gives one", k.name, k.outputs.size(), k.driver));
     for (auto& p : checks.validate_properties(k)) problems.push_back(std::move(p));
     for (const auto& a : k.accuracy)
       if (a.accuracy.check_case_statistics && !d->has_statistics_case(k, a.dtype))

@@ -94,7 +94,7 @@ void Tallies::add_coverage(const Context& c, std::span<const double> args, const
     if (std::isfinite(xv) && xv != 0 && xv == std::trunc(xv)) ++vc[CoverageClass::integer];
   }
   if (g.overflow) ++vc[CoverageClass::overflow];
-  const DType t_out = c.k.out_dtype(c.t);
+  const DType t_out = c.out_dtype();
   if (is_float(t_out)) ++result_class_counts[classify_result(t_out, g.rn)];
   ++coverage.outputs;
   if (y == 0) ++coverage.outputs_zero;

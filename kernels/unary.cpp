@@ -3,7 +3,6 @@
 // operations and its roundings in T; comments cite reference-semantics.md.
 #include "kernels/unary.h"
 
-#include <array>
 #include <cmath>
 #include <optional>
 
@@ -19,24 +18,6 @@ float (*volatile libm_ceilf)(float) = ::ceilf;
 double (*volatile libm_ceil)(double) = ::ceil;
 
 namespace {
-
-enum class UnaryOp : std::uint8_t {
-  neg, relu, sqr, sqrt, exp, sign, log, sin, cos, abs, recip, tanh, floor, ceil,
-  erf, gelu_erf, round, sigmoid, silu, gelu, step, rsqrt, powi,
-  add_scalar, mul_scalar, clamp,
-};
-
-// Scalar arguments; only the ones the op uses are read.
-struct UnaryArgs {
-  std::int32_t n = 0;     // powi
-  double c = 0;           // add_scalar, mul_scalar
-  double lo = 0, hi = 0;  // clamp
-};
-
-constexpr std::array<std::string_view, 26> kNames = {
-    "neg", "relu", "sqr", "sqrt", "exp", "sign", "log", "sin", "cos", "abs", "recip", "tanh", "floor",
-    "ceil", "erf", "gelu_erf", "round", "sigmoid", "silu", "gelu", "step", "rsqrt", "powi",
-    "add_scalar", "mul_scalar", "clamp"};
 
 template <class T> T zero() { return cst<T>(0.0); }
 template <class T> T one() { return cst<T>(1.0); }
@@ -97,65 +78,44 @@ T gelu_of(T x) {
   return (cst<T>(0.5) * x) * (one<T>() + m_tanh(inner));
 }
 
-template <class T>
-T apply(UnaryOp op, T x, const UnaryArgs& a) {
-  switch (op) {
-    case UnaryOp::neg: return -x;
-    case UnaryOp::relu: return x > zero<T>() ? x : zero<T>();  // NaN, -0 -> +0
-    case UnaryOp::sqr: return x * x;
-    case UnaryOp::sqrt: return m_sqrt(x);
-    case UnaryOp::exp: return m_exp(x);
-    case UnaryOp::sign:  // NaN and +-0 -> +0
-      return x > zero<T>() ? one<T>() : (x < zero<T>() ? -one<T>() : zero<T>());
-    case UnaryOp::log: return m_log(x);
-    case UnaryOp::sin: return m_sin(x);
-    case UnaryOp::cos: return m_cos(x);
-    case UnaryOp::abs: return m_abs(x);
-    case UnaryOp::recip: return one<T>() / x;
-    case UnaryOp::tanh: return m_tanh(x);
-    case UnaryOp::floor: return m_floor(x);
-    case UnaryOp::ceil: return m_ceil(x);
-    case UnaryOp::erf: return erf_of(x);
-    case UnaryOp::gelu_erf: return gelu_erf_of(x);
-    case UnaryOp::round: return round_even(x);
-    case UnaryOp::sigmoid: return sigmoid_of(x);
-    case UnaryOp::silu: {  // two passes: sigmoid, then x * s
-      T s = sigmoid_of(x);
-      return x * s;
-    }
-    case UnaryOp::gelu: return gelu_of(x);
-    case UnaryOp::step: return x > zero<T>() ? one<T>() : zero<T>();
-    case UnaryOp::rsqrt: return one<T>() / m_sqrt(x);  // two roundings
-    case UnaryOp::powi: return m_powi(x, a.n);
-    case UnaryOp::add_scalar: return x + cst<T>(a.c);
-    case UnaryOp::mul_scalar: return x * cst<T>(a.c);
-    case UnaryOp::clamp: {  // no min <= max check; NaN passes through
-      const T lo = cst<T>(a.lo), hi = cst<T>(a.hi);
-      if (x < lo) return lo;
-      if (x > hi) return hi;
-      return x;
-    }
-  }
-  return x;
-}
-
-template <class T>
-Tensor map_unary(UnaryOp op, const Tensor& x, const UnaryArgs& a) {
+// y = f(x) element by element, f a function of x in T (a template lambda,
+// instantiated for each float dtype).
+template <class T, class F>
+Tensor map_unary(const Tensor& x, const F& f) {
   Tensor y(x.dtype(), x.dims());
   auto in = x.as<T>();
   auto out = y.as_mutable<T>();
-  for (std::size_t i = 0; i < in.size(); ++i) out[i] = apply<T>(op, in[i], a);
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = f(in[i]);
   return y;
 }
 
-Tensor unary(UnaryOp op, const Tensor& x, const UnaryArgs& args) {
+template <class F>
+Tensor unary(const Tensor& x, const F& f) {
   switch (x.dtype()) {
-    case DType::f32: return map_unary<float>(op, x, args);
-    case DType::f64: return map_unary<double>(op, x, args);
-    case DType::bf16: return map_unary<bf16>(op, x, args);
-    case DType::f16: return map_unary<f16>(op, x, args);
+    case DType::f32: return map_unary<float>(x, f);
+    case DType::f64: return map_unary<double>(x, f);
+    case DType::bf16: return map_unary<bf16>(x, f);
+    case DType::f16: return map_unary<f16>(x, f);
     default: return Tensor(x.dtype(), x.dims());  // unreachable: the executor rejects these
   }
+}
+
+// The exec arm of one unary op: `make(params)` gives its function of x,
+// its scalar parameters read once per call.
+template <class Make>
+Arm unary_arm(std::string_view name, std::vector<ParamDecl> params, Make make) {
+  return Arm{.op = name,
+             .dtypes = kFloatSet,
+             .arity = 1,
+             .params = std::move(params),
+             .eval = [make](std::span<const Tensor> in, const Params& p) {
+               return std::vector<Tensor>{unary(in[0], make(p))};
+             }};
+}
+// ... of an op without parameters.
+template <class F>
+Arm unary_arm(std::string_view name, F f) {
+  return unary_arm(name, {}, [f](const Params&) { return f; });
 }
 
 // One value per float dtype, as a double.
@@ -176,35 +136,53 @@ double gelu_constant_k(DType t) { return by_float_dtype(t, []<class T>() { retur
 
 // Exec arms: the reference's `unary!` dispatch accepts f32, f64, bf16, f16
 // and rejects U32 (reference-semantics.md §19); the scalar ops take their
-// parameter as f64 (powi as i32).
+// parameter as f64 (powi as i32). Each op is its arm, its function beside
+// its name: a new one is one line here (and its entry, contracts/unary.cpp).
 void register_unary(Arms& arms) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    const auto op = static_cast<UnaryOp>(i);
-    std::vector<ParamDecl> params;
-    switch (op) {
-      case UnaryOp::powi: params = {{"n", ParamKind::integer, INT32_MIN, INT32_MAX}}; break;
-      case UnaryOp::add_scalar:
-      case UnaryOp::mul_scalar: params = {{"c", ParamKind::real}}; break;
-      case UnaryOp::clamp: params = {{"min", ParamKind::real}, {"max", ParamKind::real}}; break;
-      default: break;
-    }
-    arms.push_back(Arm{
-        .op = kNames[i],
-        .dtypes = kFloatSet,
-        .arity = 1,
-        .params = std::move(params),
-        .eval = [op](std::span<const Tensor> in, const Params& p) {
-          UnaryArgs a;
-          if (op == UnaryOp::powi) a.n = static_cast<std::int32_t>(p.integer("n"));
-          if (op == UnaryOp::add_scalar || op == UnaryOp::mul_scalar) a.c = p.real("c");
-          if (op == UnaryOp::clamp) {
-            a.lo = p.real("min");
-            a.hi = p.real("max");
-          }
-          return std::vector<Tensor>{unary(op, in[0], a)};
-        },
-    });
-  }
+  arms.push_back(unary_arm("neg", []<class T>(T x) -> T { return -x; }));
+  arms.push_back(unary_arm("relu", []<class T>(T x) -> T { return x > zero<T>() ? x : zero<T>(); }));  // NaN, -0 -> +0
+  arms.push_back(unary_arm("sqr", []<class T>(T x) -> T { return x * x; }));
+  arms.push_back(unary_arm("sqrt", []<class T>(T x) -> T { return m_sqrt(x); }));
+  arms.push_back(unary_arm("exp", []<class T>(T x) -> T { return m_exp(x); }));
+  arms.push_back(unary_arm("sign", []<class T>(T x) -> T {  // NaN and +-0 -> +0
+    return x > zero<T>() ? one<T>() : (x < zero<T>() ? -one<T>() : zero<T>());
+  }));
+  arms.push_back(unary_arm("log", []<class T>(T x) -> T { return m_log(x); }));
+  arms.push_back(unary_arm("sin", []<class T>(T x) -> T { return m_sin(x); }));
+  arms.push_back(unary_arm("cos", []<class T>(T x) -> T { return m_cos(x); }));
+  arms.push_back(unary_arm("abs", []<class T>(T x) -> T { return m_abs(x); }));
+  arms.push_back(unary_arm("recip", []<class T>(T x) -> T { return one<T>() / x; }));
+  arms.push_back(unary_arm("tanh", []<class T>(T x) -> T { return m_tanh(x); }));
+  arms.push_back(unary_arm("floor", []<class T>(T x) -> T { return m_floor(x); }));
+  arms.push_back(unary_arm("ceil", []<class T>(T x) -> T { return m_ceil(x); }));
+  arms.push_back(unary_arm("erf", []<class T>(T x) -> T { return erf_of(x); }));
+  arms.push_back(unary_arm("gelu_erf", []<class T>(T x) -> T { return gelu_erf_of(x); }));
+  arms.push_back(unary_arm("round", []<class T>(T x) -> T { return round_even(x); }));
+  arms.push_back(unary_arm("sigmoid", []<class T>(T x) -> T { return sigmoid_of(x); }));
+  arms.push_back(unary_arm("silu", []<class T>(T x) -> T {  // two passes: sigmoid, then x * s
+    T s = sigmoid_of(x);
+    return x * s;
+  }));
+  arms.push_back(unary_arm("gelu", []<class T>(T x) -> T { return gelu_of(x); }));
+  arms.push_back(unary_arm("step", []<class T>(T x) -> T { return x > zero<T>() ? one<T>() : zero<T>(); }));
+  arms.push_back(unary_arm("rsqrt", []<class T>(T x) -> T { return one<T>() / m_sqrt(x); }));  // two roundings
+  arms.push_back(unary_arm("powi", {{"n", ParamKind::integer, INT32_MIN, INT32_MAX}}, [](const Params& p) {
+    return [n = static_cast<std::int32_t>(p.integer("n"))]<class T>(T x) -> T { return m_powi(x, n); };
+  }));
+  arms.push_back(unary_arm("add_scalar", {{"c", ParamKind::real}}, [](const Params& p) {
+    return [c = p.real("c")]<class T>(T x) -> T { return x + cst<T>(c); };
+  }));
+  arms.push_back(unary_arm("mul_scalar", {{"c", ParamKind::real}}, [](const Params& p) {
+    return [c = p.real("c")]<class T>(T x) -> T { return x * cst<T>(c); };
+  }));
+  // No min <= max check; NaN passes through.
+  arms.push_back(unary_arm("clamp", {{"min", ParamKind::real}, {"max", ParamKind::real}}, [](const Params& p) {
+    return [lo = p.real("min"), hi = p.real("max")]<class T>(T x) -> T {
+      if (x < cst<T>(lo)) return cst<T>(lo);
+      if (x > cst<T>(hi)) return cst<T>(hi);
+      return x;
+    };
+  }));
 }
 
 }  // namespace kc::kern

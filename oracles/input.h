@@ -29,6 +29,10 @@ struct Context {
   DType out_dtype = DType::f32;  // the result's dtype (differs for casts and argmax/argmin)
   const Params* params = nullptr;
   bool signaling_nan = false;    // an input is a signalling NaN (the replay of pow treats one apart)
+  // Which of the kernel's outputs the element belongs to (an entry's
+  // contract::KernelSpec::outputs; out_dtype is that output's dtype): a
+  // values + indices kernel's oracle answers for the one it is asked.
+  std::size_t output = 0;
 };
 
 // One input element: unary kernels, casts, broadcast_to, the data movers.
