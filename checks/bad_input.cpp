@@ -26,7 +26,8 @@ class BadInput final : public Check {
     if (!v.first_valid) return;
     const auto& k = v.c.k;
     for (const auto& rule : k.preconditions) {
-      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")", "bad-input");
+      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")",
+                            engine::CheckKind::bad_input);
       for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
         const auto index = static_cast<std::uint64_t>(i);
         auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);

@@ -56,7 +56,7 @@ class Determinism final : public Check {
  public:
   void on_finish(const RunView& v, engine::Tallies& acc) const override {
     if (!acc.graded || acc.graded->list().empty() || !v.case_of) return;
-    auto& tally = acc.tally("deterministic: re-executions give the graded bits", "determinism");
+    auto& tally = acc.tally("deterministic: re-executions give the graded bits", engine::CheckKind::determinism);
     const auto& graded = acc.graded->list();
     std::int64_t compared = 0, cases = 0;
     int passes = 0;

@@ -200,7 +200,7 @@ json corpus_entry(const BatchContext& c, const engine::KernelDTypeResult& r, con
       cc.kernel = std::string(k->name);
       cc.dtype = t;
       cc.backend = c.o.backend;
-      cc.profile = std::string(engine::profile_name(c.base.profile));
+      cc.profile = std::string(engine::kProfiles.name(c.base.profile));
       cc.check = f.check.substr(8);
       cc.found = fmt::format("campaign seed {} batch {}, shrunk to {} input elements from: {}", c.seed, b,
                              f.shrunk_elements, f.repro);
@@ -231,7 +231,7 @@ std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
   const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
                           fmt::format(" --seed {}", opts.seed);
   engine::RunMetadata m = reports::collect_metadata(opts.seed, c.o.backend, cmd);
-  m.profile = std::string(engine::profile_name(c.base.profile));
+  m.profile = c.base.profile;
   if (const auto lib = c.backend.library()) m.plugin = *lib;
   m.cases_per_kernel = c.o.cases;
   m.duration_s = r.seconds;

@@ -200,7 +200,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     const auto res = engine::grade_range(k, t, *backend, opts, params, r.lo, r.hi, command);
     if (res.interrupted) return std::string();  // a block is kept only whole
     engine::RunMetadata m = reports::collect_metadata(0, o.backend, command(r.lo, r.hi));
-    m.profile = std::string(engine::profile_name(opts.profile));
+    m.profile = opts.profile;
     if (const auto lib = backend->library()) m.plugin = *lib;
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());

@@ -17,8 +17,8 @@ std::string case_key(std::int64_t case_id) { return fmt::format("case {}", case_
 // The call itself; a valid call that throws fails the case.
 bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
           std::vector<Tensor>& out) {
-  auto& run = acc.tally("accepts valid input", "run");
-  auto& returns = acc.tally(kIsolationCheck, "isolation");
+  auto& run = acc.tally("accepts valid input", CheckKind::run);
+  auto& returns = acc.tally(kIsolationCheck, CheckKind::isolation);
   try {
     out = c.backend.run(c.k.name, cs.inputs, cs.params);
     acc.record(c, returns, true);
@@ -39,7 +39,7 @@ bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vecto
 
 bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
                     const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
-  auto& shape = acc.tally("output shape and dtype", "output");
+  auto& shape = acc.tally("output shape and dtype", CheckKind::output);
   const std::size_t n = want.parts.empty() ? 1 : want.parts.size();
   auto dims_of = [&](std::size_t i) -> const Dims& { return want.parts.empty() ? want.dims : want.parts[i].dims; };
   auto part_ok = [&](std::size_t i) {
@@ -81,8 +81,8 @@ void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vec
             const Tensor& y, const drivers::Expectation& want) {
   // Zero-copy is the reference's choice (a copy is as correct); never
   // aliasing an input is portable.
-  auto& t = want.zero_copy ? acc.tally("layout: zero-copy (shares the input's storage)", "layout", Profile::reference)
-                           : acc.tally("layout: fresh output buffer", "layout");
+  auto& t = want.zero_copy ? acc.tally("layout: zero-copy (shares the input's storage)", CheckKind::layout, Profile::reference)
+                           : acc.tally("layout: fresh output buffer", CheckKind::layout);
   bool ok = true;
   if (want.zero_copy) ok = y.shares_storage(cs.inputs.front());
   else
@@ -100,8 +100,9 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
                   const gen::Case* cs) {
   Backend::CallLog log = c.backend.take_call_log();
   for (const std::string& name : c.backend.call_checks()) {
-    // (The kind is the name's first word: "isolation: ...", "output: ...".)
-    auto& tally = acc.tally(name, name.substr(0, name.find(':')));
+    // (The kind is the name's first word: "isolation: ...", "output: ...";
+    // a backend's check of another word is one of its calls' isolation.)
+    auto& tally = acc.tally(name, kCheckKinds.find(name.substr(0, name.find(':'))).value_or(CheckKind::isolation));
     // Each distinct note once, with how many calls of the case made it.
     std::vector<std::pair<std::string, int>> seen;
     for (const auto& n : log.notes) {
