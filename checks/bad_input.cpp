@@ -53,8 +53,7 @@ class BadInput final : public Check {
           engine::ElementReport r;
           r.check = tally.name;
           r.case_index = v.first_valid_id;
-          r.repro = engine::base_command(v.c) + fmt::format(" --seed {} --case {} --bad-input", v.c.opts.seed,
-                                                            v.first_valid_id);
+          r.repro = engine::seed_replay(v.c) + fmt::format(" --case {} --bad-input", v.first_valid_id);
           r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", k.name, dtype_name(v.c.t),
                                   tally.name, i, what, describe(*bad), r.repro);
           return r;

@@ -34,7 +34,7 @@ class Bias final : public Check {
       // The statistic is over every case of the run: its replay is the run.
       engine::ElementReport r;
       r.check = tally.name;
-      r.repro = engine::base_command(v.c) + fmt::format(" --seed {}", v.c.opts.seed);
+      r.repro = engine::seed_replay(v.c);
       r.message = fmt::format("{} {}: {}: {}\n  replay: {}", v.c.k.name, dtype_name(v.c.t), tally.name, what, r.repro);
       return r;
     });

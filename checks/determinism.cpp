@@ -123,7 +123,7 @@ class Determinism final : public Check {
       engine::ElementReport r;
       r.check = tally.name;
       r.case_index = id;
-      r.repro = engine::base_command(v.c) + fmt::format(" --seed {}", v.c.opts.seed);
+      r.repro = engine::seed_replay(v.c);
       r.message = fmt::format("{} {}: {}: case {} re-executed {}: {}\n  replay:            {}", v.c.k.name,
                               dtype_name(v.c.t), tally.name, id,
                               fresh ? "in a fresh worker, cases in another order"

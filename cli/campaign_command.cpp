@@ -228,8 +228,7 @@ std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
   if (r.interrupted) return std::string("interrupted");
   // (with every option of the campaign that the batch ran under: its
   // profile and isolation options too)
-  const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
-                          fmt::format(" --seed {}", opts.seed);
+  const std::string cmd = engine::seed_replay(k->name, t, opts);
   engine::RunMetadata m = reports::collect_metadata(opts.seed, c.o.backend, cmd);
   m.profile = c.base.profile;
   if (const auto lib = c.backend.library()) m.plugin = *lib;

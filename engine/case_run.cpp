@@ -120,7 +120,7 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
       // The calls of the run's own checks (determinism, bad input, ...): the whole run replays them.
       ElementReport r;
       r.check = tally.name;
-      r.repro = base_command(c) + fmt::format(" --seed {}", c.opts.seed);
+      r.repro = seed_replay(c);
       r.message = fmt::format("{} {}: {}: during the run's checks after its cases: {}\n  replay: {}", c.k.name,
                               dtype_name(c.t), tally.name, what, r.repro);
       return r;
