@@ -34,6 +34,7 @@
 #include "generators/case.h"
 #include "reports/corpus_file.h"
 #include "reports/results_json.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -294,7 +295,7 @@ int finish_campaign(const CampaignCommand& o, const WorkFolder& work, const Shar
     fmt::print("this shard ({}/{}) has no batch below --batches {}: nothing to grade\n", shard.index, shard.count, o.batches);
     return 0;
   }
-  const json merged = reports::site::merge_documents(docs);
+  const json merged = reports::merge_documents(docs);
   const int rc = report_merged(merged, o.quiet);
   if (!o.corpus.empty())
     fmt::print("corpus {}: {} new case{}, {} failure{} already stored\n", o.corpus, counts.corpus_new,
@@ -386,7 +387,7 @@ int merge(const MergeCommand& o) {
   reports::OutputFolder folder(o.out, reports::FolderKind::results);
   const auto docs = batches_of(dirs);
   if (docs.empty()) throw UsageError("the folders hold no batch to merge");
-  const json merged = reports::site::merge_documents(docs);
+  const json merged = reports::merge_documents(docs);
   const int rc = report_merged(merged, true);
   write_results(folder, merged);
   fmt::print("wrote {} ({} batches from {} folders)\n", (fs::path(o.out) / "results.json").string(), docs.size(), dirs.size());

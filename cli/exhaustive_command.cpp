@@ -29,6 +29,7 @@
 #include "engine/parallel.h"
 #include "reports/output_folder.h"
 #include "reports/results_json.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -150,7 +151,7 @@ int finish_sweep(const Sweep& s, const std::vector<Range>& all, const WorkFolder
   for (const Range& r : all) {
     docs.push_back(work.read(block_name(r.lo, r.hi)));
   }
-  json merged = reports::site::merge_documents(docs);
+  json merged = reports::merge_documents(docs);
   merged["run"]["command"] = engine::range_replay(s.kernel->name, s.dtype, opts, s.params, s.range.lo, s.range.hi);
   merged["run"]["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const json& r = merged["kernels"][0]["results"][0];

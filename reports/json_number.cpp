@@ -11,6 +11,22 @@ nlohmann::json number(double v) {
   return v;
 }
 
+std::optional<double> as_double(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  }
+  return std::nullopt;
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json null;
+  return obj.is_object() && obj.contains(key) ? obj[key] : null;
+}
+
 std::optional<std::int64_t> integer(const nlohmann::json& v) {
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();

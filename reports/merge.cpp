@@ -1,4 +1,4 @@
-// Merging results documents: several runs of one kernel x dtype (other
+// Merging results documents (reports/merge.h): several runs of one kernel x dtype (other
 // seeds, other shards) become one result whose counts are the sums, whose
 // maxima and worst cases are the worst of either, whose coverage adds up,
 // and whose findings and headline are rewritten in a single run's words
@@ -15,15 +15,15 @@
 #include "engine/findings.h"
 #include "reports/json_number.h"
 #include "reports/results_json.h"
-#include "reports/site/html_util.h"
-#include "reports/site/merge_stats.h"
-#include "reports/site/site.h"
+#include "reports/merge.h"
+#include "reports/merge_stats.h"
 
-namespace kc::reports::site {
+namespace kc::reports {
 
 namespace {
 
-using namespace merging;  // NOLINT: the merge helpers, reports/site/merge_stats.h
+using namespace merging;  // NOLINT: the merge helpers, reports/merge_stats.h
+using nlohmann::json;
 
 constexpr std::size_t kWorstKept = 5;     // as a run keeps (engine/tally.cpp)
 constexpr std::size_t kProfileSlices = 256;
@@ -260,4 +260,4 @@ json merge_documents(const std::vector<json>& docs) {
   return out;
 }
 
-}  // namespace kc::reports::site
+}  // namespace kc::reports
