@@ -8,16 +8,6 @@ namespace kc::reports {
 
 using nlohmann::json;
 
-const json& contract_accuracy(const json& kernel, const std::string& dtype) {
-  static const json none = json::object();
-  if (!kernel.contains("contract") || !kernel["contract"].is_object()) return none;
-  const auto& c = kernel["contract"];
-  if (!c.contains("accuracy") || !c["accuracy"].is_array()) return none;
-  for (const auto& a : c["accuracy"])
-    if (a.is_object() && a.value("dtype", "") == dtype) return a;
-  return none;
-}
-
 json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   json j;
   j["name"] = k.name;

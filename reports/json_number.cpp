@@ -27,6 +27,16 @@ const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
   return obj.is_object() && obj.contains(key) ? obj[key] : null;
 }
 
+const nlohmann::json& contract_accuracy(const nlohmann::json& kernel, const std::string& dtype) {
+  static const nlohmann::json none = nlohmann::json::object();
+  if (!kernel.contains("contract") || !kernel["contract"].is_object()) return none;
+  const auto& c = kernel["contract"];
+  if (!c.contains("accuracy") || !c["accuracy"].is_array()) return none;
+  for (const auto& a : c["accuracy"])
+    if (a.is_object() && a.value("dtype", "") == dtype) return a;
+  return none;
+}
+
 std::optional<std::int64_t> integer(const nlohmann::json& v) {
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,9 @@ std::optional<double> as_double(const nlohmann::json& v);
 // A field of an object, or null when `obj` is not an object or lacks it
 // (nlohmann's const operator[] on a missing key is undefined behaviour).
 const nlohmann::json& field(const nlohmann::json& obj, const char* key);
+// The accuracy entry of a document kernel's contract for a dtype, or an
+// empty object.
+const nlohmann::json& contract_accuracy(const nlohmann::json& kernel, const std::string& dtype);
 
 // A count or index read back from a document: an integer JSON number that
 // fits std::int64_t. A float (1e300 would overflow the conversion), a string

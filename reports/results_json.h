@@ -18,9 +18,6 @@ inline constexpr const char* kSchema = "kconform-results/1";
 // `backend`: the run's backend, whose dtype table the contract JSON records
 // beside the contract's own dtypes (absent without one).
 nlohmann::json contract_json(const contract::KernelSpec& k, const Backend* backend = nullptr);
-// Read back: the accuracy entry of a document kernel's contract for a
-// dtype, or an empty object.
-const nlohmann::json& contract_accuracy(const nlohmann::json& kernel, const std::string& dtype);
 nlohmann::json results_json(const engine::RunResults& r, const Backend* backend = nullptr);
 
 // The same document from results already written as JSON (each by

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/json_number.h"
-#include "reports/results_json.h"
 
 namespace kc::reports::site {
 
@@ -40,7 +39,7 @@ std::string verdict_badge(const std::string& verdict);
 // The page frame: inline style and script, no external resources.
 std::string page(std::string_view title, std::string_view body);
 
-using reports::contract_accuracy;  // (reports/results_json.h)
+using reports::contract_accuracy;  // (reports/json_number.h)
 
 // The trivial-case rule, with the reason when it applies ("" otherwise).
 std::string untrustworthy_reason(const json& result);
