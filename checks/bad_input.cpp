@@ -26,7 +26,8 @@ class BadInput final : public Check {
     if (!v.first_valid) return;
     const auto& k = v.c.k;
     for (const auto& rule : k.preconditions) {
-      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")", "bad-input");
+      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")",
+                            engine::CheckKind::bad_input);
       for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
         const auto index = static_cast<std::uint64_t>(i);
         auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
@@ -52,8 +53,7 @@ class BadInput final : public Check {
           engine::ElementReport r;
           r.check = tally.name;
           r.case_index = v.first_valid_id;
-          r.repro = engine::base_command(v.c) + fmt::format(" --seed {} --case {} --bad-input", v.c.opts.seed,
-                                                            v.first_valid_id);
+          r.repro = engine::seed_replay(v.c) + fmt::format(" --case {} --bad-input", v.first_valid_id);
           r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", k.name, dtype_name(v.c.t),
                                   tally.name, i, what, describe(*bad), r.repro);
           return r;

@@ -16,7 +16,7 @@ namespace {
 class Bias final : public Check {
  public:
   void on_finish(const RunView& v, engine::Tallies& acc) const override {
-    auto& tally = acc.tally("bias: mean signed ulp error is zero", "bias",
+    auto& tally = acc.tally("bias: mean signed ulp error is zero", engine::CheckKind::bias,
                             v.c.k.reference_constants.empty() ? engine::Profile::conformance : engine::Profile::reference);
     // Fewer samples and the test has too little power to tell a biased
     // kernel from an unbiased one: it says so rather than pass or fail.
@@ -34,7 +34,7 @@ class Bias final : public Check {
       // The statistic is over every case of the run: its replay is the run.
       engine::ElementReport r;
       r.check = tally.name;
-      r.repro = engine::base_command(v.c) + fmt::format(" --seed {}", v.c.opts.seed);
+      r.repro = engine::seed_replay(v.c);
       r.message = fmt::format("{} {}: {}: {}\n  replay: {}", v.c.k.name, dtype_name(v.c.t), tally.name, what, r.repro);
       return r;
     });

@@ -27,7 +27,7 @@ class CaseStatistics final : public Check {
       e.push_back(*g.signed_ratio);
       bound.push_back(*g.error_variance / (g.bound_abs * g.bound_abs));
     }
-    auto& tally = acc.tally("statistics: mean and mean square of normalized errors per case", "statistics");
+    auto& tally = acc.tally("statistics: mean and mean square of normalized errors per case", engine::CheckKind::statistics);
     if (e.size() < kMinOutputs) {
       acc.not_graded(tally, fmt::format("only {} outputs with a statistic, the test needs {}", e.size(), kMinOutputs));
       return;

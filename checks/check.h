@@ -25,7 +25,6 @@ using engine::CaseView;
 using engine::Check;
 using engine::CheckTally;
 using engine::RunView;
-using Kind = engine::CheckKind;
 using Registry = engine::CheckRegistry;
 void register_all(Registry& r);
 // Every check, in the order their hooks run: what a run is handed (engine::RunOptions::checks).
@@ -40,7 +39,7 @@ const std::vector<contract::KernelSpec>& checked_kernels();
 template <class Body>
 void relational(const contract::Property& p, const CaseView& v, engine::Tallies& acc, Body body) {
   if (!p.applies_to(v.c.t)) return;
-  CheckTally& tally = acc.tally("property:" + std::string(p.name), "property");
+  CheckTally& tally = acc.tally("property:" + std::string(p.name), engine::CheckKind::property);
   // A library that does not implement the related kernel (a plug-in of a
   // few kernels) cannot be held to a relation with it: not graded, with
   // the reason, rather than failed.

@@ -56,7 +56,7 @@ class Determinism final : public Check {
  public:
   void on_finish(const RunView& v, engine::Tallies& acc) const override {
     if (!acc.graded || acc.graded->list().empty() || !v.case_of) return;
-    auto& tally = acc.tally("deterministic: re-executions give the graded bits", "determinism");
+    auto& tally = acc.tally("deterministic: re-executions give the graded bits", engine::CheckKind::determinism);
     const auto& graded = acc.graded->list();
     std::int64_t compared = 0, cases = 0;
     int passes = 0;
@@ -123,7 +123,7 @@ class Determinism final : public Check {
       engine::ElementReport r;
       r.check = tally.name;
       r.case_index = id;
-      r.repro = engine::base_command(v.c) + fmt::format(" --seed {}", v.c.opts.seed);
+      r.repro = engine::seed_replay(v.c);
       r.message = fmt::format("{} {}: {}: case {} re-executed {}: {}\n  replay:            {}", v.c.k.name,
                               dtype_name(v.c.t), tally.name, id,
                               fresh ? "in a fresh worker, cases in another order"

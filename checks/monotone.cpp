@@ -18,7 +18,7 @@ class Monotone final : public Check {
   explicit Monotone(const contract::Property& p) : p_(p) {}
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     if (!p_.applies_to(v.c.t)) return;
-    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    auto& tally = acc.tally("property:" + std::string(p_.name), engine::CheckKind::property);
     const Tensor& x = v.cs.inputs.front();
     if (const auto held = in_order(x, v.y)) {
       if (*held) acc.record(v.c, tally, true);

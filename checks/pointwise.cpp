@@ -15,7 +15,7 @@ class Pointwise final : public Check {
   explicit Pointwise(const contract::Property& p) : p_(p) {}
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     if (!p_.applies_to(v.c.t)) return;
-    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    auto& tally = acc.tally("property:" + std::string(p_.name), engine::CheckKind::property);
     const Tensor& x = v.cs.inputs.front();
     const std::int64_t n = x.numel();
     const ElementReader xr(x), yr(v.y);  // (typed reads: a sweep checks 2^32)

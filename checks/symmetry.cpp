@@ -24,7 +24,7 @@ class Symmetry final : public Check {
   Symmetry(const contract::Property& p, bool odd) : p_(p), odd_(odd) {}
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     if (!p_.applies_to(v.c.t)) return;
-    auto& tally = acc.tally("property:" + std::string(p_.name), "property");
+    auto& tally = acc.tally("property:" + std::string(p_.name), engine::CheckKind::property);
     const Tensor& x = v.cs.inputs.front();
     gen::Case neg = v.cs;
     neg.inputs.front() = negated(x);

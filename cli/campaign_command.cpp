@@ -34,6 +34,7 @@
 #include "generators/case.h"
 #include "reports/corpus_file.h"
 #include "reports/results_json.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -200,7 +201,7 @@ json corpus_entry(const BatchContext& c, const engine::KernelDTypeResult& r, con
       cc.kernel = std::string(k->name);
       cc.dtype = t;
       cc.backend = c.o.backend;
-      cc.profile = std::string(engine::profile_name(c.base.profile));
+      cc.profile = std::string(engine::kProfiles.name(c.base.profile));
       cc.check = f.check.substr(8);
       cc.found = fmt::format("campaign seed {} batch {}, shrunk to {} input elements from: {}", c.seed, b,
                              f.shrunk_elements, f.repro);
@@ -228,10 +229,9 @@ std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
   if (r.interrupted) return std::string("interrupted");
   // (with every option of the campaign that the batch ran under: its
   // profile and isolation options too)
-  const std::string cmd = engine::replay_command(engine::ReplayVerb::run, k->name, t, opts) +
-                          fmt::format(" --seed {}", opts.seed);
+  const std::string cmd = engine::seed_replay(k->name, t, opts);
   engine::RunMetadata m = reports::collect_metadata(opts.seed, c.o.backend, cmd);
-  m.profile = std::string(engine::profile_name(c.base.profile));
+  m.profile = c.base.profile;
   if (const auto lib = c.backend.library()) m.plugin = *lib;
   m.cases_per_kernel = c.o.cases;
   m.duration_s = r.seconds;
@@ -295,7 +295,7 @@ int finish_campaign(const CampaignCommand& o, const WorkFolder& work, const Shar
     fmt::print("this shard ({}/{}) has no batch below --batches {}: nothing to grade\n", shard.index, shard.count, o.batches);
     return 0;
   }
-  const json merged = reports::site::merge_documents(docs);
+  const json merged = reports::merge_documents(docs);
   const int rc = report_merged(merged, o.quiet);
   if (!o.corpus.empty())
     fmt::print("corpus {}: {} new case{}, {} failure{} already stored\n", o.corpus, counts.corpus_new,
@@ -387,7 +387,7 @@ int merge(const MergeCommand& o) {
   reports::OutputFolder folder(o.out, reports::FolderKind::results);
   const auto docs = batches_of(dirs);
   if (docs.empty()) throw UsageError("the folders hold no batch to merge");
-  const json merged = reports::site::merge_documents(docs);
+  const json merged = reports::merge_documents(docs);
   const int rc = report_merged(merged, true);
   write_results(folder, merged);
   fmt::print("wrote {} ({} batches from {} folders)\n", (fs::path(o.out) / "results.json").string(), docs.size(), dirs.size());

@@ -83,8 +83,8 @@ int selftest(const SelftestOptions& o) {
         if (!k->accuracy_for(t)) continue;
         auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
         std::string flagged_by;
-        for (const auto& c : r.checks)
-          if (c.failed > 0 && c.kind == m->expected_check) flagged_by += (flagged_by.empty() ? "" : ", ") + c.name;
+        const auto expected = engine::kCheckKinds.find(m->expected_check);  // (backends name kinds in words)
+        for (const auto& c : r.checks) if (c.failed > 0 && c.kind == expected) flagged_by += (flagged_by.empty() ? "" : ", ") + c.name;
         bool caught = !flagged_by.empty();
         if (m->correct) {
           // Another correct evaluation: the conformance profile must pass it.

@@ -29,6 +29,7 @@
 #include "engine/parallel.h"
 #include "reports/output_folder.h"
 #include "reports/results_json.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -143,15 +144,15 @@ int sweep_interrupted(int sig, const std::vector<Range>& all, const WorkFolder& 
 
 // The sweep as one result: every block's document, in input order, merged,
 // its summary printed, its results and site written. Exit 0 pass, 1 fail.
-int finish_sweep(const Sweep& s, const std::vector<Range>& all, const WorkFolder& work, const std::string& replay,
+int finish_sweep(const Sweep& s, const std::vector<Range>& all, const WorkFolder& work, const engine::RunOptions& opts,
                  std::chrono::steady_clock::time_point start, int jobs) {
   const fs::path dir = work.dir();
   std::vector<json> docs;
   for (const Range& r : all) {
     docs.push_back(work.read(block_name(r.lo, r.hi)));
   }
-  json merged = reports::site::merge_documents(docs);
-  merged["run"]["command"] = replay + fmt::format(" --range 0x{:x}:0x{:x}", s.range.lo, s.range.hi);
+  json merged = reports::merge_documents(docs);
+  merged["run"]["command"] = engine::range_replay(s.kernel->name, s.dtype, opts, s.params, s.range.lo, s.range.hi);
   merged["run"]["duration_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const json& r = merged["kernels"][0]["results"][0];
   const std::string verdict = r["verdict"];
@@ -185,9 +186,9 @@ int exhaustive(const ExhaustiveCommand& o) {
   const Blocks blocks = blocks_of(sweep.range, o.block_log2, work);
   const std::vector<Range>& all = blocks.all;
   const std::vector<Range>& todo = blocks.todo;
-  const std::string base = engine::replay_command(engine::ReplayVerb::exhaustive, k.name, t, opts);
-  const std::string flags = params.empty() ? "" : " --params " + params.to_string();
-  auto command = [&](std::uint64_t a, std::uint64_t b) { return fmt::format("{}{} --range 0x{:x}:0x{:x} --out kconform-replay", base, flags, a, b); };
+  auto command = [&](std::uint64_t a, std::uint64_t b) {
+    return engine::range_replay(k.name, t, opts, params, a, b) + " --out kconform-replay";
+  };
   if (!o.quiet)
     fmt::print("{} {}: {} inputs in {} blocks, {} already graded in {}\n", k.name, dtype_name(t),
                sweep.range.hi - sweep.range.lo, all.size(), all.size() - todo.size(), work.units().string());
@@ -200,7 +201,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     const auto res = engine::grade_range(k, t, *backend, opts, params, r.lo, r.hi, command);
     if (res.interrupted) return std::string();  // a block is kept only whole
     engine::RunMetadata m = reports::collect_metadata(0, o.backend, command(r.lo, r.hi));
-    m.profile = std::string(engine::profile_name(opts.profile));
+    m.profile = opts.profile;
     if (const auto lib = backend->library()) m.plugin = *lib;
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
@@ -223,7 +224,7 @@ int exhaustive(const ExhaustiveCommand& o) {
                          grade, done);
   }
   if (const int sig = stop_signal().load()) return sweep_interrupted(sig, all, work);
-  return finish_sweep(sweep, all, work, base + flags, start, jobs);
+  return finish_sweep(sweep, all, work, opts, start, jobs);
 }
 
 }  // namespace kc::cli

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "reports/output_folder.h"
 #include "reports/site/compare_page.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -32,7 +33,7 @@ int report(const ReportOptions& o) {
     if (o.compare) {
       files = site::render_comparison(docs);
     } else {
-      const nlohmann::json doc = site::merge_documents(docs);
+      const nlohmann::json doc = reports::merge_documents(docs);
       files = site::render_site(doc, o.baseline.empty() ? nullptr : &baseline, &diff);
     }
   } catch (const nlohmann::json::exception& e) {

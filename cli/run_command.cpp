@@ -47,7 +47,7 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   if (r.differs > 0) {
     // Per kind (several tallies may share one: "5856 semantics, 109
     // semantics" read as a repetition), in the order the kinds first appear.
-    std::vector<std::pair<std::string, std::int64_t>> kinds;
+    std::vector<std::pair<engine::CheckKind, std::int64_t>> kinds;
     for (const auto& c : r.checks) {
       if (c.differs <= 0) continue;
       auto at = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == c.kind; });
@@ -55,7 +55,7 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
       else at->second += c.differs;
     }
     std::vector<std::string> which;
-    for (const auto& [kind, n] : kinds) which.push_back(fmt::format("{} {}", n, kind));
+    for (const auto& [kind, n] : kinds) which.push_back(fmt::format("{} {}", n, engine::kCheckKinds.name(kind)));
     s += fmt::format("; differs from the reference: {}", fmt::join(which, ", "));
   }
   if (r.interrupted) s += fmt::format(" (interrupted after {} cases: not graded)", r.cases);
@@ -157,7 +157,7 @@ void open_outputs(const RunCommand& o, RunOutputs& out, engine::RunOptions& opts
 // What the results document says of the run besides its results.
 engine::RunMetadata run_metadata(const RunCommand& o, const engine::RunOptions& opts, const Backend& backend) {
   engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
-  meta.profile = std::string(engine::profile_name(opts.profile));
+  meta.profile = opts.profile;
   if (const auto lib = backend.library()) meta.plugin = *lib;
   meta.cases_per_kernel = o.cases;
   return meta;

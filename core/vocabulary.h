@@ -8,13 +8,15 @@
 //
 // defines `enum class Colour : std::uint8_t { red, light_blue }` and
 // `kColours`, with kColours.size() == 2, kColours.name(Colour::light_blue)
-// == "light blue" and kColours.all() == {red, light_blue}. (A comment on a
+// == "light blue", kColours.find("red") == Colour::red and kColours.all()
+// == {red, light_blue}. (A comment on a
 // word inside LIST must be a /* */ one: a // comment would swallow the
 // macro's continuation.)
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace kc {
@@ -27,6 +29,12 @@ struct Vocabulary {
   constexpr std::string_view name(E e) const {
     const auto i = static_cast<std::size_t>(e);
     return i < N ? names[i] : std::string_view("?");
+  }
+  // The word named `text` (a document read back), or nullopt.
+  constexpr std::optional<E> find(std::string_view text) const {
+    for (std::size_t i = 0; i < N; ++i)
+      if (names[i] == text) return static_cast<E>(i);
+    return std::nullopt;
   }
   constexpr std::array<E, N> all() const {
     std::array<E, N> words{};

@@ -29,10 +29,10 @@ void CaseGrader::grade_all() {
 }
 
 CheckTally& CaseGrader::accuracy_tally() {
-  return *(accuracy_ ? accuracy_ : (accuracy_ = &acc_.tally("accuracy", "accuracy")));
+  return *(accuracy_ ? accuracy_ : (accuracy_ = &acc_.tally("accuracy", CheckKind::accuracy)));
 }
 CheckTally& CaseGrader::semantics_tally() {
-  return *(semantics_ ? semantics_ : (semantics_ = &acc_.tally(kSemanticsCheck, "semantics", Profile::reference)));
+  return *(semantics_ ? semantics_ : (semantics_ = &acc_.tally(kSemanticsCheck, CheckKind::semantics, Profile::reference)));
 }
 
 void CaseGrader::tally_pass(const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits,
@@ -114,8 +114,8 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   // conformance profile counts it ("differs from the reference") but no
   // correct result is closer than another there.
   const std::string check = g.special ? "special:" + g.rule : g.unbounded ? kUnboundedCheck : "accuracy";
-  auto& tally = g.special     ? acc_.tally(check, "special")
-                : g.unbounded ? acc_.tally(check, "semantics", Profile::reference)
+  auto& tally = g.special     ? acc_.tally(check, CheckKind::special)
+                : g.unbounded ? acc_.tally(check, CheckKind::semantics, Profile::reference)
                               : accuracy_tally();
   CheckTally* sem = g.semantics_ok ? &semantics_tally() : nullptr;
   // Formatted only where one is kept. (A semantics failure is reported
@@ -135,7 +135,7 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   }
   if (!g.reference_choice.empty()) {
     // Correct, but not the reference's choice: fails only the reference profile.
-    auto& choice = acc_.tally(kReferenceChoiceCheck, "reference-choice", Profile::reference);
+    auto& choice = acc_.tally(kReferenceChoiceCheck, CheckKind::reference_choice, Profile::reference);
     acc_.record(*c_, choice, false, element_key(*c_, e), [&] {
       ElementReport r = report_as(choice.name, e, g, yv, yb);
       r.message += "\n  choice:            " + g.reference_choice;

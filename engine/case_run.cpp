@@ -17,8 +17,8 @@ std::string case_key(std::int64_t case_id) { return fmt::format("case {}", case_
 // The call itself; a valid call that throws fails the case.
 bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
           std::vector<Tensor>& out) {
-  auto& run = acc.tally("accepts valid input", "run");
-  auto& returns = acc.tally(kIsolationCheck, "isolation");
+  auto& run = acc.tally("accepts valid input", CheckKind::run);
+  auto& returns = acc.tally(kIsolationCheck, CheckKind::isolation);
   try {
     out = c.backend.run(c.k.name, cs.inputs, cs.params);
     acc.record(c, returns, true);
@@ -42,7 +42,7 @@ std::string output_prefix(const drivers::Expectation::Part& p) { return p.name.e
 
 bool output_matches(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path,
                     const gen::Case& cs, const std::vector<Tensor>& out, const drivers::Expectation& want) {
-  auto& shape = acc.tally("output shape and dtype", "output");
+  auto& shape = acc.tally("output shape and dtype", CheckKind::output);
   const std::size_t n = want.parts.size();
   auto part_ok = [&](std::size_t i) {
     const auto& p = want.parts[i];
@@ -76,8 +76,8 @@ void layout(const Context& c, Tallies& acc, std::int64_t case_id, const std::vec
             const Tensor& y, const drivers::Expectation& want) {
   // Zero-copy is the reference's choice (a copy is as correct); never
   // aliasing an input is portable.
-  auto& t = want.zero_copy ? acc.tally("layout: zero-copy (shares the input's storage)", "layout", Profile::reference)
-                           : acc.tally("layout: fresh output buffer", "layout");
+  auto& t = want.zero_copy ? acc.tally("layout: zero-copy (shares the input's storage)", CheckKind::layout, Profile::reference)
+                           : acc.tally("layout: fresh output buffer", CheckKind::layout);
   bool ok = true;
   if (want.zero_copy) ok = y.shares_storage(cs.inputs.front());
   else
@@ -95,8 +95,9 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
                   const gen::Case* cs) {
   Backend::CallLog log = c.backend.take_call_log();
   for (const std::string& name : c.backend.call_checks()) {
-    // (The kind is the name's first word: "isolation: ...", "output: ...".)
-    auto& tally = acc.tally(name, name.substr(0, name.find(':')));
+    // (The kind is the name's first word: "isolation: ...", "output: ...";
+    // a backend's check of another word is one of its calls' isolation.)
+    auto& tally = acc.tally(name, kCheckKinds.find(name.substr(0, name.find(':'))).value_or(CheckKind::isolation));
     // Each distinct note once, with how many calls of the case made it.
     std::vector<std::pair<std::string, int>> seen;
     for (const auto& n : log.notes) {
@@ -114,7 +115,7 @@ void record_calls(const Context& c, Tallies& acc, std::int64_t case_id, const st
       // The calls of the run's own checks (determinism, bad input, ...): the whole run replays them.
       ElementReport r;
       r.check = tally.name;
-      r.repro = base_command(c) + fmt::format(" --seed {}", c.opts.seed);
+      r.repro = seed_replay(c);
       r.message = fmt::format("{} {}: {}: during the run's checks after its cases: {}\n  replay: {}", c.k.name,
                               dtype_name(c.t), tally.name, what, r.repro);
       return r;

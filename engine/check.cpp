@@ -8,26 +8,26 @@
 
 namespace kc::engine {
 
-const CheckKind* CheckRegistry::find(std::string_view name) const {
-  for (const CheckKind& k : kinds)
+const CheckEntry* CheckRegistry::find(std::string_view name) const {
+  for (const CheckEntry& k : kinds)
     if (k.name == name) return &k;
   return nullptr;
 }
 
 CheckList CheckRegistry::for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only) const {
   CheckList v;
-  for (const CheckKind& kind : kinds)
+  for (const CheckEntry& kind : kinds)
     if (!kind.per_property && kind.applies(k, t) && (!only || kind.name == *only)) v.push_back(kind.make(nullptr));
   if (only) return v;
   for (const auto& p : k.properties)
-    if (const CheckKind* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));
+    if (const CheckEntry* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));
   return v;
 }
 
 std::vector<std::string> CheckRegistry::validate_properties(const contract::KernelSpec& k) const {
   std::vector<std::string> problems;
   for (const auto& p : k.properties) {
-    const CheckKind* kind = find(p.check);
+    const CheckEntry* kind = find(p.check);
     if (!kind || !kind->per_property) {
       problems.push_back(fmt::format("kernel '{}': property '{}' names check '{}', which is not a property check",
                                      k.name, p.name, p.check));

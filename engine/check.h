@@ -56,8 +56,8 @@ class Check {
 };
 using CheckList = std::vector<std::unique_ptr<Check>>;
 
-// A registered kind of check.
-struct CheckKind {
+// A registered check: its name, where it applies, how it is made.
+struct CheckEntry {
   std::string_view name;
   // Property checks run once per contract property naming them; the others
   // once per kernel x dtype where `applies` says so.
@@ -70,11 +70,11 @@ struct CheckKind {
 
 // The kinds a run is handed, in the order their hooks run.
 struct CheckRegistry {
-  std::vector<CheckKind> kinds;
+  std::vector<CheckEntry> kinds;
 
-  void push_back(CheckKind k) { kinds.push_back(std::move(k)); }
+  void push_back(CheckEntry k) { kinds.push_back(std::move(k)); }
 
-  const CheckKind* find(std::string_view name) const;
+  const CheckEntry* find(std::string_view name) const;
   // The checks of one kernel x dtype run: the run checks that apply, then
   // one per property the entry names, in the entry's order; or only the
   // check called `only` (a replay of its failure).

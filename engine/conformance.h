@@ -29,14 +29,9 @@ struct Progress {
   std::atomic<std::int64_t> results{0};   // kernel x dtype results finished
 };
 
-// The two profiles of every contract. conformance: what any correct
-// implementation must do (shapes, dtypes, preconditions, accuracy, the
-// special values IEEE or the definition fixes, properties). reference: that
-// plus the reference's own choices and exact bits (the semantics replay,
-// zero-copy broadcast_to, NaN and tie choices, constants rounded to T).
-enum class Profile : std::uint8_t { conformance, reference };
-std::string_view profile_name(Profile p);
-std::optional<Profile> parse_profile(std::string_view name);
+// The profiles (Profile, engine/results.h), by name.
+inline std::string_view profile_name(Profile p) { return kProfiles.name(p); }
+inline std::optional<Profile> parse_profile(std::string_view name) { return kProfiles.find(name); }
 // reference for the reference backend, conformance for every other.
 Profile default_profile(std::string_view backend);
 

@@ -58,14 +58,14 @@ void judge_claim(const Context& c, double max_abs_err, double max_rel_err, Kerne
                                        figure_text(out.measured), figure_text(out.claimed));
   CheckTally t{.name = fmt::format("claim: {} <= {:.6g} (declared by the backend)", metric_text(d.claim_metric),
                                    out.claimed),
-               .kind = "claim",
+               .kind = CheckKind::claim,
                .failed = 1,
                .metric = std::string(metric_text(d.claim_metric)),
                .figure = out.measured,
                .bound = out.claimed};
   t.detail = text;
   res.checks.push_back(t);
-  res.findings.push_back({t.name, "claim", t.metric, out.measured, out.claimed, 1, text});
+  res.findings.push_back({t.name, CheckKind::claim, t.metric, out.measured, out.claimed, 1, text});
 }
 
 void judge_expected_failure(const Context&, KernelDTypeResult& res) {

@@ -12,7 +12,7 @@
 // early where the input's sign changes, since the order of consecutive
 // patterns turns round at -0). A block of 256 n graded inputs gets the
 // same slices either way; the finished slices are put in input order and,
-// past 256, grouped as `reports/site/merge.cpp` groups a merge's slices.
+// past 256, grouped as `reports/merge.cpp` groups a merge's slices.
 #pragma once
 
 #include <cmath>

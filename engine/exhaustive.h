@@ -1,7 +1,7 @@
 // Exhaustive grading of a one-input elementwise kernel: every input bit
 // pattern of a range (all 2^32 of f32, or a shard of them), in blocks that
 // are graded independently (each a kernel x dtype result of its own, with
-// its checks) and merged into one result (reports/site/merge.cpp), so that
+// its checks) and merged into one result (reports/merge.cpp), so that
 // a sweep can be spread over processes and machines, stopped and resumed.
 // The elements go through the same grading as a run (engine/case_run.cpp),
 // with the oracle's fast path (oracles/fast.h) where it cannot change what

@@ -42,9 +42,21 @@ std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, co
 
 std::string base_command(const Context& c) { return replay_command(ReplayVerb::run, c.k.name, c.t, c.opts); }
 
+std::string seed_replay(std::string_view kernel, DType t, const RunOptions& o) {
+  return replay_command(ReplayVerb::run, kernel, t, o) + fmt::format(" --seed {}", o.seed);
+}
+std::string seed_replay(const Context& c) { return seed_replay(c.k.name, c.t, c.opts); }
+
+std::string range_replay(std::string_view kernel, DType t, const RunOptions& o, const Params& p, std::uint64_t lo,
+                         std::uint64_t hi) {
+  std::string s = replay_command(ReplayVerb::exhaustive, kernel, t, o);
+  if (!p.empty()) s += " --params " + p.to_string();
+  return s + fmt::format(" --range 0x{:x}:0x{:x}", lo, hi);
+}
+
 std::string case_repro(const Context& c, std::int64_t case_id, const std::vector<int>& path) {
   if (c.opts.case_command) return c.opts.case_command(case_id);
-  std::string s = base_command(c) + fmt::format(" --seed {} --case {}", c.opts.seed, case_id);
+  std::string s = seed_replay(c) + fmt::format(" --case {}", case_id);
   if (!path.empty()) s += fmt::format(" --shrink {}", fmt::join(path, ","));
   return s;
 }

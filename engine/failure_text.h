@@ -25,6 +25,14 @@ enum class ReplayVerb { run, exhaustive };
 std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, const RunOptions& o);
 // replay_command(run, ...) of the context's kernel x dtype.
 std::string base_command(const Context& c);
+// ... --seed S: the whole run of these options again (a run-level check's
+// failure, a campaign batch).
+std::string seed_replay(std::string_view kernel, DType t, const RunOptions& o);
+std::string seed_replay(const Context& c);
+// kconform exhaustive ... [--params P] --range 0xLO:0xHI: a sweep of the
+// bit patterns [lo, hi) (a block of one, or the whole sweep).
+std::string range_replay(std::string_view kernel, DType t, const RunOptions& o, const Params& p, std::uint64_t lo,
+                         std::uint64_t hi);
 // " --timeout 0.5 --worker-calls 20": the isolation options not at their default.
 std::string isolation_flags(const IsolationOptions& o);
 // ... --seed S --case N [--shrink PATH]

@@ -85,15 +85,17 @@ Finding check_finding(const CheckTally& t) {
 }
 
 std::string pass_headline(const PassFigures& p) {
-  if (p.kind.empty() || p.graded == 0)
+  if (!p.kind || p.graded == 0)
     return p.special > 0 ? fmt::format("{} special-value results as the rules say", p.special) : "";
-  if (p.kind == "exact") return "every result exact";
-  if (p.kind == "correctly rounded") return "every result correctly rounded (distance 0)";
-  if (p.kind == "ulp bound")
-    return fmt::format("max {} ulp <= {}{}", figure_text(p.max_frac_ulp), p.frac_bound_text,
-                       p.distance_bound >= 0 ? fmt::format(", distance {} <= {}", p.max_distance, p.distance_bound) : "");
-  if (p.kind == "condition-aware bound")
-    return fmt::format("normalized error {} <= 1", figure_text(p.max_normalized.value_or(0)));
+  switch (*p.kind) {
+    using enum contract::AccuracyKind;
+    case exact: return "every result exact";
+    case correctly_rounded: return "every result correctly rounded (distance 0)";
+    case ulp_bound:
+      return fmt::format("max {} ulp <= {}{}", figure_text(p.max_frac_ulp), p.frac_bound_text,
+                         p.distance_bound >= 0 ? fmt::format(", distance {} <= {}", p.max_distance, p.distance_bound) : "");
+    case condition_aware: return fmt::format("normalized error {} <= 1", figure_text(p.max_normalized.value_or(0)));
+  }
   return "";
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "contracts/contract.h"
 #include "engine/results.h"
 
 namespace kc::engine {
@@ -31,11 +32,10 @@ int accuracy_finding_rank(const std::string& failure);
 // has one, else how many of its instances failed.
 Finding check_finding(const CheckTally& t);
 
-// A pass, in the figure that decides it: the model's kind (as
-// contract::accuracy_kind_name writes it), its bounds, and the run's
-// statistics.
+// A pass, in the figure that decides it: the model's kind (none: no
+// accuracy model), its bounds, and the run's statistics.
 struct PassFigures {
-  std::string kind;
+  std::optional<contract::AccuracyKind> kind;
   std::string frac_bound_text;  // "2.5" or "its bound"
   std::int64_t distance_bound = -1;  // -1: none
   std::int64_t graded = 0, special = 0;

@@ -40,12 +40,33 @@ struct ElementReport {
   std::vector<int> shrink_path;       // ... and the shrink steps from case `case_index` to it
 };
 
+// The two profiles of every contract. conformance: what any correct
+// implementation must do (shapes, dtypes, preconditions, accuracy, the
+// special values IEEE or the definition fixes, properties). reference: that
+// plus the reference's own choices and exact bits (the semantics replay,
+// zero-copy broadcast_to, NaN and tie choices, constants rounded to T).
+#define KC_PROFILES(X) X(conformance, "conformance") X(reference, "reference")
+KC_VOCABULARY(Profile, std::uint8_t, kProfiles, KC_PROFILES);
+
+// What a check tallies (results JSON "kind" of a check and of a finding):
+// the accuracy grade, special-value rules, properties, invalid inputs, the
+// output's shape and dtype, its layout, repeatability, the bias test, the
+// run itself, the reference's replayed semantics, per-case statistics, the
+// reference's tie and NaN choices, the isolation of calls, and a backend's
+// own accuracy claim.
+#define KC_CHECK_KINDS(X)                                                                                     \
+  X(accuracy, "accuracy") X(special, "special") X(property, "property") X(bad_input, "bad-input")            \
+  X(output, "output") X(layout, "layout") X(determinism, "determinism") X(bias, "bias") X(run, "run")        \
+  X(semantics, "semantics") X(statistics, "statistics") X(reference_choice, "reference-choice")              \
+  X(isolation, "isolation") X(claim, "claim")
+KC_VOCABULARY(CheckKind, std::uint8_t, kCheckKinds, KC_CHECK_KINDS);
+
 struct CheckTally {
   std::string name;   // "accuracy", "special:NaN->+0", "property:relu(x) >= 0", "bad-input:dtype.unsupported", ...
-  std::string kind;   // accuracy | special | property | bad-input | output | layout | determinism | bias | run | semantics
-  // The profile the check belongs to (engine/profile.h): a reference-profile
-  // check that fails in a conformance run counts in `differs`, not `failed`.
-  std::string profile = "conformance";
+  CheckKind kind = CheckKind::run;
+  // The profile the check belongs to: a reference-profile check that fails
+  // in a conformance run counts in `differs`, not `failed`.
+  Profile profile = Profile::conformance;
   std::int64_t passed = 0, failed = 0, differs = 0;
   // Reports of its failures (or differences) kept by the run (engine/
   // tally.cpp; capped per check, not written to the results).
@@ -64,7 +85,7 @@ struct CheckTally {
 // where the correctly rounded result is finite", "|z| 11.1 > 6").
 struct Finding {
   std::string check;   // the tally it belongs to ("accuracy", "special:NaN->+0", "bias: ...")
-  std::string kind;
+  CheckKind kind = CheckKind::run;
   std::string metric;  // "integer distance", "fractional ulp", "normalized error", "|z|", "elements", "cases", ...
   double figure = 0;   // the worst value seen; for a count, the count
   double bound = 0;    // what it must not exceed
@@ -190,7 +211,7 @@ struct KernelDTypeResult {
 
 struct RunMetadata {
   std::uint64_t seed = 0;
-  std::string profile = "reference";  // the contract profile graded: conformance | reference
+  Profile profile = Profile::reference;  // the contract profile graded
   // A plug-in backend's own name, version, build flags and path (empty otherwise).
   std::optional<Backend::Library> plugin;
   // A run stopped by a signal: its name, and how many kernel x dtype

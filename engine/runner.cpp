@@ -293,7 +293,7 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   if (opts.progress) ++opts.progress->results;
   if (!loop.stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded
     res.interrupted = true;
-    acc.not_graded(acc.tally("run: interrupted by a signal", "run"), loop.stopped);
+    acc.not_graded(acc.tally("run: interrupted by a signal", CheckKind::run), loop.stopped);
   }
   acc.finish(c, res);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

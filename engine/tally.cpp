@@ -43,10 +43,10 @@ Tallies::Tallies()
       dist_hist(empty_histogram("integer distance", kDistEdges)),
       norm_hist(empty_histogram("normalized error", kNormEdges)) {}
 
-CheckTally& Tallies::tally(const std::string& name, const std::string& kind, Profile profile) {
+CheckTally& Tallies::tally(const std::string& name, CheckKind kind, Profile profile) {
   for (auto& t : tallies)
     if (t.name == name) return t;
-  tallies.push_back({.name = name, .kind = kind, .profile = std::string(profile_name(profile))});
+  tallies.push_back({.name = name, .kind = kind, .profile = profile});
   return tallies.back();
 }
 
@@ -58,7 +58,7 @@ void Tallies::record(const Context& c, CheckTally& t, bool ok, const std::string
   }
   // A conformance run does not fail on the reference's own choices: it
   // counts them and keeps examples, listed as "differs from the reference".
-  const bool differs_only = c.opts.profile == Profile::conformance && t.profile == profile_name(Profile::reference);
+  const bool differs_only = c.opts.profile == Profile::conformance && t.profile == Profile::reference;
   if (differs_only) ++t.differs;
   else ++t.failed, ++failed;
   if (!make || !keeps(c, t) || !kept_.insert({t.name, key}).second) return;

@@ -137,7 +137,7 @@ struct Tallies {
 
   Tallies();
   // The tally of a check, created (in the order the run meets them) on first use.
-  CheckTally& tally(const std::string& name, const std::string& kind, Profile profile = Profile::conformance);
+  CheckTally& tally(const std::string& name, CheckKind kind, Profile profile = Profile::conformance);
   // One outcome of a check. A failure's report is built (by `make`) and kept
   // only if the check has fewer than the run's cap and no failure with the
   // same `key` (the input bits, or the case) yet: kept failures are

@@ -27,7 +27,7 @@ void accuracy_findings(const Context& c, const Tallies& acc, std::vector<Finding
     if (ft.count == 0) return;
     const bool special = f == Failure::special_rule, counted = std::string_view(metric) == "elements";
     const std::string name(failure_name(f));
-    out.push_back({special ? "special" : "accuracy", special ? "special" : "accuracy", metric,
+    out.push_back({special ? "special" : "accuracy", special ? CheckKind::special : CheckKind::accuracy, metric,
                    counted ? static_cast<double>(ft.count) : ft.worst, bound, ft.count,
                    accuracy_finding_text(name, ft.count, ft.worst, bound_text), name, bound_text});
   };
@@ -50,7 +50,7 @@ PassFigures pass_figures(const Context& c, const AccuracyStats& s) {
   PassFigures p{.graded = s.graded, .special = s.special, .max_frac_ulp = s.max_frac_ulp,
                 .max_distance = s.max_distance, .max_normalized = s.max_normalized};
   if (const contract::Accuracy* m = c.k.accuracy_for(c.t)) {
-    p.kind = std::string(contract::accuracy_kind_name(m->kind));
+    p.kind = m->kind;
     p.frac_bound_text = m->param_bound ? "its bound" : figure_text(m->max_frac_ulp);
     p.distance_bound = m->max_distance;
   }
@@ -166,7 +166,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   res.profile = error_profile.finish();
   accuracy_findings(c, *this, res.findings);
   for (const auto& t : tallies)
-    if (t.failed > 0 && t.kind != "accuracy" && t.kind != "special") res.findings.push_back(check_finding(t));
+    if (t.failed > 0 && t.kind != CheckKind::accuracy && t.kind != CheckKind::special) res.findings.push_back(check_finding(t));
   judge_claim(c, max_abs_err, max_rel_err, res);
   std::int64_t n_failed = 0;
   for (const auto& t : res.checks) n_failed += t.failed;
@@ -178,8 +178,8 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     r.check = "graded something";
     r.message = fmt::format("{} {}: no element was graded", c.k.name, dtype_name(c.t));
     res.failures.push_back(r);
-    res.checks.push_back({.name = "graded something", .kind = "run", .failed = 1});
-    res.findings.push_back({"graded something", "run", "runs that graded nothing", 1, 0, 1, "no element was graded"});
+    res.checks.push_back({.name = "graded something", .kind = CheckKind::run, .failed = 1});
+    res.findings.push_back({"graded something", CheckKind::run, "runs that graded nothing", 1, 0, 1, "no element was graded"});
   } else {
     res.verdict = n_failed > 0 ? Verdict::fail : Verdict::pass;
   }

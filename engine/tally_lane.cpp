@@ -104,15 +104,15 @@ Tallies::PassBatch::PassBatch(DType type, bool with_replay)
 void Tallies::name_passes(const PassBatch& b) {
   if (b.elements == 0) return;
   // (Created in the order the general path meets them: accuracy first.)
-  tally("accuracy", "accuracy");
-  if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference);
+  tally("accuracy", CheckKind::accuracy);
+  if (b.replays) tally(kSemanticsCheck, CheckKind::semantics, Profile::reference);
 }
 
 void Tallies::add_passes(PassBatch& b) {
   if (b.elements == 0) return;
   name_passes(b);
-  tally("accuracy", "accuracy").passed += b.elements;
-  if (b.replays) tally(kSemanticsCheck, "semantics", Profile::reference).passed += b.elements;
+  tally("accuracy", CheckKind::accuracy).passed += b.elements;
+  if (b.replays) tally(kSemanticsCheck, CheckKind::semantics, Profile::reference).passed += b.elements;
   elements += b.elements;
   for (const auto w : kCoverageClasses.all()) value_class_counts[w] += b.value_classes[w];
   for (const auto rc : contract::kResultClasses) result_class_counts[rc] += b.result_classes[rc];

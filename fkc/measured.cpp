@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/results.h"
 #include "reports/json_number.h"
-#include "reports/site/html_util.h"
 
 namespace kc::fkc {
 
@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-using reports::site::field;
+using reports::field;
 
 // The first failure of an accuracy or special-value check: the element an
 // infinite figure rests on.
@@ -44,18 +44,18 @@ std::vector<Measured> measured_of(const json& results, const std::string& kernel
         if (field(a, "dtype") == m.dtype && field(a, "kind").is_string()) m.model_kind = a["kind"].get<std::string>();
       const json& acc = field(r, "accuracy");
       const std::int64_t graded = reports::integer_or(field(acc, "graded"), 0);
-      m.max_frac_ulp = reports::site::as_double(field(acc, "max_frac_ulp")).value_or(0);
+      m.max_frac_ulp = reports::as_double(field(acc, "max_frac_ulp")).value_or(0);
       const bool infinite = std::isinf(m.max_frac_ulp);
       if (graded > 0 || infinite) {
         m.distance = infinite ? INFINITY : static_cast<double>(reports::integer_or(field(acc, "max_distance"), 0));
-        m.relative = reports::site::as_double(field(acc, "max_relative"));
-        m.absolute = reports::site::as_double(field(acc, "max_absolute"));
+        m.relative = reports::as_double(field(acc, "max_relative"));
+        m.absolute = reports::as_double(field(acc, "max_absolute"));
         if (infinite) m.relative = m.absolute = INFINITY;
       }
       m.at_distance = infinite ? first_value_failure(r) : field(acc, "at_max_distance");
       m.at_relative = infinite ? first_value_failure(r) : field(acc, "at_max_relative");
       for (const auto& c : field(r, "checks")) {
-        if (field(c, "kind") != "determinism") continue;
+        if (field(c, "kind") != engine::kCheckKinds.name(engine::CheckKind::determinism)) continue;
         const std::int64_t failed = reports::integer_or(field(c, "failed"), 0), passed = reports::integer_or(field(c, "passed"), 0);
         if (failed + passed == 0) continue;
         m.bit_stable = failed == 0;

@@ -11,6 +11,32 @@ nlohmann::json number(double v) {
   return v;
 }
 
+std::optional<double> as_double(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  }
+  return std::nullopt;
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json null;
+  return obj.is_object() && obj.contains(key) ? obj[key] : null;
+}
+
+const nlohmann::json& contract_accuracy(const nlohmann::json& kernel, const std::string& dtype) {
+  static const nlohmann::json none = nlohmann::json::object();
+  if (!kernel.contains("contract") || !kernel["contract"].is_object()) return none;
+  const auto& c = kernel["contract"];
+  if (!c.contains("accuracy") || !c["accuracy"].is_array()) return none;
+  for (const auto& a : c["accuracy"])
+    if (a.is_object() && a.value("dtype", "") == dtype) return a;
+  return none;
+}
+
 std::optional<std::int64_t> integer(const nlohmann::json& v) {
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();

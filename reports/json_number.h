@@ -1,10 +1,12 @@
 // How a results document writes a double: JSON has no infinities or NaN,
-// so those are the strings "inf", "-inf" and "NaN" (html_util's as_double
-// reads them back).
+// so those are the strings "inf", "-inf" and "NaN" (as_double reads them
+// back), and the few readers every consumer of a document (the merge, the
+// pages, the FKC audit) reads its values with.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,15 @@
 namespace kc::reports {
 
 nlohmann::json number(double v);
+// A document number (number, "inf", "-inf", "NaN" or null) as a double;
+// nullopt for null or anything else.
+std::optional<double> as_double(const nlohmann::json& v);
+// A field of an object, or null when `obj` is not an object or lacks it
+// (nlohmann's const operator[] on a missing key is undefined behaviour).
+const nlohmann::json& field(const nlohmann::json& obj, const char* key);
+// The accuracy entry of a document kernel's contract for a dtype, or an
+// empty object.
+const nlohmann::json& contract_accuracy(const nlohmann::json& kernel, const std::string& dtype);
 
 // A count or index read back from a document: an integer JSON number that
 // fits std::int64_t. A float (1e300 would overflow the conversion), a string

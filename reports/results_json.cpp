@@ -85,7 +85,7 @@ json accuracy_json(const engine::AccuracyStats& a) {
 json checks_json(const engine::KernelDTypeResult& r) {
   json checks = json::array();
   for (const auto& c : r.checks) {
-    json cj{{"name", c.name},     {"kind", c.kind},     {"profile", c.profile},       {"passed", c.passed},
+    json cj{{"name", c.name},     {"kind", engine::kCheckKinds.name(c.kind)}, {"profile", engine::kProfiles.name(c.profile)},       {"passed", c.passed},
             {"failed", c.failed}, {"differs", c.differs}, {"not_graded", c.not_graded}, {"detail", c.detail}};
     if (c.figure) cj["figure"] = {{"metric", c.metric}, {"value", number(*c.figure)}, {"bound", opt(c.bound)}};
     checks.push_back(cj);
@@ -97,7 +97,7 @@ json checks_json(const engine::KernelDTypeResult& r) {
 json findings_json(const engine::KernelDTypeResult& r) {
   json findings = json::array();
   for (const auto& f : r.findings)
-    findings.push_back({{"check", f.check}, {"kind", f.kind}, {"metric", f.metric}, {"figure", number(f.figure)},
+    findings.push_back({{"check", f.check}, {"kind", engine::kCheckKinds.name(f.kind)}, {"metric", f.metric}, {"figure", number(f.figure)},
                         {"bound", number(f.bound)}, {"count", f.count}, {"text", f.text},
                         {"failure", f.failure}, {"bound_text", f.bound_text}});
   return findings;
@@ -217,7 +217,7 @@ engine::RunMetadata collect_metadata(std::uint64_t seed, const std::string& back
 }
 
 json run_json(const engine::RunMetadata& m) {
-  json run{{"seed", m.seed},         {"backend", m.backend}, {"profile", m.profile}, {"command", m.command},   {"started_at", m.started_at},
+  json run{{"seed", m.seed},         {"backend", m.backend}, {"profile", engine::kProfiles.name(m.profile)}, {"command", m.command},   {"started_at", m.started_at},
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
            {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};

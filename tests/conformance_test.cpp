@@ -119,8 +119,8 @@ TEST_P(Conformance, ReferencePassesTheConformanceProfile) {
   // own checks graded something.
   bool conformance_checks = false;
   for (const auto& c : r.checks) {
-    EXPECT_EQ(c.failed, 0) << c.name << " (" << c.profile << " profile)";
-    conformance_checks |= c.profile == engine::profile_name(engine::Profile::conformance) && c.passed > 0;
+    EXPECT_EQ(c.failed, 0) << c.name << " (" << engine::profile_name(c.profile) << " profile)";
+    conformance_checks |= c.profile == engine::Profile::conformance && c.passed > 0;
   }
   EXPECT_TRUE(conformance_checks) << "no conformance-profile check passed anything";
 }

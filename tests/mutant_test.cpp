@@ -49,7 +49,7 @@ void expect_failing_figures(const engine::KernelDTypeResult& r, const std::strin
     EXPECT_GT(figure, bound) << what << " " << where << ": the figure shown, " << m[1] << ", is within its bound "
                              << m[2] << " (" << text << ")";
   }
-  if (r.findings.front().kind == "accuracy")
+  if (r.findings.front().kind == engine::CheckKind::accuracy)
     EXPECT_NE(page.find("class=\"failing\""), std::string::npos) << what << ": no plot marks the failing elements";
 }
 
@@ -61,6 +61,8 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
   engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = "mutant:" + std::string(m.name);
   opts.profile = m.correct ? engine::Profile::reference : *engine::parse_profile(m.profile);
+  const auto expected = engine::kCheckKinds.find(m.expected_check);
+  ASSERT_TRUE(expected) << m.name << ": '" << m.expected_check << "' is no check kind";
   int runs = 0;
   for (std::string_view kernel : m.kernels)
   for (DType t : m.dtypes.list()) {
@@ -77,12 +79,12 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
                                     << ": correct, but the conformance profile failed it: " << rc.headline;
       EXPECT_GT(rc.differs, 0) << m.name << " on " << kernel << " " << dtype_name(t) << ": no difference listed";
       bool listed = false;
-      for (const auto& c : rc.checks) listed |= c.differs > 0 && c.kind == m.expected_check && c.failed == 0;
+      for (const auto& c : rc.checks) listed |= c.differs > 0 && c.kind == *expected && c.failed == 0;
       EXPECT_TRUE(listed) << m.name << ": its '" << m.expected_check << "' check lists no difference";
     }
     const auto r = engine::run_kernel_dtype(*k, t, *backend, opts);
     bool flagged = false;
-    for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m.expected_check;
+    for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == *expected;
     EXPECT_TRUE(flagged) << m.name << " on " << kernel << " " << dtype_name(t) << " was not flagged by a '"
                          << m.expected_check << "' check";
     EXPECT_EQ(r.verdict, engine::Verdict::fail);
@@ -117,7 +119,7 @@ TEST(Mutants, ResultClassDefectsAreCaughtOnTenSeeds) {
       const auto r = engine::run_kernel_dtype(*contract::find_kernel(m->kernels.front()), DType::f32, *backend, opts);
       EXPECT_EQ(r.verdict, engine::Verdict::fail) << name << " missed on seed " << seed;
       bool flagged = false;
-      for (const auto& c : r.checks) flagged |= c.failed > 0 && c.kind == m->expected_check;
+      for (const auto& c : r.checks) flagged |= c.failed > 0 && engine::kCheckKinds.name(c.kind) == m->expected_check;
       EXPECT_TRUE(flagged) << name << " on seed " << seed << ": not by its '" << m->expected_check << "' check";
     }
   }

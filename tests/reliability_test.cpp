@@ -193,7 +193,7 @@ TEST(Reliability, ABiasCheckWithTooFewSamplesIsNotGradedAndFailsNothing) {
   EXPECT_EQ(r.verdict, engine::Verdict::pass);
   bool seen = false;
   for (const auto& c : r.checks)
-    if (c.kind == "bias") {
+    if (c.kind == engine::CheckKind::bias) {
       seen = true;
       EXPECT_EQ(c.failed, 0);
       EXPECT_EQ(c.not_graded, 1);

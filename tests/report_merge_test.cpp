@@ -22,6 +22,7 @@
 #include "engine/findings.h"
 #include "reports/html.h"
 #include "reports/results_json.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 #include "reports/site/html_util.h"
 #include "reports/site/svg_plots.h"
@@ -131,7 +132,7 @@ json only(const json& doc, const std::string& kernel) {
 
 TEST(Report, MergesDocumentsAndRejectsDuplicates) {
   const json a = only(small_doc(), "exp"), b = only(small_doc(), "relu");
-  const json m = reports::site::merge_documents({a, b});
+  const json m = reports::merge_documents({a, b});
   ASSERT_EQ(m["kernels"].size(), 2u);
   EXPECT_EQ(m["runs"].size(), 2u);
   EXPECT_EQ(m["totals"]["kernel_dtypes"], 4);
@@ -140,9 +141,9 @@ TEST(Report, MergesDocumentsAndRejectsDuplicates) {
   json f32 = a, f64 = a;
   f32["kernels"][0]["results"].erase(1);
   f64["kernels"][0]["results"].erase(0);
-  EXPECT_EQ(reports::site::merge_documents({f32, f64})["kernels"][0]["results"].size(), 2u);
+  EXPECT_EQ(reports::merge_documents({f32, f64})["kernels"][0]["results"].size(), 2u);
   try {
-    reports::site::merge_documents({a, b, a});
+    reports::merge_documents({a, b, a});
     FAIL() << "the same kernel x dtype from the same seed twice must be refused";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("'exp'"), std::string::npos) << e.what();
@@ -174,7 +175,7 @@ const json& merged_result(const json& doc, const std::string& kernel, const std:
 TEST(Report, MergesOneKernelAndDtypeAcrossSeeds) {
   const json s1 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 1));
   const json s2 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 2));
-  const json m = reports::site::merge_documents({s1, s2});
+  const json m = reports::merge_documents({s1, s2});
   const json &a = merged_result(s1, "exp", "f32"), &b = merged_result(s2, "exp", "f32"), &r = merged_result(m, "exp", "f32");
   EXPECT_EQ(m["totals"]["kernel_dtypes"], 1);
   EXPECT_EQ(r["run_indices"], json::array({1, 2}));
@@ -202,7 +203,7 @@ TEST(Report, MergesOneKernelAndDtypeAcrossSeeds) {
 TEST(Report, MergedFailuresAddTheirCountsAndAreListedOnce) {
   const json s1 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 1, "mutant:exp_f32_2ulp"));
   const json s2 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 2, "mutant:exp_f32_2ulp"));
-  const json m = reports::site::merge_documents({s1, s2});
+  const json m = reports::merge_documents({s1, s2});
   const json &a = merged_result(s1, "exp", "f32"), &b = merged_result(s2, "exp", "f32"), &r = merged_result(m, "exp", "f32");
   ASSERT_EQ(r["verdict"], "fail");
   ASSERT_FALSE(a["findings"].empty());

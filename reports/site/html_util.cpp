@@ -10,21 +10,6 @@
 
 namespace kc::reports::site {
 
-std::optional<double> as_double(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    const auto& s = v.get_ref<const std::string&>();
-    if (s == "inf") return std::numeric_limits<double>::infinity();
-    if (s == "-inf") return -std::numeric_limits<double>::infinity();
-    if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  }
-  return std::nullopt;
-}
-
-const json& field(const json& obj, const char* key) {
-  static const json null;
-  return obj.is_object() && obj.contains(key) ? obj[key] : null;
-}
 
 std::string show(const json& v) {
   if (v.is_null()) return "n/a";
@@ -94,16 +79,6 @@ std::string verdict_badge(const std::string& v) {
   const char* glyph = v == "pass" ? "&#10003; " : v == "fail" ? "&#10007; " : "&#8211; ";
   const std::string label = v == "not_graded" ? "not graded" : v;
   return fmt::format("<span class=\"badge v-{}\">{}{}</span>", slug(v), glyph, escape_html(label));
-}
-
-const json& contract_accuracy(const json& kernel, const std::string& dtype) {
-  static const json none = json::object();
-  if (!kernel.contains("contract") || !kernel["contract"].is_object()) return none;
-  const auto& c = kernel["contract"];
-  if (!c.contains("accuracy") || !c["accuracy"].is_array()) return none;
-  for (const auto& a : c["accuracy"])
-    if (a.is_object() && a.value("dtype", "") == dtype) return a;
-  return none;
 }
 
 const char* const kTrustRule =

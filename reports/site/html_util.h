@@ -8,13 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/json_number.h"
+
 namespace kc::reports::site {
 
 using nlohmann::json;
 
-// A document number (number, "inf", "-inf", "NaN" or null) as a double;
-// nullopt for null or anything else.
-std::optional<double> as_double(const json& v);
+// (the document readers, reports/json_number.h)
+using reports::as_double;
+using reports::field;
 
 // Display form of a value, escaped: floats to 6 significant digits,
 // integers in full, null as "n/a".
@@ -28,9 +30,6 @@ std::string num_td(const json& v, std::string_view cls = "");
 std::string str(const json& obj, const char* key);
 // An object's fields as a two-column table (a list shown as lines), escaped once.
 std::string fields_table(const json& obj);
-// A field of an object, or null when `obj` is not an object or lacks it
-// (nlohmann's const operator[] on a missing key is undefined behaviour).
-const json& field(const json& obj, const char* key);
 
 // An identifier safe in id="" and href="#" (letters, digits, '-', '_').
 std::string slug(std::string_view s);
@@ -40,8 +39,7 @@ std::string verdict_badge(const std::string& verdict);
 // The page frame: inline style and script, no external resources.
 std::string page(std::string_view title, std::string_view body);
 
-// The accuracy entry of a contract for a dtype, or an empty object.
-const json& contract_accuracy(const json& kernel, const std::string& dtype);
+using reports::contract_accuracy;  // (reports/json_number.h)
 
 // The trivial-case rule, with the reason when it applies ("" otherwise).
 std::string untrustworthy_reason(const json& result);

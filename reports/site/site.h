@@ -36,20 +36,6 @@ inline constexpr std::size_t kMaxKernels = 100000, kMaxResults = 64, kMaxListed 
 // results); throws UsageError with `where` in the message.
 void validate_document(const json& doc, const std::string& where);
 
-// Joins several documents (reports/site/merge.cpp). The merged document
-// keeps "run" (the first run) and adds "runs" (all of them); a result from
-// one run gets "run_index", so its page names the run it came from. The
-// same kernel x dtype from several runs (other seeds, other shards) is
-// merged into one result (merge_results); from two runs of the same seed
-// and shard, or under different contracts, it is a UsageError naming it.
-// Totals are recounted.
-json merge_documents(const std::vector<json>& docs);
-// One kernel x dtype from two runs: counts add, maxima and worst cases
-// combine, coverage adds up, failures are kept once each, the bias test is
-// redone on the pooled samples, and the findings and headline are
-// rewritten from the merged figures; "run_indices" lists the runs.
-json merge_results(const json& a, const json& b, const json& contract, const std::string& where);
-
 // A copy with every field the pages read present (null where absent). The
 // page functions below expect a normalized document; render_site and
 // compare normalize for you.

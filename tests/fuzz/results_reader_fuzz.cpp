@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "reports/site/compare_page.h"
+#include "reports/merge.h"
 #include "reports/site/site.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // dtype goes through merge_results, and the merged document renders.
     auto other = doc;
     if (other.contains("run") && other["run"].is_object()) other["run"]["seed"] = "fuzz-other-seed";
-    const auto merged = kc::reports::site::merge_documents({doc, other});
+    const auto merged = kc::reports::merge_documents({doc, other});
     (void)kc::reports::site::render_site(merged, nullptr, nullptr);
     (void)kc::reports::site::render_comparison({doc, other});
   } catch (const kc::UsageError&) {

@@ -1,5 +1,5 @@
-// Merged statistics of two runs (reports/site/merge_stats.h).
-#include "reports/site/merge_stats.h"
+// Merged statistics of two runs (reports/merge_stats.h).
+#include "reports/merge_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,8 @@
 #include "checks/bias.h"
 #include "core/error.h"
 #include "reports/json_number.h"
-#include "reports/site/html_util.h"
 
-namespace kc::reports::site::merging {
+namespace kc::reports::merging {
 
 double num(const json& v, double fallback) { return as_double(v).value_or(fallback); }
 std::int64_t count(const json& obj, const char* key) {
@@ -172,4 +171,4 @@ json merged_checks(const json& a, const json& b, const json& acc) {
 }
 
 
-}  // namespace kc::reports::site::merging
+}  // namespace kc::reports::merging

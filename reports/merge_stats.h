@@ -1,15 +1,17 @@
 // The statistics of two runs of one kernel x dtype merged
-// (reports/site/merge_stats.cpp): counts add, maxima are the worse,
+// (reports/merge_stats.cpp): counts add, maxima are the worse,
 // histograms add bin by bin, the bias test is recomputed over the pooled
-// samples. Used by reports/site/merge.cpp.
+// samples. Used by reports/merge.cpp.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "reports/site/site.h"
+#include <nlohmann/json.hpp>
 
-namespace kc::reports::site::merging {
+namespace kc::reports::merging {
+
+using nlohmann::json;
 
 double num(const json& v, double fallback = 0);
 std::int64_t count(const json& obj, const char* key);
@@ -22,4 +24,4 @@ void add_counts(json& into, const json& from);
 json merged_accuracy(const json& a, const json& b, const std::string& where);
 json merged_checks(const json& a, const json& b, const json& acc);
 
-}  // namespace kc::reports::site::merging
+}  // namespace kc::reports::merging

@@ -1,4 +1,4 @@
-// Merging results documents: several runs of one kernel x dtype (other
+// Merging results documents (reports/merge.h): several runs of one kernel x dtype (other
 // seeds, other shards) become one result whose counts are the sums, whose
 // maxima and worst cases are the worst of either, whose coverage adds up,
 // and whose findings and headline are rewritten in a single run's words
@@ -15,15 +15,15 @@
 #include "engine/findings.h"
 #include "reports/json_number.h"
 #include "reports/results_json.h"
-#include "reports/site/html_util.h"
-#include "reports/site/merge_stats.h"
-#include "reports/site/site.h"
+#include "reports/merge.h"
+#include "reports/merge_stats.h"
 
-namespace kc::reports::site {
+namespace kc::reports {
 
 namespace {
 
-using namespace merging;  // NOLINT: the merge helpers, reports/site/merge_stats.h
+using namespace merging;  // NOLINT: the merge helpers, reports/merge_stats.h
+using nlohmann::json;
 
 constexpr std::size_t kWorstKept = 5;     // as a run keeps (engine/tally.cpp)
 constexpr std::size_t kProfileSlices = 256;
@@ -116,7 +116,8 @@ void rewrite_findings(json& r, const json& a, const json& b, const json& model) 
   for (const auto& c : r["checks"]) {
     const std::string kind = field(c, "kind").is_string() ? c["kind"].get<std::string>() : "";
     if (count(c, "failed") == 0 || kind == "accuracy" || kind == "special") continue;
-    engine::CheckTally t{.name = field(c, "name").is_string() ? c["name"].get<std::string>() : "", .kind = kind,
+    engine::CheckTally t{.name = field(c, "name").is_string() ? c["name"].get<std::string>() : "",
+                         .kind = engine::kCheckKinds.find(kind).value_or(engine::CheckKind::run),
                          .passed = count(c, "passed"), .failed = count(c, "failed")};
     if (const json& fig = field(c, "figure"); fig.is_object()) {
       t.metric = field(fig, "metric").is_string() ? fig["metric"].get<std::string>() : "";
@@ -124,7 +125,7 @@ void rewrite_findings(json& r, const json& a, const json& b, const json& model) 
       t.bound = as_double(field(fig, "bound"));
     }
     const engine::Finding f = engine::check_finding(t);
-    findings.push_back({{"check", f.check}, {"kind", f.kind}, {"metric", f.metric}, {"figure", number(f.figure)},
+    findings.push_back({{"check", f.check}, {"kind", kind}, {"metric", f.metric}, {"figure", number(f.figure)},
                         {"bound", number(f.bound)}, {"count", f.count}, {"text", f.text}, {"failure", ""},
                         {"bound_text", f.bound_text}});
   }
@@ -139,7 +140,9 @@ void rewrite_findings(json& r, const json& a, const json& b, const json& model) 
                         .max_distance = integer_or(field(acc_j, "max_distance"), 0),
                         .max_normalized = as_double(field(acc_j, "max_normalized"))};
   if (model.is_object() && field(model, "kind").is_string()) {
-    p.kind = model["kind"].get<std::string>();
+    for (auto k : {contract::AccuracyKind::exact, contract::AccuracyKind::correctly_rounded,
+                   contract::AccuracyKind::ulp_bound, contract::AccuracyKind::condition_aware})
+      if (contract::accuracy_kind_name(k) == model["kind"].get<std::string>()) p.kind = k;
     p.frac_bound_text = model.contains("bound_depends_on") ? "its bound" : engine::figure_text(num(field(model, "max_frac_ulp")));
     p.distance_bound = integer_or(field(model, "max_distance"), -1);
   }
@@ -257,4 +260,4 @@ json merge_documents(const std::vector<json>& docs) {
   return out;
 }
 
-}  // namespace kc::reports::site
+}  // namespace kc::reports
