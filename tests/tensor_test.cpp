@@ -1,4 +1,5 @@
-// The tensor model's zero-copy views and the exec bridge's typed errors.
+// The tensor model's zero-copy views, the rule vocabulary and the exec
+// bridge's typed errors.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -7,6 +8,7 @@
 
 #include "backends/reference/executor.h"
 #include "core/error.h"
+#include "core/rules.h"
 #include "core/tensor.h"
 
 namespace kc {
@@ -55,6 +57,30 @@ void expect_rule(const char* op, std::vector<Tensor> in, const Params& p, const 
     EXPECT_EQ(e.rule(), rule);
     EXPECT_NE(std::string(e.what()).find(rule_name(rule)), std::string::npos) << e.what();
   }
+}
+
+// A rule's name is its id in the JSON, the messages and the plug-in ABI:
+// each parses back to its rule, and no two rules share one.
+TEST(Rules, EveryNameRoundTripsAndIsUnique) {
+  std::set<std::string_view> names;
+  for (const Rule r : kRules.all()) {
+    EXPECT_EQ(parse_rule(rule_name(r)), r) << rule_name(r);
+    EXPECT_FALSE(rule_name(r).empty());
+    EXPECT_TRUE(names.insert(rule_name(r)).second) << rule_name(r) << ": two rules";
+  }
+  EXPECT_EQ(names.size(), kRules.size());
+}
+
+// A plug-in's rule text that names no rule (a misspelling) is kept as it
+// came, under Rule::unknown: never taken for a rule it resembles.
+TEST(Rules, TextKconformDoesNotKnowIsKeptNotGuessed) {
+  const KernelError e = KernelError::from_text("exp", "x", "dtype.unsuported", "u32 input");
+  EXPECT_EQ(e.rule(), Rule::unknown);
+  EXPECT_EQ(e.rule_text(), "dtype.unsuported");
+  EXPECT_STREQ(e.what(), "exp: operand 'x' breaks rule 'dtype.unsuported': u32 input");
+  const KernelError known = KernelError::from_text("exp", "x", "dtype.unsupported", "u32 input");
+  EXPECT_EQ(known.rule(), Rule::dtype_unsupported);
+  EXPECT_STREQ(known.what(), KernelError("exp", "x", Rule::dtype_unsupported, "u32 input").what());
 }
 
 TEST(ExecBridge, TypedErrorsNameKernelOperandRule) {
