@@ -20,14 +20,25 @@ std::string describe(const gen::Case& bad) {
                      dims_to_string(bad.inputs[0].dims()), bad.inputs[0].byte_size(), bad.params.to_string());
 }
 
+// What a KernelError raised for `rule` got wrong. A rule that is no name
+// of core/rules.h (a plug-in's own text) is said to be one.
+std::string mismatch(const contract::KernelSpec& k, const contract::Precondition& rule, const KernelError& e) {
+  std::string what = fmt::format("expected rule '{}' on operand '{}' of kernel '{}', got: {}", rule_name(rule.rule),
+                                 rule.operand, k.name, e.what());
+  if (e.rule() == Rule::unknown)
+    what += fmt::format(" (rule '{}' is not a rule kconform knows: see `kconform list --json`)", e.rule_text());
+  return what;
+}
+
 class BadInput final : public Check {
  public:
   void on_finish(const RunView& v, engine::Tallies& acc) const override {
     if (!v.first_valid) return;
     const auto& k = v.c.k;
     for (const auto& rule : k.preconditions) {
-      auto& tally = acc.tally("bad-input:" + std::string(rule.rule) + " (" + std::string(rule.operand) + ")",
-                            engine::CheckKind::bad_input);
+      const std::string_view name = rule_name(rule.rule);
+      auto& tally = acc.tally("bad-input:" + std::string(name) + " (" + std::string(rule.operand) + ")",
+                              engine::CheckKind::bad_input);
       for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
         const auto index = static_cast<std::uint64_t>(i);
         auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
@@ -40,9 +51,7 @@ class BadInput final : public Check {
           what = "the invalid call was accepted";
         } catch (const KernelError& e) {
           ok = e.rule() == rule.rule && e.operand() == rule.operand && e.kernel() == k.name;
-          if (!ok)
-            what = fmt::format("expected rule '{}' on operand '{}' of kernel '{}', got: {}", rule.rule, rule.operand,
-                               k.name, e.what());
+          if (!ok) what = mismatch(k, rule, e);
         } catch (const KernelFault& e) {
           what = fmt::format("{} on the invalid call instead of a KernelError: {}", e.kind(), e.what());
         } catch (const std::exception& e) {

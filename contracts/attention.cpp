@@ -41,33 +41,33 @@ std::vector<Param> attention_params() {
 std::vector<Precondition> attention_rules(bool backward = false, bool exec_arm = true) {
   std::vector<Precondition> dout;
   if (backward)
-    dout = {{"dtype.mismatch", "do_grad", "do_grad has q's dtype"},
-            {"rank.exact", "do_grad", "do_grad is rank 4 (the reference asserts only the ranks)"},
-            {"shape.mismatch", "do_grad",
+    dout = {{Rule::dtype_mismatch, "do_grad", "do_grad has q's dtype"},
+            {Rule::rank_exact, "do_grad", "do_grad is rank 4 (the reference asserts only the ranks)"},
+            {Rule::shape_mismatch, "do_grad",
              "do_grad has the output's shape, q's [B, Hq, Sq, D] (the reference's indexing assumes it, unchecked)"}};
   std::vector<Precondition> r = tensor_rules(
       backward ? "four or five input tensors q, k, v, do_grad (and the optional ALiBi slopes)"
                : "three or four input tensors q, k, v (and the optional ALiBi slopes)",
       "q", !exec_arm || backward ? "q is a float dtype" : "q is f32 or f64 (exec FLASH_ATTN)",
-      {{"dtype.mismatch", "k", "k has q's dtype"},
-       {"dtype.mismatch", "v", "v has q's dtype"},
-       {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D] (`q: expected rank 4 [B, H, S, D]`)"},
-       {"rank.exact", "k", "k is rank 4 [B, Hk, Sk, D]"},
-       {"rank.exact", "v", "v is rank 4 [B, Hk, Sk, D]"},
-       {"batch.mismatch", "k", "k's B is q's (`B mismatch q vs k`)"},
-       {"batch.mismatch", "v", "v's B is k's (`B mismatch k vs v`)"},
-       {"heads.mismatch", "v", "v's H is k's (`Hk mismatch k vs v`)"},
-       {"seq.mismatch", "v", "v's S is k's (`Sk mismatch k vs v`)"},
-       {"head_dim.mismatch", "k", "k's D is q's (`head_dim mismatch q vs k`)"},
-       {"head_dim.mismatch", "v", "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)"},
-       {"gqa.group", "q", "Hq is a multiple of Hk >= 1 (`Hq=.. must be a multiple of Hk=.. (GQA group size)`)"},
-       {"alibi.shape", "alibi", "the slopes are [Hq] (`alibi_slopes must be shape [Hq=..]`)"}});
+      {{Rule::dtype_mismatch, "k", "k has q's dtype"},
+       {Rule::dtype_mismatch, "v", "v has q's dtype"},
+       {Rule::rank_exact, "q", "q is rank 4 [B, Hq, Sq, D] (`q: expected rank 4 [B, H, S, D]`)"},
+       {Rule::rank_exact, "k", "k is rank 4 [B, Hk, Sk, D]"},
+       {Rule::rank_exact, "v", "v is rank 4 [B, Hk, Sk, D]"},
+       {Rule::batch_mismatch, "k", "k's B is q's (`B mismatch q vs k`)"},
+       {Rule::batch_mismatch, "v", "v's B is k's (`B mismatch k vs v`)"},
+       {Rule::heads_mismatch, "v", "v's H is k's (`Hk mismatch k vs v`)"},
+       {Rule::seq_mismatch, "v", "v's S is k's (`Sk mismatch k vs v`)"},
+       {Rule::head_dim_mismatch, "k", "k's D is q's (`head_dim mismatch q vs k`)"},
+       {Rule::head_dim_mismatch, "v", "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)"},
+       {Rule::gqa_group, "q", "Hq is a multiple of Hk >= 1 (`Hq=.. must be a multiple of Hk=.. (GQA group size)`)"},
+       {Rule::alibi_shape, "alibi", "the slopes are [Hq] (`alibi_slopes must be shape [Hq=..]`)"}});
   r = with(r, dout);
   for (const char* p : {"softmax_scale", "softcap"}) r = with(r, param_rules(p, "a real (f64)"));
   for (const char* p : {"causal", "window_left", "window_right"}) r = with(r, param_rules(p, "an integer"));
-  r.push_back({"param.domain", "causal", "causal is 0 or 1"});
-  r.push_back({"param.domain", "window_left", "window_left >= -1"});
-  r.push_back({"param.domain", "window_right", "window_right >= -1"});
+  r.push_back({Rule::param_domain, "causal", "causal is 0 or 1"});
+  r.push_back({Rule::param_domain, "window_left", "window_left >= -1"});
+  r.push_back({Rule::param_domain, "window_right", "window_right >= -1"});
   return r;
 }
 
@@ -160,32 +160,32 @@ void register_attention(std::vector<KernelSpec>& out) {
   std::vector<Precondition> paged_rules = tensor_rules(
       "five or six input tensors q, k_cache, v_cache, block_table, context_lens (and the optional ALiBi slopes)", "q",
       "q is f32 or f64 (exec PAGED_ATTN)",
-      {{"dtype.mismatch", "k_cache", "k_cache has q's dtype"},
-       {"dtype.mismatch", "v_cache", "v_cache has q's dtype"},
-       {"dtype.unsupported", "block_table", "block_table is u32 (`paged_attn: block_table must be U32`)"},
-       {"dtype.unsupported", "context_lens", "context_lens is u32"},
-       {"rank.exact", "q", "q is rank 4 [B, Hq, Sq, D]"},
-       {"rank.exact", "k_cache", "k_cache is rank 4 [num_blocks, block_size, Hkv, D]"},
-       {"rank.exact", "v_cache", "v_cache is rank 4"},
-       {"rank.exact", "block_table", "block_table is rank 2 [B, max_blocks]"},
-       {"rank.exact", "context_lens", "context_lens is rank 1 [B]"},
-       {"block_size.mismatch", "k_cache", "k_cache's dim 1 is block_size (`k_cache block dim .. != block_size ..`)"},
-       {"block_size.mismatch", "v_cache", "v_cache's dim 1 is block_size"},
-       {"heads.mismatch", "v_cache", "v_cache's blocks and Hkv are k_cache's"},
-       {"head_dim.mismatch", "k_cache", "k_cache's D is q's"},
-       {"head_dim.mismatch", "v_cache", "v_cache's D is q's"},
-       {"batch.mismatch", "block_table", "block_table has B rows"},
-       {"batch.mismatch", "context_lens", "context_lens has B entries"},
-       {"gqa.group", "q", "Hq is a multiple of Hkv >= 1"},
-       {"alibi.shape", "alibi", "the slopes are [Hq]"},
-       {"block_table.range", "block_table",
+      {{Rule::dtype_mismatch, "k_cache", "k_cache has q's dtype"},
+       {Rule::dtype_mismatch, "v_cache", "v_cache has q's dtype"},
+       {Rule::dtype_unsupported, "block_table", "block_table is u32 (`paged_attn: block_table must be U32`)"},
+       {Rule::dtype_unsupported, "context_lens", "context_lens is u32"},
+       {Rule::rank_exact, "q", "q is rank 4 [B, Hq, Sq, D]"},
+       {Rule::rank_exact, "k_cache", "k_cache is rank 4 [num_blocks, block_size, Hkv, D]"},
+       {Rule::rank_exact, "v_cache", "v_cache is rank 4"},
+       {Rule::rank_exact, "block_table", "block_table is rank 2 [B, max_blocks]"},
+       {Rule::rank_exact, "context_lens", "context_lens is rank 1 [B]"},
+       {Rule::block_size_mismatch, "k_cache", "k_cache's dim 1 is block_size (`k_cache block dim .. != block_size ..`)"},
+       {Rule::block_size_mismatch, "v_cache", "v_cache's dim 1 is block_size"},
+       {Rule::heads_mismatch, "v_cache", "v_cache's blocks and Hkv are k_cache's"},
+       {Rule::head_dim_mismatch, "k_cache", "k_cache's D is q's"},
+       {Rule::head_dim_mismatch, "v_cache", "v_cache's D is q's"},
+       {Rule::batch_mismatch, "block_table", "block_table has B rows"},
+       {Rule::batch_mismatch, "context_lens", "context_lens has B entries"},
+       {Rule::gqa_group, "q", "Hq is a multiple of Hkv >= 1"},
+       {Rule::alibi_shape, "alibi", "the slopes are [Hq]"},
+       {Rule::block_table_range, "block_table",
         "every block a context uses is < num_blocks (`block_table[b,i]=.. out of range (num_blocks=..)`)"},
-       {"context_len.capacity", "context_lens",
+       {Rule::context_len_capacity, "context_lens",
         "context_lens[b] <= max_blocks x block_size (the reference reads past its row, or out of bounds: a typed error "
         "here)"}});
   for (const char* p : {"softmax_scale", "softcap"}) paged_rules = with(paged_rules, param_rules(p, "a real (f64)"));
   paged_rules = with(paged_rules, param_rules("block_size", "an integer"));
-  paged_rules.push_back({"param.domain", "block_size", "block_size >= 1 (0 divides by zero in the reference)"});
+  paged_rules.push_back({Rule::param_domain, "block_size", "block_size >= 1 (0 divides by zero in the reference)"});
   out.push_back(
       {.name = "attention_paged_naive",
        .family = "attention",

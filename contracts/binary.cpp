@@ -21,10 +21,10 @@ using models::per_float_dtype;
 
 std::vector<Precondition> binary_rules(bool broadcast) {
   return tensor_rules("exactly two input tensors a, b", "a", "a is f32, f64, bf16 or f16",
-                      {{"dtype.mismatch", "b", "b has a's dtype (binary! needs equal dtypes)"},
-                       broadcast ? Precondition{"broadcast.incompatible", "b",
+                      {{Rule::dtype_mismatch, "b", "b has a's dtype (binary! needs equal dtypes)"},
+                       broadcast ? Precondition{Rule::broadcast_incompatible, "b",
                                                 "right-aligned, every pair of dims is equal or one of them is 1"}
-                                 : Precondition{"shape.mismatch", "b", "b's dims equal a's exactly (no broadcasting)"}});
+                                 : Precondition{Rule::shape_mismatch, "b", "b's dims equal a's exactly (no broadcasting)"}});
 }
 
 // Commutativity holds bit for bit for add and mul; maximum/minimum return b

@@ -22,6 +22,7 @@
 
 #include "core/dtype.h"
 #include "core/params.h"
+#include "core/rules.h"
 #include "core/vocabulary.h"
 #include "oracles/oracle.h"
 
@@ -63,7 +64,7 @@ struct Output {
 };
 
 struct Precondition {
-  std::string_view rule;     // the KernelError rule the backend must raise
+  Rule rule;                 // the KernelError rule the backend must raise
   std::string_view operand;  // the operand or parameter it must name
   std::string text;
 };
@@ -250,7 +251,7 @@ struct KernelSpec {
   // Output i's dtype for input dtype `in`.
   DType out_dtype(DType in, std::size_t i = 0) const { return outputs.at(i).dtype.value_or(in); }
   const Param* param(std::string_view name) const;
-  bool has_rule(std::string_view rule) const;  // a precondition with this rule
+  bool has_rule(Rule rule) const;  // a precondition with this rule
   // Index of the operand called `name` in `inputs`, or -1.
   int operand_index(std::string_view name) const;
 };

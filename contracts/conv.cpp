@@ -21,8 +21,8 @@ Param pair_param(std::string_view name, std::string_view domain) {
 // A pair parameter's rules: present, a shape of non-negative entries, two of them (each >= lo).
 std::vector<Precondition> pair_rules(std::string_view name, std::string_view domain) {
   std::vector<Precondition> v = param_rules(name, "a shape [h, w]");
-  v.push_back({"shape.negative_dim", name, "every entry is >= 0 (usize)"});
-  v.push_back({"param.domain", name, std::string(domain)});
+  v.push_back({Rule::shape_negative_dim, name, "every entry is >= 0 (usize)"});
+  v.push_back({Rule::param_domain, name, std::string(domain)});
   return v;
 }
 
@@ -46,21 +46,21 @@ KernelSpec convolution(KernelSpec k) {
 
 void register_conv(std::vector<KernelSpec>& out) {
   {
-    std::vector<Precondition> r{{"dtype.mismatch", "weight", "weight has x's dtype (`unsupported operand dtype combination`)"},
-                                {"dtype.mismatch", "bias", "bias has x's dtype"},
-                                {"rank.exact", "x", "x is rank 4 [N, Cin, H, W] (`conv2d: x must be rank 4`)"},
-                                {"rank.exact", "weight", "weight is rank 4 [Cout, Cin/groups, Kh, Kw]"}};
+    std::vector<Precondition> r{{Rule::dtype_mismatch, "weight", "weight has x's dtype (`unsupported operand dtype combination`)"},
+                                {Rule::dtype_mismatch, "bias", "bias has x's dtype"},
+                                {Rule::rank_exact, "x", "x is rank 4 [N, Cin, H, W] (`conv2d: x must be rank 4`)"},
+                                {Rule::rank_exact, "weight", "weight is rank 4 [Cout, Cin/groups, Kh, Kw]"}};
     r = with(r, param_rules("groups", "an integer"));
-    r.push_back({"param.domain", "groups", "groups >= 1 (ConvShape::validate)"});
-    r.push_back({"groups.divisibility", "groups", "c_in and c_out are multiples of groups (ConvShape::validate)"});
+    r.push_back({Rule::param_domain, "groups", "groups >= 1 (ConvShape::validate)"});
+    r.push_back({Rule::groups_divisibility, "groups", "c_in and c_out are multiples of groups (ConvShape::validate)"});
     r = with(r, pair_rules("stride", "two entries [sh, sw], each >= 1"));
     r = with(r, pair_rules("padding", "two entries [ph, pw]"));
-    r.push_back({"kernel.empty", "weight", "Kh, Kw >= 1"});
-    r.push_back({"kernel.too_large", "weight", "H + 2 ph >= Kh and W + 2 pw >= Kw (`kernel taller/wider than padded input`)"});
-    r.push_back({"channels.mismatch", "weight",
+    r.push_back({Rule::kernel_empty, "weight", "Kh, Kw >= 1"});
+    r.push_back({Rule::kernel_too_large, "weight", "H + 2 ph >= Kh and W + 2 pw >= Kw (`kernel taller/wider than padded input`)"});
+    r.push_back({Rule::channels_mismatch, "weight",
                  "weight.shape[1] == c_in / groups (a debug_assert only in the reference, which then reads the wrong "
                  "weights: rejected here)"});
-    r.push_back({"shape.mismatch", "bias", "bias is [Cout] (a debug_assert only in the reference)"});
+    r.push_back({Rule::shape_mismatch, "bias", "bias is [Cout] (a debug_assert only in the reference)"});
     out.push_back(convolution(
         {.name = "conv2d", .summary = "2-D convolution: stride, symmetric zero padding, groups, optional bias added last",
          .source = "ops.rs:704 (fuel-conv conv2d_direct)",
@@ -79,17 +79,17 @@ void register_conv(std::vector<KernelSpec>& out) {
                   "rejected here."}));
   }
   {
-    std::vector<Precondition> r{{"dtype.mismatch", "weight", "weight has x's dtype"},
-                                {"rank.exact", "x", "x is rank 4 [N, Cin, H, W]"},
-                                {"rank.exact", "weight", "weight is rank 4 [Cin, Cout/groups, Kh, Kw]"},
-                                {"channels.mismatch", "weight", "weight.shape[0] == Cin (`x has C in-channels but weight has C'`)"}};
+    std::vector<Precondition> r{{Rule::dtype_mismatch, "weight", "weight has x's dtype"},
+                                {Rule::rank_exact, "x", "x is rank 4 [N, Cin, H, W]"},
+                                {Rule::rank_exact, "weight", "weight is rank 4 [Cin, Cout/groups, Kh, Kw]"},
+                                {Rule::channels_mismatch, "weight", "weight.shape[0] == Cin (`x has C in-channels but weight has C'`)"}};
     r = with(r, param_rules("groups", "an integer"));
-    r.push_back({"param.domain", "groups", "groups >= 1 (0 divides by zero in the reference: rejected here)"});
-    r.push_back({"groups.divisibility", "groups", "Cin is a multiple of groups"});
-    r.push_back({"kernel.empty", "weight", "Kh, Kw >= 1 (K - 1 underflows in the reference: rejected here)"});
+    r.push_back({Rule::param_domain, "groups", "groups >= 1 (0 divides by zero in the reference: rejected here)"});
+    r.push_back({Rule::groups_divisibility, "groups", "Cin is a multiple of groups"});
+    r.push_back({Rule::kernel_empty, "weight", "Kh, Kw >= 1 (K - 1 underflows in the reference: rejected here)"});
     for (const char* p : {"stride", "padding", "output_padding", "dilation"})
       r = with(r, pair_rules(p, "two entries [h, w]"));
-    r.push_back({"padding.too_large", "padding",
+    r.push_back({Rule::padding_too_large, "padding",
                  "the uncropped size exceeds 2 p on both axes (`padding larger than produced output dims`)"});
     out.push_back(convolution(
         {.name = "conv_transpose2d", .summary = "2-D transposed convolution, scatter form (no bias, no kernel flip)",
@@ -117,12 +117,12 @@ void register_conv(std::vector<KernelSpec>& out) {
                   {.name = "padding", .kind = ParamKind::integer, .domain = ">= 0", .min = 0, .max = INT32_MAX}},
        .preconditions = tensor_rules(
            "exactly two input tensors x, kernel", "x", "x is f32, f64, bf16 or f16",
-           with({{"dtype.mismatch", "kernel", "kernel has x's dtype"},
-                 {"rank.exact", "x", "x is rank 4 (`conv2d: input must be rank 4`)"},
-                 {"rank.exact", "kernel", "kernel is rank 4 (`conv2d: kernel must be rank 4`)"},
-                 {"channels.mismatch", "kernel", "kernel.shape[1] == x.shape[1] (`input C_in != kernel C_in`)"},
-                 {"param.domain", "stride", "stride >= 1 (`conv2d: stride must be positive`)"},
-                 {"param.domain", "padding", "padding >= 0"}},
+           with({{Rule::dtype_mismatch, "kernel", "kernel has x's dtype"},
+                 {Rule::rank_exact, "x", "x is rank 4 (`conv2d: input must be rank 4`)"},
+                 {Rule::rank_exact, "kernel", "kernel is rank 4 (`conv2d: kernel must be rank 4`)"},
+                 {Rule::channels_mismatch, "kernel", "kernel.shape[1] == x.shape[1] (`input C_in != kernel C_in`)"},
+                 {Rule::param_domain, "stride", "stride >= 1 (`conv2d: stride must be positive`)"},
+                 {Rule::param_domain, "padding", "padding >= 0"}},
                 with(param_rules("stride", "an integer"), param_rules("padding", "an integer")))),
        .oracle_text = "as conv2d: the taps inside, exact",
        .notes = "h_out = saturating(h + 2p - kH) / stride + 1: a kernel taller than the padded input gives one "
@@ -135,10 +135,10 @@ void register_conv(std::vector<KernelSpec>& out) {
                             {.name = "stride", .kind = ParamKind::integer, .domain = ">= 1", .min = 1, .max = INT32_MAX}},
                  .preconditions = tensor_rules(
                      "exactly one input tensor", "x", "x is f32, f64, bf16 or f16",
-                     with({{"rank.exact", "x", "x is rank 4 [N, C, H, W]"},
-                           {"param.domain", "kernel_size", "kernel_size >= 1 (`zero kernel_size or stride`)"},
-                           {"param.domain", "stride", "stride >= 1"},
-                           {"kernel.too_large", "kernel_size", "kernel_size <= H and <= W (`kernel larger than input`)"}},
+                     with({{Rule::rank_exact, "x", "x is rank 4 [N, C, H, W]"},
+                           {Rule::param_domain, "kernel_size", "kernel_size >= 1 (`zero kernel_size or stride`)"},
+                           {Rule::param_domain, "stride", "stride >= 1"},
+                           {Rule::kernel_too_large, "kernel_size", "kernel_size <= H and <= W (`kernel larger than input`)"}},
                           with(param_rules("kernel_size", "an integer"), param_rules("stride", "an integer")))),
                  .accuracy = models::exact_everywhere(),
                  .values = {.lo = -10, .hi = 10, .points = thresholds::zero,

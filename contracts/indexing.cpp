@@ -18,7 +18,7 @@ KernelSpec selection(KernelSpec k) {
   return mover(std::move(k), "indexing", driver);
 }
 
-const Precondition kIndexIsU32{"dtype.unsupported", "index", "the index tensor is u32"};
+const Precondition kIndexIsU32{Rule::dtype_unsupported, "index", "the index tensor is u32"};
 
 // index_add and scatter_add: a copy of base, then src added in flat order.
 KernelSpec accumulation(KernelSpec k) {
@@ -47,11 +47,11 @@ std::vector<Precondition> accumulation_rules(std::vector<Precondition> shape_rul
       tensor_rules("exactly three input tensors base, index, src", "base",
                    "base is f32, f64, bf16 or f16 (a U32 base hits the exec's `base and src dtype mismatch` panic)",
                    {kIndexIsU32,
-                    {"dtype.mismatch", "src", "src has base's dtype"},
-                    {"rank.mismatch", "src", "rank(src) == rank(base) (`base and src must have the same rank`)"}});
+                    {Rule::dtype_mismatch, "src", "src has base's dtype"},
+                    {Rule::rank_mismatch, "src", "rank(src) == rank(base) (`base and src must have the same rank`)"}});
   v = with(v, dim_rules("rank(base)"));
   v = with(v, shape_rules);
-  v.push_back({"index.out_of_range", "index", "every index < base.shape[dim] (`... out of bounds for base dim`)"});
+  v.push_back({Rule::index_out_of_range, "index", "every index < base.shape[dim] (`... out of bounds for base dim`)"});
   return v;
 }
 
@@ -64,14 +64,14 @@ void register_indexing(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}, {.name = "index", .dtypes = {DType::u32}, .min_rank = 1, .max_rank = 1}},
        .params = {dim_param()},
        .preconditions = tensor_rules("exactly two input tensors x, index", "x", "x is f32, f64, bf16, f16 or u32",
-                                     with({kIndexIsU32, {"index.rank", "index", "the index tensor is rank 1"}},
-                                          with(dim_rules(), {{"index.out_of_range", "index",
+                                     with({kIndexIsU32, {Rule::index_rank, "index", "the index tensor is rank 1"}},
+                                          with(dim_rules(), {{Rule::index_out_of_range, "index",
                                                               "every index < x.shape[dim], all checked before any copy"}}))),
        .notes = "Duplicate indices copy. All indices are validated before anything is copied."}));
   {
     std::vector<Precondition> r = with(dim_rules(), param_rules("indices", "a shape (a list of indices)"));
-    r.push_back({"shape.negative_dim", "indices", "every index is >= 0 (usize)"});
-    r.push_back({"index.out_of_range", "indices", "every index < x.shape[dim]"});
+    r.push_back({Rule::shape_negative_dim, "indices", "every index is >= 0 (usize)"});
+    r.push_back({Rule::index_out_of_range, "indices", "every index < x.shape[dim]"});
     out.push_back(selection({.name = "index_select", .driver = "select_along",
                              .summary = "out[.., k, ..] = x[.., indices[k], ..] along dim (indices: a list)",
                              .source = "ops.rs:2004", .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 1}},
@@ -87,34 +87,34 @@ void register_indexing(std::vector<KernelSpec>& out) {
        .params = {dim_param()},
        .preconditions = tensor_rules(
            "exactly two input tensors x, index", "x", "x is f32, f64, bf16, f16 or u32",
-           with({kIndexIsU32, {"rank.mismatch", "index", "rank(index) == rank(x) (`data and index must have the same rank`)"}},
+           with({kIndexIsU32, {Rule::rank_mismatch, "index", "rank(index) == rank(x) (`data and index must have the same rank`)"}},
                 with(dim_rules(),
-                     {{"index.shape", "index",
+                     {{Rule::index_shape, "index",
                        "index.shape[d] <= x.shape[d] for d != dim (PyTorch's rule; the reference does not check it and "
                        "reads aliased elements or out of bounds)"},
-                      {"index.out_of_range", "index", "every index < x.shape[dim], checked in flat order"}}))),
+                      {Rule::index_out_of_range, "index", "every index < x.shape[dim], checked in flat order"}}))),
        .notes = "Index values are checked in flat order. The reference leaves index.shape[d] > x.shape[d] (d != dim) "
                 "unchecked; kconform rejects it, as PyTorch does."}));
   out.push_back(accumulation(
       {.name = "index_add", .summary = "copy of base, then src[.., i, ..] added into [.., index[i], ..] along dim",
        .source = "ops.rs:1855",
        .preconditions = accumulation_rules(
-           {{"index.rank", "index", "the index is rank 1 (`index_add: index must be rank 1`)"},
-            {"shape.mismatch", "src",
+           {{Rule::index_rank, "index", "the index is rank 1 (`index_add: index must be rank 1`)"},
+            {Rule::shape_mismatch, "src",
              "src.shape[dim] == len(index), and src's other dims equal base's (`non-dim shapes must match`)"}})}));
   out.back().inputs[1].max_rank = 1;
   out.push_back(accumulation(
       {.name = "scatter_add", .summary = "copy of base, then src[p] added into p with p[dim] = index[p]",
        .source = "ops.rs:1934",
        .preconditions = accumulation_rules(
-           {{"shape.mismatch", "index", "index has src's dims (`indices and src must have the same shape`)"},
-            {"shape.mismatch", "src",
+           {{Rule::shape_mismatch, "index", "index has src's dims (`indices and src must have the same shape`)"},
+            {Rule::shape_mismatch, "src",
              "src.shape[d] <= base.shape[d] for d != dim (PyTorch's rule; the reference does not check it)"}})}));
   {
-    std::vector<Precondition> r{{"rank.exact", "table", "the table is rank 2 (`embedding: table must be rank 2`)"}};
+    std::vector<Precondition> r{{Rule::rank_exact, "table", "the table is rank 2 (`embedding: table must be rank 2`)"}};
     r = with(r, param_rules("ids", "a shape (a list of ids)"));
-    r.push_back({"shape.negative_dim", "ids", "every id is >= 0 (usize)"});
-    r.push_back({"index.out_of_range", "ids", "every id < the vocabulary size, checked in order"});
+    r.push_back({Rule::shape_negative_dim, "ids", "every id is >= 0 (usize)"});
+    r.push_back({Rule::index_out_of_range, "ids", "every id < the vocabulary size, checked in order"});
     out.push_back(selection({.name = "embedding", .driver = "select_along",
                              .summary = "out[i, :] = table[ids[i], :]: [len(ids), D] from table [V, D]",
                              .source = "ops.rs:2065", .inputs = {{.name = "table", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},

@@ -28,14 +28,14 @@ const char* kDotNotes =
 
 std::vector<Precondition> matmul_rules(std::string_view arity) {
   return tensor_rules(arity, "a", "a is f32, f64, bf16 or f16 (U32 is rejected)",
-                      {{"dtype.mismatch", "b",
+                      {{Rule::dtype_mismatch, "b",
                         "b has a's dtype, or a is f32 and b bf16 (the mixed arm); any other mixture: `matmul: "
                         "unsupported operand dtypes`"},
-                       {"rank.min", "a", "rank(a) >= 2 and rank(b) >= 2"},
-                       {"rank.mismatch", "b", "rank(b) == rank(a): no rank-2 x rank-3 promotion"},
-                       {"batch.mismatch", "b", "the batch prefixes are equal: no batch broadcasting"},
-                       {"inner.mismatch", "b", "a.shape[-1] == b.shape[-2]"},
-                       {"batch.empty", "a",
+                       {Rule::rank_min, "a", "rank(a) >= 2 and rank(b) >= 2"},
+                       {Rule::rank_mismatch, "b", "rank(b) == rank(a): no rank-2 x rank-3 promotion"},
+                       {Rule::batch_mismatch, "b", "the batch prefixes are equal: no batch broadcasting"},
+                       {Rule::inner_mismatch, "b", "a.shape[-1] == b.shape[-2]"},
+                       {Rule::batch_empty, "a",
                         "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}});
 }
 
@@ -81,10 +81,10 @@ void register_linalg(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "a", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2},
                   {.name = "b", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},
        .preconditions = tensor_rules("exactly two input tensors a, b", "a", "a is f32, f64, bf16 or f16",
-                                     {{"dtype.mismatch", "b", "b has a's dtype"},
-                                      {"rank.exact", "a", "rank(a) == 2 (`reference matmul_2d: lhs must be rank 2`)"},
-                                      {"rank.exact", "b", "rank(b) == 2"},
-                                      {"inner.mismatch", "b", "a.shape[1] == b.shape[0]"}})}));
+                                     {{Rule::dtype_mismatch, "b", "b has a's dtype"},
+                                      {Rule::rank_exact, "a", "rank(a) == 2 (`reference matmul_2d: lhs must be rank 2`)"},
+                                      {Rule::rank_exact, "b", "rank(b) == 2"},
+                                      {Rule::inner_mismatch, "b", "a.shape[1] == b.shape[0]"}})}));
   out.push_back(dot_kernel(
       {.name = "matmul_f32_bf16",
        .summary = "eval_matmul's mixed arm: f32 a @ bf16 b -> f32, b widened exactly, then the f32 matmul",
@@ -104,9 +104,9 @@ void register_linalg(std::vector<KernelSpec>& out) {
   // reference's bits.
   std::vector<Precondition> linear_rules = matmul_rules("exactly three input tensors a, b, bias");
   linear_rules[3].text = "a is f32 or f64 (`fused_linear: unsupported matmul dtype combination`)";
-  linear_rules[4] = {"dtype.mismatch", "b", "b has a's dtype (no mixed arm)"};
-  linear_rules.push_back({"dtype.mismatch", "bias", "bias has a's dtype (`fused_linear: bias dtype .. must match`)"});
-  linear_rules.push_back({"shape.broadcast", "bias",
+  linear_rules[4] = {Rule::dtype_mismatch, "b", "b has a's dtype (no mixed arm)"};
+  linear_rules.push_back({Rule::dtype_mismatch, "bias", "bias has a's dtype (`fused_linear: bias dtype .. must match`)"});
+  linear_rules.push_back({Rule::shape_broadcast, "bias",
                           "bias broadcasts to the matmul's shape [..., m, n] (right-aligned, each dim equal or 1)"});
   out.push_back(dot_kernel(
       {.name = "fused_linear",
@@ -132,7 +132,7 @@ void register_linalg(std::vector<KernelSpec>& out) {
                        .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},
                        .preconditions = tensor_rules("exactly one input tensor", "x",
                                                      "x is f32, f64, bf16 or f16 (Transpose on U32 panics, §19)",
-                                                     {{"rank.exact", "x", "rank(x) == 2"}}),
+                                                     {{Rule::rank_exact, "x", "rank(x) == 2"}}),
                        .accuracy = models::exact_everywhere(),
                        .properties = {twice}}));
   out.push_back(mover({.name = "transpose_last_two", .summary = "[..., m, n] -> [..., n, m], batched over leading dims",
@@ -140,15 +140,15 @@ void register_linalg(std::vector<KernelSpec>& out) {
                        .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 6}},
                        .preconditions = tensor_rules(
                            "exactly one input tensor", "x", "x is f32, f64, bf16 or f16",
-                           {{"rank.min", "x", "rank(x) >= 2"},
-                            {"batch.empty", "x",
+                           {{Rule::rank_min, "x", "rank(x) >= 2"},
+                            {Rule::batch_empty, "x",
                              "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}}),
                        .accuracy = models::exact_everywhere(),
                        .properties = {twice}}));
   std::vector<Precondition> axes_rules = param_rules("axes", "a list of axes");
-  axes_rules.push_back({"axes.length", "axes", "len(axes) == rank(x)"});
-  axes_rules.push_back({"axes.out_of_range", "axes", "every axis < rank(x)"});
-  axes_rules.push_back({"axes.duplicate", "axes", "no axis twice"});
+  axes_rules.push_back({Rule::axes_length, "axes", "len(axes) == rank(x)"});
+  axes_rules.push_back({Rule::axes_out_of_range, "axes", "every axis < rank(x)"});
+  axes_rules.push_back({Rule::axes_duplicate, "axes", "no axis twice"});
   out.push_back(mover({.name = "permute", .summary = "out.shape[i] = x.shape[axes[i]], physically reordered row-major",
                        .source = "ops.rs:2363",
                        .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 0, .max_rank = 6}},

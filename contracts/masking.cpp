@@ -25,9 +25,9 @@ void register_masking(std::vector<KernelSpec>& out) {
          .params = {diagonal},
          .preconditions = tensor_rules("exactly one input tensor", "x", "x is f32, f64, bf16, f16 or u32",
                                        with(param_rules("diagonal", "an integer"),
-                                            {{"rank.min", "x", upper ? "rank(x) >= 2 (`triu: input rank must be >= 2`)"
+                                            {{Rule::rank_min, "x", upper ? "rank(x) >= 2 (`triu: input rank must be >= 2`)"
                                                                      : "rank(x) >= 2 (`tril: input rank must be >= 2`)"},
-                                             {"batch.empty", "x",
+                                             {Rule::batch_empty, "x",
                                               "no zero-sized batch dim unless the matrices are empty (the reference "
                                               "indexes out of bounds)"}})),
          .oracle_text = "x's element where kept, +0 (T::default()) elsewhere, bit for bit",
@@ -41,9 +41,9 @@ void register_masking(std::vector<KernelSpec>& out) {
        .preconditions = tensor_rules(
            "exactly two input tensors x, mask", "x", "x is f32, f64, bf16, f16 or u32",
            with(param_rules("value", "a real (f64)"),
-                {{"dtype.unsupported", "mask", "the mask is u8"},
-                 {"shape.mismatch", "mask", "mask has x's dims exactly (`masked_fill: shape mismatch`)"},
-                 {"param.domain", "value", "for u32 data, value is an integer in [0, 2^32)"}})),
+                {{Rule::dtype_unsupported, "mask", "the mask is u8"},
+                 {Rule::shape_mismatch, "mask", "mask has x's dims exactly (`masked_fill: shape mismatch`)"},
+                 {Rule::param_domain, "value", "for u32 data, value is an integer in [0, 2^32)"}})),
        .oracle_text = "T(value) (NumCast: halves through f32) where mask != 0, else x's element, bit for bit",
        .notes = "Not exec-wired (the executor has no U8 tensors); graded as the kernel. value is an f64 parameter "
                 "converted with NumCast (the reference takes a T)."}));

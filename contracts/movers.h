@@ -41,8 +41,8 @@ inline Param dim_param(std::string_view domain = "0 <= dim < rank(x)") {
 }
 inline std::vector<Precondition> dim_rules(std::string_view operand_rank = "rank(x)") {
   std::vector<Precondition> v = param_rules("dim", "an integer");
-  v.push_back({"param.domain", "dim", "dim >= 0"});
-  v.push_back({"dim.out_of_range", "dim", std::string("dim < ") + std::string(operand_rank) +
+  v.push_back({Rule::param_domain, "dim", "dim >= 0"});
+  v.push_back({Rule::dim_out_of_range, "dim", std::string("dim < ") + std::string(operand_rank) +
                                               " (the reference panics: `dim D out of range`)"});
   return v;
 }

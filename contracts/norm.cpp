@@ -30,15 +30,15 @@ Param eps_param() {
 
 std::vector<Precondition> forward_rules(std::string_view name) {
   return with(tensor_rules("exactly one input tensor x", "x", "x is f32, f64, bf16 or f16",
-                           {{"rank.min", "x", std::string(name) + ": input must be rank >= 1"},
-                            {"last_dim.zero", "x", std::string(name) + ": last dim must be non-zero"}}),
+                           {{Rule::rank_min, "x", std::string(name) + ": input must be rank >= 1"},
+                            {Rule::last_dim_zero, "x", std::string(name) + ": last dim must be non-zero"}}),
               param_rules("eps", "a real (f64)"));
 }
 std::vector<Precondition> backward_rules(std::string_view name) {
   return with(tensor_rules("exactly two input tensors x, g", "x", "x is f32, f64, bf16 or f16",
-                           {{"dtype.mismatch", "g", "g has x's dtype (`unsupported operand dtypes`)"},
-                            {"rank.min", "x", std::string(name) + ": input must be rank >= 1"},
-                            {"shape.mismatch", "g", "g has x's shape exactly (`" + std::string(name) + ": shape mismatch`)"}}),
+                           {{Rule::dtype_mismatch, "g", "g has x's dtype (`unsupported operand dtypes`)"},
+                            {Rule::rank_min, "x", std::string(name) + ": input must be rank >= 1"},
+                            {Rule::shape_mismatch, "g", "g has x's shape exactly (`" + std::string(name) + ": shape mismatch`)"}}),
               param_rules("eps", "a real (f64)"));
 }
 

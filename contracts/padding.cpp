@@ -23,10 +23,10 @@ Param padding_param() {
 // per axis; reflect and replicate also read inside each axis.
 std::vector<Precondition> padding_rules(std::string_view mode_rule) {
   std::vector<Precondition> v = param_rules("padding", "a shape (a list of pairs)");
-  v.push_back({"shape.negative_dim", "padding", "every entry is >= 0 (usize)"});
-  v.push_back({"padding.length", "padding",
+  v.push_back({Rule::shape_negative_dim, "padding", "every entry is >= 0 (usize)"});
+  v.push_back({Rule::padding_length, "padding",
                "2 rank(x) entries: a (before, after) pair per axis (`pad: padding.len() != input rank`)"});
-  if (!mode_rule.empty()) v.push_back({"padding.too_large", "padding", std::string(mode_rule)});
+  if (!mode_rule.empty()) v.push_back({Rule::padding_too_large, "padding", std::string(mode_rule)});
   return v;
 }
 
@@ -61,11 +61,11 @@ void register_padding(std::vector<KernelSpec>& out) {
   std::vector<Precondition> back = tensor_rules(
       "exactly one input tensor grad_out", "grad_out", "grad_out is f32, f64, bf16 or f16 (PadBackward rejects U32)",
       with(param_rules("in_shape", "a shape"),
-           with({{"shape.negative_dim", "in_shape", "every dim of in_shape is >= 0"}},
+           with({{Rule::shape_negative_dim, "in_shape", "every dim of in_shape is >= 0"}},
                 with(param_rules("mode", "an integer"),
-                     {{"param.domain", "mode", "mode is 0 (constant), 1 (reflect) or 2 (replicate) (`unknown mode_tag`)"}}))));
+                     {{Rule::param_domain, "mode", "mode is 0 (constant), 1 (reflect) or 2 (replicate) (`unknown mode_tag`)"}}))));
   back = with(back, padding_rules("reflect and replicate as pad_reflect and pad_replicate"));
-  back.push_back({"shape.mismatch", "grad_out",
+  back.push_back({Rule::shape_mismatch, "grad_out",
                   "grad_out has in_shape's padded dims (not checked by the reference, which reads out of bounds)"});
   out.push_back({.name = "pad_backward", .family = "padding", .driver = "pad_backward",
                  .summary = "each input position the sum of the grad_out elements that read it: f64 fold, then T",

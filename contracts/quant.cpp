@@ -26,10 +26,10 @@ std::vector<Param> quant_params() {
 }
 
 std::vector<Precondition> weight_rules() {
-  return {{"quant_type.unsupported", "quant_type",
+  return {{Rule::quant_type_unsupported, "quant_type",
            "quant_type is 2, 8 or 12 (`dequantize_blocks does not support .. yet`)"},
-          {"k.block_multiple", "k", "k is a multiple of 32 (Q4_0, Q8_0) or 256 (Q4_K) (`k_cols must be multiple of`)"},
-          {"bytes.mismatch", "w",
+          {Rule::k_block_multiple, "k", "k is a multiple of 32 (Q4_0, Q8_0) or 256 (Q4_K) (`k_cols must be multiple of`)"},
+          {Rule::bytes_mismatch, "w",
            "w holds exactly n (k / epb) bpb bytes as u32 words (`byte count mismatch`; Q4_0 and Q8_0 need n k / 32 even)"}};
 }
 
@@ -76,12 +76,12 @@ void register_quant(std::vector<KernelSpec>& out) {
        .preconditions = with(
            with(tensor_rules("exactly two input tensors a (f32), w (u32)", "a",
                              "a is f32 (`qmatmul: activations must be F32`)",
-                             {{"shape.negative_dim", "w", "every dimension is >= 0"},
-                              {"buffer.size", "w", "the buffer holds exactly numel x dtype-size bytes"},
-                              {"dtype.unsupported", "w", "w is u32 (`qmatmul: weight bytes must be U32`)"},
-                              {"rank.exact", "a",
+                             {{Rule::shape_negative_dim, "w", "every dimension is >= 0"},
+                              {Rule::buffer_size, "w", "the buffer holds exactly numel x dtype-size bytes"},
+                              {Rule::dtype_unsupported, "w", "w is u32 (`qmatmul: weight bytes must be U32`)"},
+                              {Rule::rank_exact, "a",
                                "a is rank 2 [M, K] (`matmul: operands must have the same rank, got 3 and 2`)"},
-                              {"shape.inner", "a", "a's last dim is k (matmul's inner-dim assert)"}}),
+                              {Rule::shape_inner, "a", "a's last dim is k (matmul's inner-dim assert)"}}),
                 with(param_rules("quant_type", "an integer"),
                      with(param_rules("k", "an integer"), param_rules("n", "an integer")))),
            weight_rules()),

@@ -24,15 +24,15 @@ std::vector<Precondition> x_rules(std::vector<Precondition> extra) {
 }
 std::vector<Precondition> dim_rules(bool arg) {
   std::vector<Precondition> v = param_rules("dim", "an integer");
-  v.push_back({"param.domain", "dim", "dim >= 0"});
-  v.push_back({"dim.out_of_range", "dim", "dim < rank(x) (the reference panics: `dim D out of bounds`)"});
-  if (arg) v.push_back({"dim.empty", "x", "the reduced axis is non-empty when the output is (the reference panics)"});
+  v.push_back({Rule::param_domain, "dim", "dim >= 0"});
+  v.push_back({Rule::dim_out_of_range, "dim", "dim < rank(x) (the reference panics: `dim D out of bounds`)"});
+  if (arg) v.push_back({Rule::dim_empty, "x", "the reduced axis is non-empty when the output is (the reference panics)"});
   return x_rules(v);
 }
 std::vector<Precondition> target_rules(bool source_is_bigger) {
   std::vector<Precondition> v = param_rules("target", "a shape");
-  v.push_back({"target.rank", "target", source_is_bigger ? "rank(target) <= rank(x)" : "rank(x) <= rank(target)"});
-  v.push_back({"target.incompatible", "target",
+  v.push_back({Rule::target_rank, "target", source_is_bigger ? "rank(target) <= rank(x)" : "rank(x) <= rank(target)"});
+  v.push_back({Rule::target_incompatible, "target",
                source_is_bigger ? "right-aligned, each target dim equals x's or is 1"
                                 : "right-aligned, each x dim equals the target's or is 1"});
   return x_rules(v);
@@ -134,9 +134,9 @@ void register_reduction(std::vector<KernelSpec>& out) {
       {.name = "reduce_max_to_backward", .family = "reduce_to", .driver = "reduce_backward",
        .summary = "route up to the maxima of each cell, split fairly on ties", .source = "ops.rs:979",
        .preconditions = tensor_rules("exactly two input tensors x, up", "x", "x is f32, f64, bf16 or f16",
-                                     {{"dtype.mismatch", "up", "up has x's dtype"},
-                                      {"target.rank", "up", "rank(up) <= rank(x) (the target is up's shape)"},
-                                      {"target.incompatible", "up", "right-aligned, each dim of up equals x's or is 1"}}),
+                                     {{Rule::dtype_mismatch, "up", "up has x's dtype"},
+                                      {Rule::target_rank, "up", "rank(up) <= rank(x) (the target is up's shape)"},
+                                      {Rule::target_incompatible, "up", "right-aligned, each dim of up equals x's or is 1"}}),
        .accuracy = exact(), .values = kSelectValues, .math = {oracle::max_backward, oracle::replay::max_backward}, 
        .oracle_text = "s * mask with s = RN(up / max(count_T, 1)), mask = (x == cell max), replayed exactly",
        .notes = "The count is accumulated in T (bf16 counts stop at 256). Non-selected positions are s * 0, "

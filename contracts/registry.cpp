@@ -90,7 +90,7 @@ const Param* KernelSpec::param(std::string_view n) const {
   return nullptr;
 }
 
-bool KernelSpec::has_rule(std::string_view rule) const {
+bool KernelSpec::has_rule(Rule rule) const {
   for (const auto& p : preconditions)
     if (p.rule == rule) return true;
   return false;

@@ -22,12 +22,12 @@ void register_rope(std::vector<KernelSpec>& out) {
                   {.name = "sin", .dtypes = kFloatSet, .min_rank = 2, .max_rank = 2}},
        .preconditions = tensor_rules(
            "exactly three input tensors x, cos, sin", "x", "x is f32, f64, bf16 or f16",
-           {{"dtype.mismatch", "cos", "cos has x's dtype (`rope: dtype mismatch x=.. cos=.. sin=..`)"},
-            {"dtype.mismatch", "sin", "sin has x's dtype"},
-            {"rank.min", "x", "rank(x) >= 2 [..., S, D] (`rope: input rank must be >= 2`)"},
-            {"head_dim.odd", "x", "D, x's last dim, is even (`rope: head_dim must be even`)"},
-            {"shape.mismatch", "cos", "cos is exactly [S, D] (`rope: cos shape mismatch`)"},
-            {"shape.mismatch", "sin", "sin is exactly [S, D] (`rope: sin shape mismatch`)"}}),
+           {{Rule::dtype_mismatch, "cos", "cos has x's dtype (`rope: dtype mismatch x=.. cos=.. sin=..`)"},
+            {Rule::dtype_mismatch, "sin", "sin has x's dtype"},
+            {Rule::rank_min, "x", "rank(x) >= 2 [..., S, D] (`rope: input rank must be >= 2`)"},
+            {Rule::head_dim_odd, "x", "D, x's last dim, is even (`rope: head_dim must be even`)"},
+            {Rule::shape_mismatch, "cos", "cos is exactly [S, D] (`rope: cos shape mismatch`)"},
+            {Rule::shape_mismatch, "sin", "sin is exactly [S, D] (`rope: sin shape mismatch`)"}}),
        // Each output is a dot product of two terms, (x_a c) + (+-x_b s):
        // fl(fl(p) -+ fl(q)) is the fold of two rounded products (the first
        // added to +0 exactly), so the dot products' model with n = 2 holds,

@@ -33,8 +33,8 @@ void register_sequence(std::vector<KernelSpec>& out) {
                       "correct (the reference profile's layout check asks for the view).";
   {
     std::vector<Precondition> r = param_rules("shape", "a shape");
-    r.push_back({"shape.negative_dim", "shape", "every dim of `shape` is >= 0"});
-    r.push_back({"numel.mismatch", "shape", "`shape` has x's element count (`reshape: element count mismatch`)"});
+    r.push_back({Rule::shape_negative_dim, "shape", "every dim of `shape` is >= 0"});
+    r.push_back({Rule::numel_mismatch, "shape", "`shape` has x's element count (`reshape: element count mismatch`)"});
     out.push_back(sequence_mover({.name = "reshape", .summary = "x under new dims of the same element count (a view)",
                          .source = "ops.rs:829",
                          .params = {{.name = "shape", .kind = ParamKind::shape, .domain = "dims with x's element count"}},
@@ -49,7 +49,7 @@ void register_sequence(std::vector<KernelSpec>& out) {
                       "shape_view"));
   {
     std::vector<Precondition> r = dim_rules();
-    r.push_back({"dim.not_one", "dim", "x.shape[dim] == 1 (`squeeze: dim D has size S, expected 1`)"});
+    r.push_back({Rule::dim_not_one, "dim", "x.shape[dim] == 1 (`squeeze: dim D has size S, expected 1`)"});
     out.push_back(sequence_mover({.name = "squeeze", .summary = "exec's Squeeze: x without the size-1 axis `dim` (a view)",
                          .source = "exec.rs:1140", .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                          .params = {dim_param("0 <= dim < rank(x), x.shape[dim] == 1")}, .layout = Layout::zero_copy,
@@ -104,10 +104,10 @@ void register_sequence(std::vector<KernelSpec>& out) {
        .inputs = {{.name = "a", .dtypes = kFloatAndU32, .min_rank = 1}, {.name = "b", .dtypes = kFloatAndU32, .min_rank = 1}},
        .params = {dim_param()},
        .preconditions = tensor_rules("exactly two input tensors a, b", "a", "a is f32, f64, bf16, f16 or u32",
-                                     with({{"dtype.mismatch", "b", "b has a's dtype (`concat: dtype mismatch`, exec)"},
-                                           {"rank.mismatch", "b", "rank(b) == rank(a) (`concat: rank mismatch`)"}},
+                                     with({{Rule::dtype_mismatch, "b", "b has a's dtype (`concat: dtype mismatch`, exec)"},
+                                           {Rule::rank_mismatch, "b", "rank(b) == rank(a) (`concat: rank mismatch`)"}},
                                           with(dim_rules("rank(a)"),
-                                               {{"shape.mismatch", "b",
+                                               {{Rule::shape_mismatch, "b",
                                                  "a and b have equal dims off `dim` (`concat: non-dim shape mismatch`)"}}))),
        .properties = {{.name = "slicing the output at a.shape[dim] gives a and b back", .check = "split_parts",
                        .related = "slice"}}},
@@ -115,9 +115,9 @@ void register_sequence(std::vector<KernelSpec>& out) {
   {
     std::vector<Precondition> r = with(dim_rules(), param_rules("start", "an integer"));
     r = with(r, param_rules("len", "an integer"));
-    r.push_back({"param.domain", "start", "start >= 0"});
-    r.push_back({"param.domain", "len", "len >= 0"});
-    r.push_back({"range.out_of_bounds", "len", "start + len <= x.shape[dim] (`slice: [start, len) exceeds dim size`)"});
+    r.push_back({Rule::param_domain, "start", "start >= 0"});
+    r.push_back({Rule::param_domain, "len", "len >= 0"});
+    r.push_back({Rule::range_out_of_bounds, "len", "start + len <= x.shape[dim] (`slice: [start, len) exceeds dim size`)"});
     out.push_back(sequence_mover({.name = "slice", .summary = "x[start, start + len) along dim", .source = "ops.rs:1453",
                          .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                          .params = {dim_param(),

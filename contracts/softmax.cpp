@@ -21,13 +21,13 @@ std::vector<DTypeAccuracy> staged(std::string_view derivation) {
 
 std::vector<Precondition> forward_rules(std::string_view name) {
   return tensor_rules("exactly one input tensor x", "x", "x is f32, f64, bf16 or f16",
-                      {{"rank.min", "x", std::string(name) + ": input must be rank >= 1"}});
+                      {{Rule::rank_min, "x", std::string(name) + ": input must be rank >= 1"}});
 }
 std::vector<Precondition> backward_rules(std::string_view name) {
   return tensor_rules("exactly two input tensors y, g", "y", "y is f32, f64, bf16 or f16",
-                      {{"dtype.mismatch", "g", "g has y's dtype (`unsupported operand dtypes`)"},
-                       {"rank.min", "y", std::string(name) + ": input must be rank >= 1"},
-                       {"shape.mismatch", "g", "g has y's shape exactly (`" + std::string(name) + ": shape mismatch`)"}});
+                      {{Rule::dtype_mismatch, "g", "g has y's dtype (`unsupported operand dtypes`)"},
+                       {Rule::rank_min, "y", std::string(name) + ": input must be rank >= 1"},
+                       {Rule::shape_mismatch, "g", "g has y's shape exactly (`" + std::string(name) + ": shape mismatch`)"}});
 }
 
 // Row values: the entry's ordinary range, exp's thresholds (the driver

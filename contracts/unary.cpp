@@ -319,7 +319,7 @@ void register_unary(std::vector<KernelSpec>& out) {
                   .lo = -12, .hi = 12}},
       .preconditions = unary_preconditions([] {
         auto v = param_rules("n", "an integer");
-        v.push_back({"param.domain", "n", "n fits in i32"});
+        v.push_back({Rule::param_domain, "n", "n fits in i32"});
         return v;
       }()),
       .accuracy = each_dtype(models::powi),

@@ -5,21 +5,34 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include "core/rules.h"
 
 namespace kc {
 
-// Rule identifiers are stable strings ("dtype.unsupported", "shape.negative_dim",
-// ...) listed in each contract's preconditions; the bad-input check compares them.
+// The rule is one of core/rules.h, listed in each contract's preconditions;
+// the bad-input check compares it.
 class KernelError : public std::runtime_error {
  public:
-  KernelError(std::string kernel, std::string operand, std::string rule, std::string detail);
+  KernelError(std::string kernel, std::string operand, Rule rule, std::string detail);
+  // A rule given as text (a plug-in's kc_error.rule): a name of core/rules.h
+  // is that rule; any other text is Rule::unknown, its text kept for the
+  // messages (a plug-in's rule kconform does not know is its mismatch to
+  // report, not a crash).
+  static KernelError from_text(std::string kernel, std::string operand, std::string_view rule, std::string detail);
   const std::string& kernel() const { return kernel_; }
   const std::string& operand() const { return operand_; }
-  const std::string& rule() const { return rule_; }
+  Rule rule() const { return rule_; }
+  // The rule's name, or for Rule::unknown the text it was raised with.
+  const std::string& rule_text() const { return rule_text_; }
   const std::string& detail() const { return detail_; }
 
  private:
-  std::string kernel_, operand_, rule_, detail_;
+  KernelError(std::string kernel, std::string operand, Rule rule, std::string rule_text, std::string detail);
+  std::string kernel_, operand_;
+  Rule rule_;
+  std::string rule_text_, detail_;
 };
 
 // A call that did not return normally: the kernel crashed (a signal),

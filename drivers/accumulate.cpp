@@ -110,26 +110,27 @@ class Accumulate final : public Driver {
     const Tensor &base = valid.inputs[0], &ix = valid.inputs[1], &src = valid.inputs[2];
     const auto i = static_cast<std::int64_t>(index);
     const DType t = base.dtype();
-    const std::string r(rule.rule), operand(rule.operand);
+    const Rule r = rule.rule;
+    const std::string operand(rule.operand);
     // A fresh valid frame for the rules that need room: base [3, 4], dim 1.
     auto frame = [&] {
       c.inputs = {gen::zeros(t, {3, 4}), m == index_add ? u32_of({2}, {1, 1}) : u32_of({3, 2}, std::vector<std::uint64_t>(6, 1)),
                   gen::zeros(t, {3, 2})};
       c.params.set("dim", std::int64_t{1});
     };
-    if (r == "rank.mismatch") {  // src with a leading axis more
+    if (r == Rule::rank_mismatch) {  // src with a leading axis more
       Dims d = src.dims();
       d.insert(d.begin(), 1);
       c.inputs[2] = gen::zeros(t, d);
       if (m == scatter_add) c.inputs[1] = gen::zeros(DType::u32, d);
       return c;
     }
-    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
-    if (r == "index.rank") {  // index_add: an index of rank 2
+    if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index);
+    if (r == Rule::index_rank) {  // index_add: an index of rank 2
       c.inputs[1] = gen::zeros(DType::u32, {1, ix.numel()});
       return c;
     }
-    if (r == "shape.mismatch") {
+    if (r == Rule::shape_mismatch) {
       frame();
       if (m == index_add && index % 2 == 0) c.inputs[2] = gen::zeros(t, {3, 3 + i});   // src[dim] != len(index)
       else if (m == index_add) c.inputs[2] = gen::zeros(t, {4 + i, 2});                 // a non-dim dim differs
@@ -137,23 +138,23 @@ class Accumulate final : public Driver {
       else c.inputs[2] = gen::zeros(t, {4 + i, 2}), c.inputs[1] = gen::zeros(DType::u32, {4 + i, 2});  // src beyond base off dim
       return c;
     }
-    if (r == "index.out_of_range") {
+    if (r == Rule::index_out_of_range) {
       frame();
       Tensor bad = c.inputs[1];
       bad.set_bits(i % bad.numel(), static_cast<std::uint64_t>(4 + i));
       c.inputs[1] = bad;
       return c;
     }
-    if (r == "dtype.unsupported" && operand == "index") {
+    if (r == Rule::dtype_unsupported && operand == "index") {
       c.inputs[1] = gen::zeros(index % 2 == 0 ? DType::f32 : DType::f64, ix.dims());
       return c;
     }
-    if (r == "dtype.unsupported" && operand == "base") {  // u32 data (the exec's fallback panic), or u8
+    if (r == Rule::dtype_unsupported && operand == "base") {  // u32 data (the exec's fallback panic), or u8
       c.inputs[0] = gen::zeros(index % 2 == 0 ? DType::u32 : DType::u8, base.dims());
       c.inputs[2] = gen::zeros(index % 2 == 0 ? DType::u32 : DType::u8, src.dims());
       return c;
     }
-    if (r == "dtype.mismatch") {  // src of another float dtype than base
+    if (r == Rule::dtype_mismatch) {  // src of another float dtype than base
       const DType other = t == DType::f32 ? DType::f64 : DType::f32;
       c.inputs[2] = gen::zeros(index % 2 == 0 ? other : (t == DType::bf16 ? DType::f16 : DType::bf16), src.dims());
       return c;

@@ -134,38 +134,39 @@ std::optional<gen::Case> attention_violate(const contract::KernelSpec&, const co
   gen::Case c = valid;
   const DType t = valid.inputs[0].dtype();
   const Shape s = shape_of(valid);
-  const std::string r(rule.rule), operand(rule.operand);
+  const Rule r = rule.rule;
+  const std::string operand(rule.operand);
   const int at = operand == "q" ? 0 : operand == "k" ? 1 : operand == "v" ? 2 : 3;
   auto with_dims = [&](int i, Dims d) { c.inputs.at(static_cast<std::size_t>(i)) = gen::zeros(t, std::move(d)); };
-  if (r == "arity") {  // q and k only, or a fifth input
+  if (r == Rule::arity) {  // q and k only, or a fifth input
     if (index % 2 == 0) c.inputs.resize(2);
     else {
       if (c.inputs.size() < 4) c.inputs.push_back(gen::zeros(t, {s.hq}));
       c.inputs.push_back(gen::zeros(t, {s.hq}));
     }
-  } else if (r == "dtype.mismatch") {  // the other of f32 and f64 (the arm's dtypes)
+  } else if (r == Rule::dtype_mismatch) {  // the other of f32 and f64 (the arm's dtypes)
     const DType other = t == DType::f32 ? DType::f64 : DType::f32;
     c.inputs.at(static_cast<std::size_t>(at)) = gen::zeros(other, valid.inputs[static_cast<std::size_t>(at)].dims());
-  } else if (r == "rank.exact") {
+  } else if (r == Rule::rank_exact) {
     Dims d = valid.inputs[static_cast<std::size_t>(at)].dims();
     if (index % 2 == 0) d.pop_back();
     else d.push_back(1);
     with_dims(at, d);
-  } else if (r == "batch.mismatch") {
+  } else if (r == Rule::batch_mismatch) {
     with_dims(at, {s.b + 1, s.hk, s.sk, s.d});
-  } else if (r == "heads.mismatch") {
+  } else if (r == Rule::heads_mismatch) {
     with_dims(2, {s.b, s.hk + 1, s.sk, s.d});
-  } else if (r == "seq.mismatch") {
+  } else if (r == Rule::seq_mismatch) {
     with_dims(2, {s.b, s.hk, s.sk + 1, s.d});
-  } else if (r == "head_dim.mismatch") {
+  } else if (r == Rule::head_dim_mismatch) {
     with_dims(at, {s.b, s.hk, s.sk, s.d + 1});
     if (at == 1) with_dims(2, {s.b, s.hk, s.sk, s.d + 1});  // (q vs k: k and v agree)
-  } else if (r == "gqa.group") {
+  } else if (r == Rule::gqa_group) {
     with_dims(1, {s.b, 2, s.sk, s.d});
     with_dims(2, {s.b, 2, s.sk, s.d});
     with_dims(0, {s.b, 3 + 2 * static_cast<std::int64_t>(index % 3), s.sq, s.d});
     if (c.inputs.size() > 3) c.inputs.pop_back();
-  } else if (r == "alibi.shape") {
+  } else if (r == Rule::alibi_shape) {
     const Dims bad = index % 2 == 0 ? Dims{s.hq + 1} : Dims{1, s.hq};
     if (c.inputs.size() > 3) c.inputs[3] = gen::zeros(t, bad);
     else c.inputs.push_back(gen::zeros(t, bad));

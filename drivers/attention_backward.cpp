@@ -59,9 +59,10 @@ class AttentionBackward final : public AttentionRows {
   std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule, const gen::Case& valid,
                                    std::uint64_t index) const override {
     const DType t = valid.inputs[0].dtype();
-    const std::string r(rule.rule), operand(rule.operand);
+    const Rule r = rule.rule;
+    const std::string operand(rule.operand);
     gen::Case c = valid;
-    if (r == "arity") {  // q, k and v only, or a sixth input
+    if (r == Rule::arity) {  // q, k and v only, or a sixth input
       if (index % 2 == 0) c.inputs.resize(3);
       else
         while (c.inputs.size() < 6) c.inputs.push_back(gen::zeros(t, {valid.inputs[0].dims()[1]}));
@@ -69,9 +70,9 @@ class AttentionBackward final : public AttentionRows {
     }
     if (operand == "do_grad") {
       Dims d = valid.inputs[0].dims();
-      if (r == "rank.exact") index % 2 == 0 ? d.pop_back() : d.push_back(1);
-      else if (r == "shape.mismatch") d[static_cast<std::size_t>(index % 4)] += 1;
-      else if (r == "dtype.mismatch") {
+      if (r == Rule::rank_exact) index % 2 == 0 ? d.pop_back() : d.push_back(1);
+      else if (r == Rule::shape_mismatch) d[static_cast<std::size_t>(index % 4)] += 1;
+      else if (r == Rule::dtype_mismatch) {
         c.inputs[3] = gen::zeros(t == DType::f32 ? DType::f64 : DType::f32, d);
         return c;
       } else

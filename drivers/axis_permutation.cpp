@@ -47,7 +47,7 @@ class AxisPermutation final : public Driver {
   // A shape of the entry's ranks, and a uniformly drawn permutation of its
   // axes (a key per axis, sorted), generated directly rather than filtered.
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
-    const bool batch_rule = k.has_rule("batch.empty");
+    const bool batch_rule = k.has_rule(Rule::batch_empty);
     return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, std::min(k.inputs[0].max_rank, 5)), [&k, t, batch_rule](Dims d) {
       // Valid cases only: a zero-sized batch dim where the matrices are not
       // empty breaks transpose_last_two's rule batch.empty; it becomes 1.
@@ -82,34 +82,34 @@ class AxisPermutation final : public Driver {
     gen::Case c = valid;
     const Tensor& x = valid.inputs.front();
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
+    const Rule r = rule.rule;
     const auto rank = static_cast<std::int64_t>(x.rank());
     std::vector<std::int64_t> axes = takes_axes(k) ? valid.params.shape("axes") : std::vector<std::int64_t>{};
-    if (r == "axes.length") {  // one axis too many, or one too few
+    if (r == Rule::axes_length) {  // one axis too many, or one too few
       if (index % 2 == 0 || axes.empty()) axes.push_back(rank);
       else axes.pop_back();
       c.params.set("axes", axes);
       return c;
     }
-    if (r == "axes.out_of_range" || r == "axes.duplicate") {  // needs an axis to change: x of rank >= 2
+    if (r == Rule::axes_out_of_range || r == Rule::axes_duplicate) {  // needs an axis to change: x of rank >= 2
       if (rank < 2) {
         c.inputs = {gen::zeros(x.dtype(), {2, 3})};
         axes = {1, 0};
       }
-      if (r == "axes.out_of_range") axes[index % axes.size()] = static_cast<std::int64_t>(axes.size()) + i;
+      if (r == Rule::axes_out_of_range) axes[index % axes.size()] = static_cast<std::int64_t>(axes.size()) + i;
       else axes[1] = axes[0];
       c.params.set("axes", axes);
       return c;
     }
-    if (r == "rank.exact") {  // rank 1 or 3
+    if (r == Rule::rank_exact) {  // rank 1 or 3
       c.inputs = {gen::zeros(x.dtype(), index % 2 == 0 ? Dims{3 + i} : Dims{2, 2, 1 + i})};
       return c;
     }
-    if (r == "rank.min") {
+    if (r == Rule::rank_min) {
       c.inputs = {gen::zeros(x.dtype(), index % 2 == 0 ? Dims{3 + i} : Dims{})};
       return c;
     }
-    if (r == "batch.empty") {
+    if (r == Rule::batch_empty) {
       c.inputs = {gen::zeros(x.dtype(), {0, 2 + i, 3})};
       return c;
     }

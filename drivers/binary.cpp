@@ -27,7 +27,7 @@ class SameShape final : public Pairwise {
   // b's dims differ from a's: one more dim, or a larger first dim.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
-    if (rule.rule != "shape.mismatch") return std::nullopt;
+    if (rule.rule != Rule::shape_mismatch) return std::nullopt;
     gen::Case c = valid;
     const Tensor& a = valid.inputs.front();
     const auto k = static_cast<std::int64_t>(index);

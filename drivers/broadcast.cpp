@@ -34,7 +34,7 @@ class Broadcast final : public Pairwise {
   // Shapes with a pair of dims that are neither equal nor 1.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
-    if (rule.rule != "broadcast.incompatible") return std::nullopt;
+    if (rule.rule != Rule::broadcast_incompatible) return std::nullopt;
     gen::Case c = valid;
     const DType t = valid.inputs.front().dtype();
     const auto k = static_cast<std::int64_t>(index);

@@ -59,7 +59,7 @@ class BroadcastTo final : public Driver {
                                    const gen::Case& valid, std::uint64_t index) const override {
     gen::Case c = valid;
     const Tensor& x = valid.inputs.front();
-    if (rule.rule == "target.rank") {
+    if (rule.rule == Rule::target_rank) {
       if (x.rank() == 0) {
         c.inputs = {gen::zeros(x.dtype(), {2, 3})};
         c.params.set("target", Dims{3});
@@ -68,7 +68,7 @@ class BroadcastTo final : public Driver {
       }
       return c;
     }
-    if (rule.rule == "target.incompatible") {
+    if (rule.rule == Rule::target_incompatible) {
       c.params.set("target", gen::incompatible_shape(c, index));
       return c;
     }

@@ -57,20 +57,20 @@ class Concat final : public Movement {
     gen::Case c = valid;
     const Tensor &a = valid.inputs[0], &b = valid.inputs[1];
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
-    if (r == "arity") {  // one input, or three
+    const Rule r = rule.rule;
+    if (r == Rule::arity) {  // one input, or three
       if (index % 2 == 0) c.inputs.pop_back();
       else c.inputs.push_back(b);
       return c;
     }
-    if (r == "rank.mismatch") {  // b with a leading axis more
+    if (r == Rule::rank_mismatch) {  // b with a leading axis more
       Dims d = b.dims();
       d.insert(d.begin(), 1 + i);
       c.inputs[1] = gen::zeros(b.dtype(), d);
       return c;
     }
-    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
-    if (r == "shape.mismatch") {  // an axis off `dim` one (or more) longer in b; rank 2 at least
+    if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index);
+    if (r == Rule::shape_mismatch) {  // an axis off `dim` one (or more) longer in b; rank 2 at least
       const std::int64_t dim = valid.params.integer("dim");
       if (a.rank() < 2) {
         c.inputs = {gen::zeros(a.dtype(), {2, 3}), gen::zeros(a.dtype(), {2, 3})};

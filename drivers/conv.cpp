@@ -153,7 +153,8 @@ class Conv final : public Driver {
                                    const gen::Case& valid, std::uint64_t index) const override {
     const Mode m = mode(k);
     const DType t = valid.inputs[0].dtype();
-    const std::string r(rule.rule), operand(rule.operand);
+    const Rule r = rule.rule;
+    const std::string operand(rule.operand);
     // A valid frame to break: x [1, 4, 5, 5], groups 2, 3 x 3 kernels.
     const Geometry g{.n = 1, .cin = 4, .h = 5, .w = 5, .cout = 4, .kh = 3, .kw = 3, .sh = 1, .sw = 1, .ph = 0, .pw = 0,
                      .groups = m == conv2d_simple ? 1 : 2};

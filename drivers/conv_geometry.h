@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/rules.h"
 #include "generators/case.h"
 
 namespace kc::drivers::conv {
@@ -78,11 +79,11 @@ inline Dims weight_dims(Mode m, const Geometry& g) {
 // violate's rules on the operands' number, ranks, dtypes and parameter
 // domains, breaking c (the valid case) over the frame g; nullopt for the
 // other rules.
-std::optional<gen::Case> violate_operands(Mode m, const std::string& r, const std::string& operand, gen::Case c,
+std::optional<gen::Case> violate_operands(Mode m, Rule r, const std::string& operand, gen::Case c,
                                           DType t, const Geometry& g, std::uint64_t index);
 // violate's rules on the shapes' agreement (groups, channels, kernel,
 // bias, padding); nullopt for the other rules.
-std::optional<gen::Case> violate_shapes(Mode m, const std::string& r, gen::Case c, DType t, const Geometry& g,
+std::optional<gen::Case> violate_shapes(Mode m, Rule r, gen::Case c, DType t, const Geometry& g,
                                         std::uint64_t index);
 
 }  // namespace kc::drivers::conv

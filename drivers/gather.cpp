@@ -61,20 +61,20 @@ class Gather final : public Movement {
     const Tensor &x = valid.inputs[0], &ix = valid.inputs[1];
     const auto i = static_cast<std::int64_t>(index);
     const auto dim = static_cast<std::size_t>(valid.params.integer("dim"));
-    const std::string r(rule.rule);
-    if (r == "rank.mismatch") {  // an index of one more axis
+    const Rule r = rule.rule;
+    if (r == Rule::rank_mismatch) {  // an index of one more axis
       Dims d = ix.dims();
       d.insert(d.begin(), 1 + i);
       c.inputs[1] = gen::zeros(DType::u32, d);
       return c;
     }
-    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
-    if (r == "index.shape") {  // an index dim off `dim` beyond x's: x [2, 3], index [1, 4 + index], dim 0
+    if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index);
+    if (r == Rule::index_shape) {  // an index dim off `dim` beyond x's: x [2, 3], index [1, 4 + index], dim 0
       c.inputs = {gen::zeros(x.dtype(), {2, 3}), gen::zeros(DType::u32, {1, 4 + i})};
       c.params.set("dim", std::int64_t{0});
       return c;
     }
-    if (r == "index.out_of_range") {  // one index equal to x's dim (+ index): an index of at least one element
+    if (r == Rule::index_out_of_range) {  // one index equal to x's dim (+ index): an index of at least one element
       if (ix.numel() == 0 || x.dims()[dim] == 0) {
         c.inputs = {gen::zeros(x.dtype(), {2, 3}), gen::zeros(DType::u32, {2, 3})};
         c.params.set("dim", std::int64_t{1});
@@ -85,7 +85,7 @@ class Gather final : public Movement {
       c.inputs[1] = bad;
       return c;
     }
-    if (r == "dtype.unsupported" && rule.operand == "index") {
+    if (r == Rule::dtype_unsupported && rule.operand == "index") {
       c.inputs[1] = gen::zeros(index % 2 == 0 ? DType::f32 : DType::f64, ix.dims());
       return c;
     }

@@ -92,7 +92,7 @@ std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64
 // forward norms' last_dim.zero).
 bool allows_empty_rows(const contract::KernelSpec& k) {
   for (const auto& p : k.preconditions)
-    if (p.rule == "last_dim.zero") return false;
+    if (p.rule == Rule::last_dim_zero) return false;
   return true;
 }
 
@@ -259,18 +259,18 @@ class LastDim final : public Driver {
                                    std::uint64_t index) const override {
     gen::Case c = valid;
     const DType t = valid.inputs[0].dtype();
-    if (rule.rule == "rank.min") {
+    if (rule.rule == Rule::rank_min) {
       for (Tensor& x : c.inputs) x = gen::zeros(t, {});
       return c;
     }
-    if (rule.rule == "last_dim.zero") {  // rows of no element
+    if (rule.rule == Rule::last_dim_zero) {  // rows of no element
       Dims empty = c.inputs[0].dims();
       empty.back() = 0;
       if (index % 2 == 1) empty.insert(empty.begin(), 2);
       c.inputs[0] = gen::zeros(t, empty);
       return c;
     }
-    if (rule.rule == "shape.mismatch" && c.inputs.size() == 2) {
+    if (rule.rule == Rule::shape_mismatch && c.inputs.size() == 2) {
       Dims bad = c.inputs[0].dims();
       if (index % 2 == 0) bad.back() += 1 + static_cast<std::int64_t>(index / 2 % 3);
       else bad.insert(bad.begin(), 2);

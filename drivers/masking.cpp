@@ -101,27 +101,27 @@ class Masking final : public Movement {
     gen::Case c = valid;
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
-    if (r == "rank.min") {  // rank 1, or 0
+    const Rule r = rule.rule;
+    if (r == Rule::rank_min) {  // rank 1, or 0
       c.inputs[0] = gen::zeros(x.dtype(), index % 2 == 0 ? Dims{3 + i} : Dims{});
       return c;
     }
-    if (r == "batch.empty") {
+    if (r == Rule::batch_empty) {
       c.inputs[0] = gen::zeros(x.dtype(), {0, 2 + i, 3});
       return c;
     }
-    if (r == "shape.mismatch") {  // a mask with a leading axis more, or one element more along the last
+    if (r == Rule::shape_mismatch) {  // a mask with a leading axis more, or one element more along the last
       Dims d = x.dims();
       if (index % 2 == 0 || d.empty()) d.insert(d.begin(), 2 + i);
       else d.back() += 1 + i;
       c.inputs[1] = gen::zeros(DType::u8, d);
       return c;
     }
-    if (r == "dtype.unsupported" && rule.operand == "mask") {
+    if (r == Rule::dtype_unsupported && rule.operand == "mask") {
       c.inputs[1] = gen::zeros(index % 2 == 0 ? DType::f32 : DType::u32, x.dims());
       return c;
     }
-    if (r == "param.domain" && rule.operand == "value") {  // u32 data with a fraction, a negative, 2^32
+    if (r == Rule::param_domain && rule.operand == "value") {  // u32 data with a fraction, a negative, 2^32
       const double bad[] = {0.5, -1.0, 4294967296.0};
       c.inputs[0] = gen::zeros(DType::u32, x.dims());
       c.params.set("value", bad[index % 3]);

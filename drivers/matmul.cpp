@@ -192,14 +192,14 @@ class Matmul final : public Driver {
   std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
     if (k.inputs.size() != 3) return matmul_violation(k, rule, valid, index);
-    const std::string r(rule.rule);
-    if (r == "dtype.mismatch") {  // b or the bias in the other of f32 and f64 (the halves are dtype.unsupported)
+    const Rule r = rule.rule;
+    if (r == Rule::dtype_mismatch) {  // b or the bias in the other of f32 and f64 (the halves are dtype.unsupported)
       gen::Case c = valid;
       const std::size_t at = rule.operand == "b" ? 1 : 2;
       c.inputs[at] = gen::zeros(valid.inputs[0].dtype() == DType::f32 ? DType::f64 : DType::f32, valid.inputs[at].dims());
       return c;
     }
-    if (r == "shape.broadcast") {
+    if (r == Rule::shape_broadcast) {
       gen::Case c = valid;
       const Dims out = shape_of(valid).out();
       const DType t = valid.inputs[0].dtype();
@@ -218,19 +218,19 @@ class Matmul final : public Driver {
     const MatmulShape s = shape_of(valid);
     const DType ta = valid.inputs[0].dtype(), tb = valid.inputs[1].dtype();
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
-    if (r == "rank.min" || r == "rank.exact") {  // a (or b) of rank 1, or rank 3 for matmul_2d
-      Dims d = r == "rank.min" ? Dims{2 + i} : Dims{1, 2, 2 + i};
+    const Rule r = rule.rule;
+    if (r == Rule::rank_min || r == Rule::rank_exact) {  // a (or b) of rank 1, or rank 3 for matmul_2d
+      Dims d = r == Rule::rank_min ? Dims{2 + i} : Dims{1, 2, 2 + i};
       c.inputs[rule.operand == "a" ? 0 : 1] = gen::zeros(rule.operand == "a" ? ta : tb, d);
       return c;
     }
-    if (r == "rank.mismatch") {  // b with one more leading dim
+    if (r == Rule::rank_mismatch) {  // b with one more leading dim
       Dims d = s.b();
       d.insert(d.begin(), 2 + i);
       c.inputs[1] = gen::zeros(tb, d);
       return c;
     }
-    if (r == "batch.mismatch") {  // rank 3 (or more) with b's first batch dim off by 1 + index
+    if (r == Rule::batch_mismatch) {  // rank 3 (or more) with b's first batch dim off by 1 + index
       MatmulShape t2 = s;
       if (t2.batch.empty()) t2.batch.push_back(2);
       Dims db = t2.b();
@@ -238,19 +238,19 @@ class Matmul final : public Driver {
       c.inputs = {gen::zeros(ta, t2.a()), gen::zeros(tb, db)};
       return c;
     }
-    if (r == "inner.mismatch") {
+    if (r == Rule::inner_mismatch) {
       MatmulShape t2 = s;
       Dims db = t2.b();
       db[db.size() - 2] = s.k + 1 + i;
       c.inputs[1] = gen::zeros(tb, db);
       return c;
     }
-    if (r == "batch.empty") {  // [0, m, k] x [0, k, n] with m, n > 0
+    if (r == Rule::batch_empty) {  // [0, m, k] x [0, k, n] with m, n > 0
       const MatmulShape t2{{0}, 2 + i, 3, 2};
       c.inputs = {gen::zeros(ta, t2.a()), gen::zeros(tb, t2.b())};
       return c;
     }
-    if (r == "dtype.mismatch") {  // b of a float dtype no arm pairs with a's
+    if (r == Rule::dtype_mismatch) {  // b of a float dtype no arm pairs with a's
       std::vector<DType> bad;
       for (DType o : kFloatSet.list())
         if (o != ta && !(ta == DType::f32 && o == DType::bf16)) bad.push_back(o);

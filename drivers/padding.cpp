@@ -85,16 +85,16 @@ std::optional<gen::Case> violate_padding(const contract::Precondition& rule, con
                                          Mode m, bool backward) {
   gen::Case c = valid;
   const auto i = static_cast<std::int64_t>(index);
-  const std::string r(rule.rule);
+  const Rule r = rule.rule;
   const DType t = valid.inputs[0].dtype();
   std::vector<std::int64_t> pad = valid.params.shape("padding");
-  if (r == "padding.length") {  // a pair short, or an entry too many
+  if (r == Rule::padding_length) {  // a pair short, or an entry too many
     if (index % 2 == 0 && pad.size() >= 2) pad.resize(pad.size() - 2);
     else pad.push_back(1 + i);
     c.params.set("padding", pad);
     return c;
   }
-  if (r == "padding.too_large") {  // reflect: before = n + index; replicate: an empty axis padded
+  if (r == Rule::padding_too_large) {  // reflect: before = n + index; replicate: an empty axis padded
     const Dims in = m == reflect ? Dims{3, 4} : Dims{0, 4};
     pad = m == reflect ? std::vector<std::int64_t>{0, 0, 4 + i, 0} : std::vector<std::int64_t>{1 + i, 0, 0, 0};
     if (backward) {
@@ -228,7 +228,7 @@ class PadBackward final : public Driver {
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
     const auto m = static_cast<Mode>(valid.params.integer("mode"));
-    if (rule.rule == "shape.mismatch") {  // grad_out one larger along an axis (or with an axis more)
+    if (rule.rule == Rule::shape_mismatch) {  // grad_out one larger along an axis (or with an axis more)
       gen::Case c = valid;
       Dims d = valid.inputs[0].dims();
       if (index % 2 == 0) d.back() += 1 + static_cast<std::int64_t>(index);
@@ -236,12 +236,12 @@ class PadBackward final : public Driver {
       c.inputs[0] = gen::zeros(valid.inputs[0].dtype(), d);
       return c;
     }
-    if (rule.rule == "padding.too_large") {
+    if (rule.rule == Rule::padding_too_large) {
       auto c = violate_padding(rule, valid, index, index % 2 == 0 ? reflect : replicate, true);
       if (c) c->params.set("mode", std::int64_t{index % 2 == 0 ? reflect : replicate});
       return c;
     }
-    if (rule.rule == "padding.length") {  // (grad_out keeps its dims: the length is checked first)
+    if (rule.rule == Rule::padding_length) {  // (grad_out keeps its dims: the length is checked first)
       return violate_padding(rule, valid, index, m, true);
     }
     return std::nullopt;

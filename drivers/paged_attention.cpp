@@ -124,51 +124,52 @@ class PagedAttention final : public AttentionRows {
     gen::Case c = valid;
     const DType t = valid.inputs[0].dtype();
     const Paged s = paged_of(valid);
-    const std::string r(rule.rule), operand(rule.operand);
+    const Rule r = rule.rule;
+    const std::string operand(rule.operand);
     const std::map<std::string, std::size_t> at{{"q", 0}, {"k_cache", 1}, {"v_cache", 2}, {"block_table", 3}, {"context_lens", 4}, {"alibi", 5}};
     const std::size_t i = at.count(operand) ? at.at(operand) : 0;
     auto set = [&](std::size_t k, DType dt, Dims d) { c.inputs.at(k) = gen::zeros(dt, std::move(d)); };
-    if (r == "arity") {  // four inputs, or a seventh
+    if (r == Rule::arity) {  // four inputs, or a seventh
       if (index % 2 == 0) c.inputs.resize(4);
       else {
         if (c.inputs.size() < 6) c.inputs.push_back(gen::zeros(t, {s.hq}));
         c.inputs.push_back(gen::zeros(t, {s.hq}));
       }
-    } else if (r == "rank.exact") {
+    } else if (r == Rule::rank_exact) {
       Dims d = valid.inputs[i].dims();
       d.push_back(1);
       set(i, valid.inputs[i].dtype(), d);
-    } else if (r == "dtype.unsupported" && i >= 3) {
+    } else if (r == Rule::dtype_unsupported && i >= 3) {
       set(i, t, valid.inputs[i].dims());
-    } else if (r == "dtype.mismatch") {
+    } else if (r == Rule::dtype_mismatch) {
       set(i, t == DType::f32 ? DType::f64 : DType::f32, valid.inputs[i].dims());
-    } else if (r == "block_size.mismatch") {
+    } else if (r == Rule::block_size_mismatch) {
       set(i, t, {s.nb, s.bs + 1, s.hkv, s.d});
-    } else if (r == "heads.mismatch") {
+    } else if (r == Rule::heads_mismatch) {
       set(2, t, {s.nb, s.bs, s.hkv + 1, s.d});
-    } else if (r == "head_dim.mismatch") {
+    } else if (r == Rule::head_dim_mismatch) {
       set(i, t, {s.nb, s.bs, s.hkv, s.d + 1});
-    } else if (r == "batch.mismatch") {
+    } else if (r == Rule::batch_mismatch) {
       Dims d = valid.inputs[i].dims();
       d[0] += 1;
       set(i, DType::u32, d);
-    } else if (r == "gqa.group") {
+    } else if (r == Rule::gqa_group) {
       set(1, t, {s.nb, s.bs, 2, s.d});
       set(2, t, {s.nb, s.bs, 2, s.d});
       set(0, t, {s.b, 3 + 2 * static_cast<std::int64_t>(index % 2), s.sq, s.d});
       if (c.inputs.size() > 5) c.inputs.pop_back();
-    } else if (r == "alibi.shape") {
+    } else if (r == Rule::alibi_shape) {
       const Tensor bad = gen::zeros(t, {s.hq + 1});
       if (c.inputs.size() > 5) c.inputs[5] = bad;
       else c.inputs.push_back(bad);
-    } else if (r == "block_table.range") {  // a used entry past num_blocks
+    } else if (r == Rule::block_table_range) {  // a used entry past num_blocks
       Tensor ctx = c.inputs[4];
       ctx.set_bits(0, static_cast<std::uint64_t>(std::max<std::int64_t>(1, s.bs)));  // context 0 uses its first block
       c.inputs[4] = ctx;
       Tensor table = c.inputs[3];
       table.set_bits(0, static_cast<std::uint64_t>(s.nb + static_cast<std::int64_t>(index)));
       c.inputs[3] = table;
-    } else if (r == "context_len.capacity") {  // longer than the table's blocks hold
+    } else if (r == Rule::context_len_capacity) {  // longer than the table's blocks hold
       Tensor ctx = c.inputs[4];
       ctx.set_bits(0, static_cast<std::uint64_t>(s.mb * s.bs + 1 + static_cast<std::int64_t>(index)));
       c.inputs[4] = ctx;

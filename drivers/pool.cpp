@@ -71,11 +71,11 @@ class Pool final : public Driver {
     gen::Case c = valid;
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
-    if (rule.rule == "rank.exact") {  // rank 3 or 5
+    if (rule.rule == Rule::rank_exact) {  // rank 3 or 5
       c.inputs[0] = gen::zeros(x.dtype(), index % 2 == 0 ? Dims{1, 4, 4} : Dims{1, 1, 4, 4, 1 + i});
       return c;
     }
-    if (rule.rule == "kernel.too_large") {  // a window past the height (or the width)
+    if (rule.rule == Rule::kernel_too_large) {  // a window past the height (or the width)
       c.inputs[0] = gen::zeros(x.dtype(), index % 2 == 0 ? Dims{1, 1, 3, 8} : Dims{1, 1, 8, 3});
       c.params.set("kernel_size", std::int64_t{4} + i);
       return c;

@@ -63,7 +63,7 @@ class Prefix final : public Driver {
 
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
-    if (rule.rule != "dim.out_of_range") return std::nullopt;
+    if (rule.rule != Rule::dim_out_of_range) return std::nullopt;
     return dim_past_rank(valid, index);
   }
 

@@ -54,16 +54,16 @@ std::optional<gen::Case> violate_weight(const contract::Precondition& rule, cons
   gen::Case c = valid;
   const QuantShape s = shape_of(valid);
   Tensor& w = c.inputs.back();
-  if (rule.rule == "quant_type.unsupported") {
+  if (rule.rule == Rule::quant_type_unsupported) {
     const std::int64_t others[] = {0, 1, 3, 10, 13, 14, -1};  // F32, F16, Q4_1, Q2_K, Q5_K, Q6_K, ...
     c.params.set("quant_type", others[index % 7]);
     return c;
   }
-  if (rule.rule == "k.block_multiple") {
+  if (rule.rule == Rule::k_block_multiple) {
     c.params.set("k", s.k + 1 + static_cast<std::int64_t>(index % 7));
     return c;
   }
-  if (rule.rule == "bytes.mismatch") {
+  if (rule.rule == Rule::bytes_mismatch) {
     const std::int64_t words = std::max<std::int64_t>(0, w.numel() + (index % 2 == 0 ? -1 : 1));
     Tensor bad(DType::u32, {words});
     for (std::int64_t i = 0; i < words && i < w.numel(); ++i) bad.set_bits(i, w.bits_at(i));
@@ -286,11 +286,11 @@ class Qmatmul final : public Driver {
     if (auto c = violate_weight(rule, valid, index)) return c;
     gen::Case c = valid;
     const Dims& a = valid.inputs[0].dims();
-    if (rule.rule == "rank.exact") {
+    if (rule.rule == Rule::rank_exact) {
       c.inputs[0] = gen::zeros(DType::f32, {1 + static_cast<std::int64_t>(index % 2), a[0], a[1]});
       return c;
     }
-    if (rule.rule == "shape.inner") {
+    if (rule.rule == Rule::shape_inner) {
       c.inputs[0] = gen::zeros(DType::f32, {a[0], a[1] + 1 + static_cast<std::int64_t>(index % 5)});
       return c;
     }

@@ -53,8 +53,8 @@ class ReduceBackward final : public Driver {
                                    const gen::Case& valid, std::uint64_t index) const override {
     gen::Case c = valid;
     const DType t = valid.inputs.front().dtype();
-    if (rule.rule == "target.rank") c.inputs.at(1) = gen::zeros(t, gen::higher_rank_shape(c, index));
-    else if (rule.rule == "target.incompatible") c.inputs.at(1) = gen::zeros(t, gen::incompatible_shape(c, index));
+    if (rule.rule == Rule::target_rank) c.inputs.at(1) = gen::zeros(t, gen::higher_rank_shape(c, index));
+    else if (rule.rule == Rule::target_incompatible) c.inputs.at(1) = gen::zeros(t, gen::incompatible_shape(c, index));
     else return std::nullopt;
     return c;
   }

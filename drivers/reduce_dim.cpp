@@ -33,7 +33,7 @@ class ReduceDim final : public Driver {
   // Valid cases only: where the contract forbids an empty reduced axis
   // (rule dim.empty: argmax/argmin have no index to return), it gets size 1.
   rc::Gen<gen::Case> random_case(const contract::KernelSpec& k, DType t) const override {
-    const bool nonempty_axis = k.has_rule("dim.empty");
+    const bool nonempty_axis = k.has_rule(Rule::dim_empty);
     return rc::gen::mapcat(gen::shape(k.inputs[0].min_rank, 6), [&k, t, nonempty_axis](Dims d) {
       return rc::gen::mapcat(rc::gen::inRange(0, static_cast<int>(d.size())), [t, d, nonempty_axis, &k](int dim) {
         Dims dd = d;
@@ -64,11 +64,11 @@ class ReduceDim final : public Driver {
     gen::Case c = valid;
     const Tensor& x = valid.inputs.front();
     const auto k = static_cast<std::int64_t>(index);
-    if (rule.rule == "dim.out_of_range") {
+    if (rule.rule == Rule::dim_out_of_range) {
       c.params.set("dim", std::int64_t{x.rank()} + k);
       return c;
     }
-    if (rule.rule == "dim.empty") {
+    if (rule.rule == Rule::dim_empty) {
       c.inputs = {gen::zeros(x.dtype(), {2 + k, 0})};
       c.params.set("dim", std::int64_t{1});
       return c;

@@ -59,8 +59,8 @@ class ReduceTo final : public Driver {
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
     gen::Case c = valid;
-    if (rule.rule == "target.rank") c.params.set("target", gen::higher_rank_shape(c, index));
-    else if (rule.rule == "target.incompatible") c.params.set("target", gen::incompatible_shape(c, index));
+    if (rule.rule == Rule::target_rank) c.params.set("target", gen::higher_rank_shape(c, index));
+    else if (rule.rule == Rule::target_incompatible) c.params.set("target", gen::incompatible_shape(c, index));
     else return std::nullopt;
     return c;
   }

@@ -114,20 +114,21 @@ class Rope final : public Driver {
     gen::Case c = valid;
     const DType t = valid.inputs[0].dtype();
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule), operand(rule.operand);
+    const Rule r = rule.rule;
+    const std::string operand(rule.operand);
     auto frame = [&](const Dims& x, const Dims& table) {
       c.inputs = {gen::zeros(t, x), gen::zeros(t, table), gen::zeros(t, table)};
       c.params = Params();
     };
-    if (r == "rank.min") {  // x of rank 1 (or 0)
+    if (r == Rule::rank_min) {  // x of rank 1 (or 0)
       frame(index % 2 == 0 ? Dims{4} : Dims{}, {1, 4});
       return c;
     }
-    if (r == "head_dim.odd") {  // D odd, the tables matching
+    if (r == Rule::head_dim_odd) {  // D odd, the tables matching
       frame({2, 3 + 2 * i}, {2, 3 + 2 * i});
       return c;
     }
-    if (r == "shape.mismatch") {  // the named table one longer, one row more, or of rank 3
+    if (r == Rule::shape_mismatch) {  // the named table one longer, one row more, or of rank 3
       frame({2, 3, 4}, {3, 4});
       const Dims bad = index % 3 == 0 ? Dims{3, 5 + 2 * i} : index % 3 == 1 ? Dims{4 + i, 4} : Dims{1, 3, 4};
       c.inputs[operand == "cos" ? 1 : 2] = gen::zeros(t, bad);

@@ -119,15 +119,15 @@ class SelectAlong final : public Movement {
     gen::Case c = valid;
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
-    if (r == "dim.out_of_range") return dim_past_rank(valid, index);
+    const Rule r = rule.rule;
+    if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index);
     const std::int64_t n = x.rank() > 0 ? x.dims()[static_cast<std::size_t>(dim_of(m, valid.params))] : 0;
-    if (r == "range.out_of_bounds") {  // past the end by 1 + index, by a long len or a start beyond the dim
+    if (r == Rule::range_out_of_bounds) {  // past the end by 1 + index, by a long len or a start beyond the dim
       if (index % 2 == 0) c.params.set("start", std::int64_t{0}).set("len", n + 1 + i);
       else c.params.set("start", n + 1 + i).set("len", std::int64_t{0});
       return c;
     }
-    if (r == "index.out_of_range") {  // one index at the dim's size + index (the others valid)
+    if (r == Rule::index_out_of_range) {  // one index at the dim's size + index (the others valid)
       std::vector<std::int64_t> idx = picks(m, valid);
       idx.push_back(n + i);
       if (m == index_select) c.params.set("indices", idx);
@@ -135,15 +135,15 @@ class SelectAlong final : public Movement {
       if (m == index_select_tensor) c.inputs[1] = u32_tensor({static_cast<std::int64_t>(idx.size())}, idx);
       return c;
     }
-    if (r == "index.rank") {  // an index of rank 2, or rank 0
+    if (r == Rule::index_rank) {  // an index of rank 2, or rank 0
       c.inputs[1] = index % 2 == 0 ? gen::zeros(DType::u32, {1, 1 + i}) : gen::zeros(DType::u32, {});
       return c;
     }
-    if (r == "dtype.unsupported" && rule.operand == "index") {  // a float index tensor
+    if (r == Rule::dtype_unsupported && rule.operand == "index") {  // a float index tensor
       c.inputs[1] = gen::zeros(index % 2 == 0 ? DType::f32 : DType::f64, valid.inputs[1].dims());
       return c;
     }
-    if (r == "rank.exact") {  // a table of rank 1 or 3
+    if (r == Rule::rank_exact) {  // a table of rank 1 or 3
       c.inputs[0] = gen::zeros(x.dtype(), index % 2 == 0 ? Dims{4 + i} : Dims{2, 2, 1 + i});
       return c;
     }

@@ -103,13 +103,13 @@ class ShapeView final : public Movement {
     gen::Case c = valid;
     const Tensor& x = valid.inputs[0];
     const auto i = static_cast<std::int64_t>(index);
-    const std::string r(rule.rule);
-    if (r == "numel.mismatch") {  // a target of one more (or a few more) elements
+    const Rule r = rule.rule;
+    if (r == Rule::numel_mismatch) {  // a target of one more (or a few more) elements
       c.params.set("shape", Dims{x.numel() + 1 + i});
       return c;
     }
-    if (r == "dim.out_of_range") return dim_past_rank(valid, index, mode_of(k) == unsqueeze ? 1 : 0);
-    if (r == "dim.not_one") {  // an axis of size 2 + index
+    if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index, mode_of(k) == unsqueeze ? 1 : 0);
+    if (r == Rule::dim_not_one) {  // an axis of size 2 + index
       c.inputs[0] = gen::zeros(x.dtype(), {3, 2 + i});
       c.params.set("dim", std::int64_t{1});
       return c;

@@ -43,21 +43,21 @@ namespace {
 std::optional<Case> violate_tensor(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
                                    std::uint64_t index) {
   Case c = valid;
-  const std::string r(rule.rule);
+  const Rule r = rule.rule;
   const Tensor& x = valid.inputs.front();
   // The tensor rules break the operand they name (the first input where
   // the name is not an input's).
   const int named = k.operand_index(rule.operand);
   const std::size_t at = named > 0 && static_cast<std::size_t>(named) < valid.inputs.size() ? static_cast<std::size_t>(named) : 0;
   const Tensor& xo = at < valid.inputs.size() ? valid.inputs[at] : x;
-  if (r == "shape.negative_dim") {
+  if (r == Rule::shape_negative_dim) {
     Dims d = xo.dims();
     if (d.empty()) d.push_back(1);
     d[index % d.size()] = -1 - static_cast<std::int64_t>(index % 3);
     c.inputs.at(at) = with_bytes(xo, xo.dtype(), d, xo.byte_size());
     return c;
   }
-  if (r == "buffer.size") {
+  if (r == Rule::buffer_size) {
     const std::size_t w = dtype_size(xo.dtype());
     const std::size_t need = xo.byte_size();
     const std::size_t delta = 1 + index % (2 * w);
@@ -66,7 +66,7 @@ std::optional<Case> violate_tensor(const contract::KernelSpec& k, const contract
     c.inputs.at(at) = with_bytes(xo, xo.dtype(), xo.dims(), n);
     return c;
   }
-  if (r == "dtype.unsupported") {
+  if (r == Rule::dtype_unsupported) {
     std::vector<DType> rejected;
     for (DType t : kAllDTypes)
       if (!k.inputs.at(at).dtypes.contains(t)) rejected.push_back(t);
@@ -75,7 +75,7 @@ std::optional<Case> violate_tensor(const contract::KernelSpec& k, const contract
     c.inputs.at(at) = with_bytes(xo, t, xo.dims(), static_cast<std::size_t>(xo.numel()) * dtype_size(t));
     return c;
   }
-  if (r == "dtype.mismatch") {  // the named operand gets another float dtype than the first
+  if (r == Rule::dtype_mismatch) {  // the named operand gets another float dtype than the first
     const int at = k.operand_index(rule.operand);
     if (at <= 0 || static_cast<std::size_t>(at) >= valid.inputs.size()) return std::nullopt;
     const std::vector<DType> others = kFloatSet.list();
@@ -92,23 +92,23 @@ std::optional<Case> violate_tensor(const contract::KernelSpec& k, const contract
 std::optional<Case> violate_param(const contract::KernelSpec& k, const contract::Precondition& rule, const Case& valid,
                                   std::uint64_t index) {
   Case c = valid;
-  const std::string r(rule.rule);
+  const Rule r = rule.rule;
   const contract::Param* spec = k.param(rule.operand);
   if (!spec) return std::nullopt;
   const std::string param(rule.operand);
-  if (r == "param.missing") {
+  if (r == Rule::param_missing) {
     Params p;
     for (const auto& [name, v] : valid.params.values())
       if (name != param) p.set(name, v);
     c.params = p;
     return c;
   }
-  if (r == "param.type") {
+  if (r == Rule::param_type) {
     if (spec->kind == contract::ParamKind::integer) c.params.set(param, 1.5 + static_cast<double>(index));
     else c.params.set(param, static_cast<std::int64_t>(index));
     return c;
   }
-  if (r == "param.domain" && spec->kind == contract::ParamKind::integer) {
+  if (r == Rule::param_domain && spec->kind == contract::ParamKind::integer) {
     // Alternate past either end; a side left open (INT64_MAX or INT64_MIN:
     // no bound there) has nothing past it, so only the bounded side is used.
     const bool above_open = spec->max > INT64_MAX - 1024, below_open = spec->min < INT64_MIN + 1024;
@@ -126,14 +126,14 @@ std::optional<Case> violate_param(const contract::KernelSpec& k, const contract:
 std::optional<Case> violate_shared(const contract::KernelSpec& k, const contract::Precondition& rule,
                                    const Case& valid, std::uint64_t index) {
   Case c = valid;
-  const std::string r(rule.rule);
+  const Rule r = rule.rule;
   const Tensor& x = valid.inputs.front();
-  if (r == "arity") {
+  if (r == Rule::arity) {
     if (index % 2 == 0) c.inputs.clear();
     else c.inputs.push_back(x);
     return c;
   }
-  if (r == "shape.negative_dim" && k.param(rule.operand) && k.param(rule.operand)->kind == contract::ParamKind::shape) {
+  if (r == Rule::shape_negative_dim && k.param(rule.operand) && k.param(rule.operand)->kind == contract::ParamKind::shape) {
     // A shape parameter (a target, an index list) with a negative entry.
     std::vector<std::int64_t> v = valid.params.has(std::string(rule.operand)) ? valid.params.shape(std::string(rule.operand))
                                                                                : std::vector<std::int64_t>{};

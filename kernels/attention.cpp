@@ -131,23 +131,23 @@ void check_inputs(std::string_view op, std::span<const Tensor> in, std::size_t a
   const char* names[] = {"q", "k", "v"};
   for (int i = 0; i < 3; ++i)
     if (in[static_cast<std::size_t>(i)].rank() != 4)
-      throw KernelError(std::string(op), names[i], "rank.exact",
+      throw KernelError(std::string(op), names[i], Rule::rank_exact,
                         fmt::format("{} {}: expected rank 4 [B, H, S, D], got {}", op, names[i],
                                     dims_to_string(in[static_cast<std::size_t>(i)].dims())));
   const Dims4 q = dims4(in[0]), k = dims4(in[1]), v = dims4(in[2]);
-  auto fail = [&](const char* operand, const char* rule, std::string msg) {
+  auto fail = [&](const char* operand, Rule rule, std::string msg) {
     throw KernelError(std::string(op), operand, rule, std::move(msg));
   };
-  if (q.b != k.b) fail("k", "batch.mismatch", fmt::format("B mismatch q vs k ({} vs {})", q.b, k.b));
-  if (k.b != v.b) fail("v", "batch.mismatch", fmt::format("B mismatch k vs v ({} vs {})", k.b, v.b));
-  if (k.h != v.h) fail("v", "heads.mismatch", fmt::format("Hk mismatch k vs v ({} vs {})", k.h, v.h));
-  if (k.s != v.s) fail("v", "seq.mismatch", fmt::format("Sk mismatch k vs v ({} vs {})", k.s, v.s));
-  if (q.d != k.d) fail("k", "head_dim.mismatch", fmt::format("head_dim mismatch q vs k ({} vs {})", q.d, k.d));
-  if (k.d != v.d) fail("v", "head_dim.mismatch", fmt::format("head_dim mismatch k vs v ({} vs {})", k.d, v.d));
+  if (q.b != k.b) fail("k", Rule::batch_mismatch, fmt::format("B mismatch q vs k ({} vs {})", q.b, k.b));
+  if (k.b != v.b) fail("v", Rule::batch_mismatch, fmt::format("B mismatch k vs v ({} vs {})", k.b, v.b));
+  if (k.h != v.h) fail("v", Rule::heads_mismatch, fmt::format("Hk mismatch k vs v ({} vs {})", k.h, v.h));
+  if (k.s != v.s) fail("v", Rule::seq_mismatch, fmt::format("Sk mismatch k vs v ({} vs {})", k.s, v.s));
+  if (q.d != k.d) fail("k", Rule::head_dim_mismatch, fmt::format("head_dim mismatch q vs k ({} vs {})", q.d, k.d));
+  if (k.d != v.d) fail("v", Rule::head_dim_mismatch, fmt::format("head_dim mismatch k vs v ({} vs {})", k.d, v.d));
   if (k.h == 0 || q.h % k.h != 0)
-    fail("q", "gqa.group", fmt::format("Hq={} must be a multiple of Hk={} (GQA group size)", q.h, k.h));
+    fail("q", Rule::gqa_group, fmt::format("Hq={} must be a multiple of Hk={} (GQA group size)", q.h, k.h));
   if (in.size() > alibi_at && in[alibi_at].dims() != Dims{q.h})
-    fail("alibi", "alibi.shape",
+    fail("alibi", Rule::alibi_shape,
          fmt::format("alibi_slopes must be shape [Hq={}], got {}", q.h, dims_to_string(in[alibi_at].dims())));
 }
 
@@ -193,10 +193,10 @@ std::vector<Tensor> flash_backward(std::span<const Tensor> in, const Params& p) 
   const char* op = "attention_flash_backward";
   check_inputs(op, in, 4);
   if (in[3].rank() != 4)
-    throw KernelError(op, "do_grad", "rank.exact",
+    throw KernelError(op, "do_grad", Rule::rank_exact,
                       fmt::format("{} do_grad: expected rank 4 [B, Hq, Sq, D], got {}", op, dims_to_string(in[3].dims())));
   if (in[3].dims() != in[0].dims())
-    throw KernelError(op, "do_grad", "shape.mismatch",
+    throw KernelError(op, "do_grad", Rule::shape_mismatch,
                       fmt::format("{}: do_grad is {}, the output's shape is q's {}", op, dims_to_string(in[3].dims()),
                                   dims_to_string(in[0].dims())));
   const AttnParams ap{static_cast<float>(p.real("softmax_scale")), p.integer("causal") != 0, p.integer("window_left"),
@@ -271,43 +271,43 @@ Tensor paged(std::span<const Tensor> in, const Params& p) {
   const int ranks[] = {4, 4, 4, 2, 1};
   for (int i = 0; i < 5; ++i)
     if (in[static_cast<std::size_t>(i)].rank() != ranks[i])
-      throw KernelError(op, names[i], "rank.exact",
+      throw KernelError(op, names[i], Rule::rank_exact,
                         fmt::format("paged_attn: {} must be rank {}, got {}", names[i], ranks[i],
                                     dims_to_string(in[static_cast<std::size_t>(i)].dims())));
   for (int i = 0; i < 3; ++i)
     if (!(in[static_cast<std::size_t>(i)].dtype() == DType::f32 || in[static_cast<std::size_t>(i)].dtype() == DType::f64))
-      throw KernelError(op, names[i], "dtype.unsupported",
+      throw KernelError(op, names[i], Rule::dtype_unsupported,
                         fmt::format("paged_attn: {} must be F32 or F64, got {}", names[i], dtype_name(in[static_cast<std::size_t>(i)].dtype())));
   for (int i = 1; i < 3; ++i)
     if (in[static_cast<std::size_t>(i)].dtype() != in[0].dtype())
-      throw KernelError(op, names[i], "dtype.mismatch", fmt::format("paged_attn: {} dtype differs from q's", names[i]));
+      throw KernelError(op, names[i], Rule::dtype_mismatch, fmt::format("paged_attn: {} dtype differs from q's", names[i]));
   for (int i = 3; i < 5; ++i)
     if (in[static_cast<std::size_t>(i)].dtype() != DType::u32)
-      throw KernelError(op, names[i], "dtype.unsupported",
+      throw KernelError(op, names[i], Rule::dtype_unsupported,
                         fmt::format("paged_attn: {} must be U32, got {}", names[i], dtype_name(in[static_cast<std::size_t>(i)].dtype())));
   const std::int64_t bs = p.integer("block_size");
   const Dims &q = in[0].dims(), &kc = in[1].dims(), &vc = in[2].dims(), &bt = in[3].dims(), &cl = in[4].dims();
-  auto fail = [&](const char* operand, const char* rule, std::string msg) { throw KernelError(op, operand, rule, std::move(msg)); };
-  if (kc[1] != bs) fail("k_cache", "block_size.mismatch", fmt::format("k_cache block dim {} != block_size {}", kc[1], bs));
-  if (vc[1] != bs) fail("v_cache", "block_size.mismatch", fmt::format("v_cache block dim {} != block_size {}", vc[1], bs));
-  if (vc[0] != kc[0] || vc[2] != kc[2]) fail("v_cache", "heads.mismatch", "v_cache's blocks and Hkv must be k_cache's");
-  if (kc[3] != q[3]) fail("k_cache", "head_dim.mismatch", fmt::format("k_cache head_dim {} != q's {}", kc[3], q[3]));
-  if (vc[3] != q[3]) fail("v_cache", "head_dim.mismatch", fmt::format("v_cache head_dim {} != q's {}", vc[3], q[3]));
-  if (bt[0] != q[0]) fail("block_table", "batch.mismatch", fmt::format("block_table has {} rows for B = {}", bt[0], q[0]));
-  if (cl[0] != q[0]) fail("context_lens", "batch.mismatch", fmt::format("context_lens has {} entries for B = {}", cl[0], q[0]));
-  if (kc[2] == 0 || q[1] % kc[2] != 0) fail("q", "gqa.group", fmt::format("Hq={} must be a multiple of Hkv={}", q[1], kc[2]));
+  auto fail = [&](const char* operand, Rule rule, std::string msg) { throw KernelError(op, operand, rule, std::move(msg)); };
+  if (kc[1] != bs) fail("k_cache", Rule::block_size_mismatch, fmt::format("k_cache block dim {} != block_size {}", kc[1], bs));
+  if (vc[1] != bs) fail("v_cache", Rule::block_size_mismatch, fmt::format("v_cache block dim {} != block_size {}", vc[1], bs));
+  if (vc[0] != kc[0] || vc[2] != kc[2]) fail("v_cache", Rule::heads_mismatch, "v_cache's blocks and Hkv must be k_cache's");
+  if (kc[3] != q[3]) fail("k_cache", Rule::head_dim_mismatch, fmt::format("k_cache head_dim {} != q's {}", kc[3], q[3]));
+  if (vc[3] != q[3]) fail("v_cache", Rule::head_dim_mismatch, fmt::format("v_cache head_dim {} != q's {}", vc[3], q[3]));
+  if (bt[0] != q[0]) fail("block_table", Rule::batch_mismatch, fmt::format("block_table has {} rows for B = {}", bt[0], q[0]));
+  if (cl[0] != q[0]) fail("context_lens", Rule::batch_mismatch, fmt::format("context_lens has {} entries for B = {}", cl[0], q[0]));
+  if (kc[2] == 0 || q[1] % kc[2] != 0) fail("q", Rule::gqa_group, fmt::format("Hq={} must be a multiple of Hkv={}", q[1], kc[2]));
   if (in.size() > 5 && in[5].dims() != Dims{q[1]})
-    fail("alibi", "alibi.shape", fmt::format("alibi_slopes must be shape [Hq={}], got {}", q[1], dims_to_string(in[5].dims())));
+    fail("alibi", Rule::alibi_shape, fmt::format("alibi_slopes must be shape [Hq={}], got {}", q[1], dims_to_string(in[5].dims())));
   const std::int64_t nb = kc[0], mb = bt[1], hkv = kc[2], d = q[3];
   for (std::int64_t b = 0; b < q[0]; ++b) {
     const auto len = static_cast<std::int64_t>(in[4].bits_at(b));
     // (the reference reads past its table row here, or out of bounds: a typed error instead)
     if (len > mb * bs)
-      fail("context_lens", "context_len.capacity",
+      fail("context_lens", Rule::context_len_capacity,
            fmt::format("context_lens[{}] = {} exceeds the table's {} blocks x block_size {}", b, len, mb, bs));
     for (std::int64_t blk = 0; blk * bs < len; ++blk)
       if (static_cast<std::int64_t>(in[3].bits_at(b * mb + blk)) >= nb)
-        fail("block_table", "block_table.range",
+        fail("block_table", Rule::block_table_range,
              fmt::format("block_table[{},{}]={} out of range (num_blocks={})", b, blk, in[3].bits_at(b * mb + blk), nb));
   }
   const AttnParams ap{static_cast<float>(p.real("softmax_scale")), false, -1, -1, static_cast<float>(p.real("softcap"))};

@@ -95,7 +95,7 @@ void register_binary(Arms& arms) {
         .op = name, .dtypes = kFloatSet, .arity = 2, .params = {}, .eval =
             [op, name](std::span<const Tensor> in, const Params&) {
               if (in[0].dims() != in[1].dims())
-                throw KernelError(name, "b", "shape.mismatch",
+                throw KernelError(name, "b", Rule::shape_mismatch,
                                   fmt::format("shape mismatch: lhs={}, rhs={}", dims_to_string(in[0].dims()),
                                               dims_to_string(in[1].dims())));
               return std::vector<Tensor>{binary_same_shape(op, in[0], in[1])};
@@ -109,7 +109,7 @@ void register_binary(Arms& arms) {
             [op, name](std::span<const Tensor> in, const Params&) {
               std::string why;
               if (!broadcast_shape(in[0].dims(), in[1].dims(), &why))
-                throw KernelError(name, "b", "broadcast.incompatible", why);
+                throw KernelError(name, "b", Rule::broadcast_incompatible, why);
               return std::vector<Tensor>{binary_broadcast(op, in[0], in[1])};
             },
         .operands = {"a", "b"}});

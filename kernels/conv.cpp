@@ -16,7 +16,7 @@ namespace {
 
 void require_rank4(std::string_view op, std::string_view operand, const Tensor& t, std::string_view what) {
   if (t.rank() != 4)
-    throw KernelError(std::string(op), std::string(operand), "rank.exact",
+    throw KernelError(std::string(op), std::string(operand), Rule::rank_exact,
                       fmt::format("{}: {} must be rank 4, got {}", op, what, dims_to_string(t.dims())));
 }
 
@@ -24,7 +24,7 @@ void require_rank4(std::string_view op, std::string_view operand, const Tensor& 
 std::pair<std::int64_t, std::int64_t> pair_of(std::string_view op, const Params& p, const char* name, std::int64_t lo) {
   const auto& v = p.shape(name);
   if (v.size() != 2 || v[0] < lo || v[1] < lo)
-    throw KernelError(std::string(op), name, "param.domain",
+    throw KernelError(std::string(op), name, Rule::param_domain,
                       fmt::format("{}: {} must be two entries [h, w], each >= {}, got {}", op, name, lo, dims_to_string(v)));
   return {v[0], v[1]};
 }
@@ -69,7 +69,7 @@ Tensor conv2d(std::span<const Tensor> in, const Params& p) {
   const Tensor* bias = in.size() > 2 ? &in[2] : nullptr;
   const bool weight_off = w.dtype() != x.dtype(), bias_off = bias && bias->dtype() != x.dtype();
   if (weight_off || bias_off)
-    throw KernelError(std::string(op), weight_off ? "weight" : "bias", "dtype.mismatch",
+    throw KernelError(std::string(op), weight_off ? "weight" : "bias", Rule::dtype_mismatch,
                       fmt::format("conv2d: unsupported operand dtype combination x={} w={} bias={}", dtype_name(x.dtype()),
                                   dtype_name(w.dtype()), bias ? dtype_name(bias->dtype()) : "none"));
   require_rank4(op, "x", x, "x");
@@ -77,26 +77,26 @@ Tensor conv2d(std::span<const Tensor> in, const Params& p) {
   const std::int64_t groups = p.integer("groups");
   const std::int64_t cin = x.dims()[1], cout = w.dims()[0], kh = w.dims()[2], kw = w.dims()[3];
   // ConvShape::validate, in its order.
-  if (groups < 1) throw KernelError(std::string(op), "groups", "param.domain", "conv2d shape validation: \"groups must be >= 1\"");
+  if (groups < 1) throw KernelError(std::string(op), "groups", Rule::param_domain, "conv2d shape validation: \"groups must be >= 1\"");
   if (cin % groups != 0)
-    throw KernelError(std::string(op), "groups", "groups.divisibility",
+    throw KernelError(std::string(op), "groups", Rule::groups_divisibility,
                       fmt::format("conv2d shape validation: \"c_in ({}) must be divisible by groups ({})\"", cin, groups));
   if (cout % groups != 0)
-    throw KernelError(std::string(op), "groups", "groups.divisibility",
+    throw KernelError(std::string(op), "groups", Rule::groups_divisibility,
                       fmt::format("conv2d shape validation: \"c_out ({}) must be divisible by groups ({})\"", cout, groups));
   const auto [sh, sw] = pair_of(op, p, "stride", 1);
   const auto [ph, pw] = pair_of(op, p, "padding", 0);
-  if (kh < 1 || kw < 1) throw KernelError(std::string(op), "weight", "kernel.empty", "conv2d shape validation: \"kernel dims must be >= 1\"");
+  if (kh < 1 || kw < 1) throw KernelError(std::string(op), "weight", Rule::kernel_empty, "conv2d shape validation: \"kernel dims must be >= 1\"");
   if (x.dims()[2] + 2 * ph < kh)
-    throw KernelError(std::string(op), "weight", "kernel.too_large", "conv2d shape validation: \"kernel taller than padded input\"");
+    throw KernelError(std::string(op), "weight", Rule::kernel_too_large, "conv2d shape validation: \"kernel taller than padded input\"");
   if (x.dims()[3] + 2 * pw < kw)
-    throw KernelError(std::string(op), "weight", "kernel.too_large", "conv2d shape validation: \"kernel wider than padded input\"");
+    throw KernelError(std::string(op), "weight", Rule::kernel_too_large, "conv2d shape validation: \"kernel wider than padded input\"");
   // Never checked by the reference (debug_asserts only, §9): rejected here.
   if (w.dims()[1] != cin / groups)
-    throw KernelError(std::string(op), "weight", "channels.mismatch",
+    throw KernelError(std::string(op), "weight", Rule::channels_mismatch,
                       fmt::format("conv2d: weight dim 1 is {}, c_in / groups is {}", w.dims()[1], cin / groups));
   if (bias && (bias->rank() != 1 || bias->dims()[0] != cout))
-    throw KernelError(std::string(op), "bias", "shape.mismatch",
+    throw KernelError(std::string(op), "bias", Rule::shape_mismatch,
                       fmt::format("conv2d: bias must be [{}], got {}", cout, dims_to_string(bias->dims())));
   Tensor y(x.dtype(), {x.dims()[0], cout, (x.dims()[2] + 2 * ph - kh) / sh + 1, (x.dims()[3] + 2 * pw - kw) / sw + 1});
   by_dtype(x.dtype(), [&]<class T>() { conv2d_into<T>(x, w, bias, y, sh, sw, ph, pw, groups); });
@@ -139,22 +139,22 @@ Tensor conv_transpose2d(std::span<const Tensor> in, const Params& p) {
   constexpr std::string_view op = "conv_transpose2d";
   const Tensor &x = in[0], &w = in[1];
   if (w.dtype() != x.dtype())
-    throw KernelError(std::string(op), "weight", "dtype.mismatch",
+    throw KernelError(std::string(op), "weight", Rule::dtype_mismatch,
                       fmt::format("conv_transpose2d: unsupported operand dtype combination x={} w={}", dtype_name(x.dtype()),
                                   dtype_name(w.dtype())));
   require_rank4(op, "x", x, "x");
   require_rank4(op, "weight", w, "weight");
   const std::int64_t cin = x.dims()[1], groups = p.integer("groups");
   if (w.dims()[0] != cin)
-    throw KernelError(std::string(op), "weight", "channels.mismatch",
+    throw KernelError(std::string(op), "weight", Rule::channels_mismatch,
                       fmt::format("conv_transpose2d: x has {} in-channels but weight has {}", cin, w.dims()[0]));
   // groups = 0 divides by zero in the reference, K = 0 underflows K - 1: rejected here (§9).
-  if (groups < 1) throw KernelError(std::string(op), "groups", "param.domain", "conv_transpose2d: groups must be >= 1");
+  if (groups < 1) throw KernelError(std::string(op), "groups", Rule::param_domain, "conv_transpose2d: groups must be >= 1");
   if (cin % groups != 0)
-    throw KernelError(std::string(op), "groups", "groups.divisibility",
+    throw KernelError(std::string(op), "groups", Rule::groups_divisibility,
                       fmt::format("conv_transpose2d: c_in ({}) must be divisible by groups ({})", cin, groups));
   if (w.dims()[2] < 1 || w.dims()[3] < 1)
-    throw KernelError(std::string(op), "weight", "kernel.empty", "conv_transpose2d: kernel dims must be >= 1");
+    throw KernelError(std::string(op), "weight", Rule::kernel_empty, "conv_transpose2d: kernel dims must be >= 1");
   // Stride 0 and dilation 0 are accepted, as the reference accepts them.
   const auto [sh, sw] = pair_of(op, p, "stride", 0);
   const auto [ph, pw] = pair_of(op, p, "padding", 0);
@@ -163,7 +163,7 @@ Tensor conv_transpose2d(std::span<const Tensor> in, const Params& p) {
   const std::int64_t full_h = std::max<std::int64_t>(x.dims()[2] - 1, 0) * sh + dh * (w.dims()[2] - 1) + oph + 1;
   const std::int64_t full_w = std::max<std::int64_t>(x.dims()[3] - 1, 0) * sw + dw * (w.dims()[3] - 1) + opw + 1;
   if (full_h <= 2 * ph || full_w <= 2 * pw)
-    throw KernelError(std::string(op), "padding", "padding.too_large",
+    throw KernelError(std::string(op), "padding", Rule::padding_too_large,
                       "conv_transpose2d: padding larger than produced output dims");
   Tensor y(x.dtype(), {x.dims()[0], w.dims()[1] * groups, full_h - 2 * ph, full_w - 2 * pw});
   by_dtype(x.dtype(), [&]<class T>() { conv_t_into<T>(x, w, y, sh, sw, ph, pw, dh, dw, groups); });
@@ -200,7 +200,7 @@ Tensor conv2d_simple(const Tensor& x, const Tensor& k, std::int64_t stride, std:
   require_rank4(op, "x", x, "input");
   require_rank4(op, "kernel", k, "kernel");
   if (k.dims()[1] != x.dims()[1])
-    throw KernelError(std::string(op), "kernel", "channels.mismatch",
+    throw KernelError(std::string(op), "kernel", Rule::channels_mismatch,
                       fmt::format("conv2d: input C_in ({}) != kernel C_in ({})", x.dims()[1], k.dims()[1]));
   auto out_dim = [&](std::int64_t in, std::int64_t kd) { return std::max<std::int64_t>(in + 2 * pad - kd, 0) / stride + 1; };
   Tensor y(x.dtype(), {x.dims()[0], k.dims()[0], out_dim(x.dims()[2], k.dims()[2]), out_dim(x.dims()[3], k.dims()[3])});
@@ -230,7 +230,7 @@ void pool_into(const Tensor& x, Tensor& y, std::int64_t k, std::int64_t stride) 
 Tensor max_pool2d(const Tensor& x, std::int64_t k, std::int64_t stride) {
   require_rank4("max_pool2d", "x", x, "input");
   if (k > x.dims()[2] || k > x.dims()[3])
-    throw KernelError("max_pool2d", "kernel_size", "kernel.too_large",
+    throw KernelError("max_pool2d", "kernel_size", Rule::kernel_too_large,
                       fmt::format("max_pool2d: kernel larger than input ({} > {}x{})", k, x.dims()[2], x.dims()[3]));
   Tensor y(x.dtype(), {x.dims()[0], x.dims()[1], (x.dims()[2] - k) / stride + 1, (x.dims()[3] - k) / stride + 1});
   by_dtype(x.dtype(), [&]<class T>() { pool_into<T>(x, y, k, stride); });

@@ -19,20 +19,20 @@ constexpr DTypeSet kFloatAndIndex{DType::f32, DType::f64, DType::bf16, DType::f1
 
 std::size_t checked_dim(std::string_view op, const Tensor& x, std::int64_t dim) {
   if (dim < 0 || dim >= x.rank())
-    throw KernelError(std::string(op), "dim", "dim.out_of_range",
+    throw KernelError(std::string(op), "dim", Rule::dim_out_of_range,
                       fmt::format("{}: dim {} out of bounds for shape {}", op, dim, dims_to_string(x.dims())));
   return static_cast<std::size_t>(dim);
 }
 
 void require_u32(std::string_view op, std::string_view operand, const Tensor& t) {
   if (t.dtype() != DType::u32)
-    throw KernelError(std::string(op), std::string(operand), "dtype.unsupported",
+    throw KernelError(std::string(op), std::string(operand), Rule::dtype_unsupported,
                       fmt::format("{}: the index tensor must be U32, got {}", op, dtype_name(t.dtype())));
 }
 
 void require_float(std::string_view op, std::string_view operand, const Tensor& t) {
   if (!kFloatSet.contains(t.dtype()))
-    throw KernelError(std::string(op), std::string(operand), "dtype.unsupported",
+    throw KernelError(std::string(op), std::string(operand), Rule::dtype_unsupported,
                       fmt::format("{}: base and src dtype mismatch: {} vs {} (float data only)", op,
                                   dtype_name(t.dtype()), dtype_name(t.dtype())));
 }
@@ -50,7 +50,7 @@ Tensor select(std::string_view op, std::string_view index_operand, const Tensor&
   const std::int64_t n = x.dims()[dim];
   for (std::size_t k = 0; k < idx.size(); ++k)
     if (idx[k] < 0 || idx[k] >= n)
-      throw KernelError(std::string(op), std::string(index_operand), "index.out_of_range",
+      throw KernelError(std::string(op), std::string(index_operand), Rule::index_out_of_range,
                         fmt::format("{}: indices[{}] = {} out of bounds for dim size {}", op, k, idx[k], n));
   Dims out = x.dims();
   out[dim] = static_cast<std::int64_t>(idx.size());
@@ -66,18 +66,18 @@ Tensor index_select_tensor(const Tensor& x, const Tensor& index, std::int64_t di
   constexpr std::string_view op = "index_select_tensor";
   require_u32(op, "index", index);
   if (index.rank() != 1)
-    throw KernelError(std::string(op), "index", "index.rank",
+    throw KernelError(std::string(op), "index", Rule::index_rank,
                       fmt::format("index_select_tensor: index tensor must be rank 1, got {}", dims_to_string(index.dims())));
   return select(op, "index", x, checked_dim(op, x, dim), u32_values(index));
 }
 
 Tensor embedding(const Tensor& table, const std::vector<std::int64_t>& ids) {
   if (table.rank() != 2)
-    throw KernelError("embedding", "table", "rank.exact",
+    throw KernelError("embedding", "table", Rule::rank_exact,
                       fmt::format("embedding: table must be rank 2, got {}", dims_to_string(table.dims())));
   for (std::size_t i = 0; i < ids.size(); ++i)  // (in order, as the reference checks them)
     if (ids[i] < 0 || ids[i] >= table.dims()[0])
-      throw KernelError("embedding", "ids", "index.out_of_range",
+      throw KernelError("embedding", "ids", Rule::index_out_of_range,
                         fmt::format("embedding: ids[{}] = {} out of bounds for vocab size {}", i, ids[i], table.dims()[0]));
   return select("embedding", "ids", table, 0, ids);
 }
@@ -103,7 +103,7 @@ std::int64_t flatten(const Dims& d, const std::vector<std::int64_t>& c) {
 void check_fits(std::string_view op, std::string_view operand, const Dims& small, const Dims& big, std::size_t dim) {
   for (std::size_t d = 0; d < small.size(); ++d)
     if (d != dim && small[d] > big[d])
-      throw KernelError(std::string(op), std::string(operand), operand == "index" ? "index.shape" : "shape.mismatch",
+      throw KernelError(std::string(op), std::string(operand), operand == "index" ? Rule::index_shape : Rule::shape_mismatch,
                         fmt::format("{}: {} dim {} is {}, beyond {} (the reference reads out of bounds)", op, operand, d,
                                     small[d], big[d]));
 }
@@ -112,14 +112,14 @@ Tensor gather(const Tensor& x, const Tensor& index, std::int64_t dim) {
   constexpr std::string_view op = "gather";
   require_u32(op, "index", index);
   if (index.rank() != x.rank())
-    throw KernelError(std::string(op), "index", "rank.mismatch",
+    throw KernelError(std::string(op), "index", Rule::rank_mismatch,
                       fmt::format("gather: data and index must have the same rank, got {} and {}", x.rank(), index.rank()));
   const std::size_t d = checked_dim(op, x, dim);
   check_fits(op, "index", index.dims(), x.dims(), d);
   const std::vector<std::int64_t> idx = u32_values(index);
   for (std::size_t p = 0; p < idx.size(); ++p)  // (checked in flat order)
     if (idx[p] >= x.dims()[d])
-      throw KernelError(std::string(op), "index", "index.out_of_range",
+      throw KernelError(std::string(op), "index", Rule::index_out_of_range,
                         fmt::format("gather: index value {} out of bounds for data dim size {}", idx[p], x.dims()[d]));
   return copy_from(x, index.dims(), [&](std::int64_t o) {
     std::vector<std::int64_t> c = unflatten(index.dims(), o);
@@ -149,11 +149,11 @@ void check_operands(std::string_view op, const Tensor& base, const Tensor& index
   require_float(op, "base", base);
   require_u32(op, "index", index);
   if (src.dtype() != base.dtype())
-    throw KernelError(std::string(op), "src", "dtype.mismatch",
+    throw KernelError(std::string(op), "src", Rule::dtype_mismatch,
                       fmt::format("{}: base and src dtype mismatch: {} vs {}", op, dtype_name(base.dtype()),
                                   dtype_name(src.dtype())));
   if (base.rank() != src.rank())
-    throw KernelError(std::string(op), "src", "rank.mismatch",
+    throw KernelError(std::string(op), "src", Rule::rank_mismatch,
                       fmt::format("{}: base and src must have the same rank", op));
 }
 
@@ -161,19 +161,19 @@ Tensor index_add(const Tensor& base, const Tensor& index, const Tensor& src, std
   constexpr std::string_view op = "index_add";
   check_operands(op, base, index, src);
   const std::size_t d = checked_dim(op, base, dim);
-  if (index.rank() != 1) throw KernelError(std::string(op), "index", "index.rank", "index_add: index must be rank 1");
+  if (index.rank() != 1) throw KernelError(std::string(op), "index", Rule::index_rank, "index_add: index must be rank 1");
   if (src.dims()[d] != index.numel())
-    throw KernelError(std::string(op), "src", "shape.mismatch",
+    throw KernelError(std::string(op), "src", Rule::shape_mismatch,
                       fmt::format("index_add: src dim {} must match index length ({} vs {})", d, src.dims()[d], index.numel()));
   for (std::size_t a = 0; a < base.dims().size(); ++a)
     if (a != d && base.dims()[a] != src.dims()[a])
-      throw KernelError(std::string(op), "src", "shape.mismatch",
+      throw KernelError(std::string(op), "src", Rule::shape_mismatch,
                         fmt::format("index_add: non-dim shapes must match (dim {}: base {} vs src {})", a,
                                     base.dims()[a], src.dims()[a]));
   const std::vector<std::int64_t> idx = u32_values(index);
   for (std::size_t i = 0; i < idx.size(); ++i)  // (the reference finds a bad one lazily; the error is the same)
     if (idx[i] >= base.dims()[d])
-      throw KernelError(std::string(op), "index", "index.out_of_range",
+      throw KernelError(std::string(op), "index", Rule::index_out_of_range,
                         fmt::format("index_add: indices[{}] = {} out of bounds for base dim {}", i, idx[i], base.dims()[d]));
   Tensor out = copy_of(base);
   by_dtype(base.dtype(), [&]<class T>() {
@@ -191,14 +191,14 @@ Tensor scatter_add(const Tensor& base, const Tensor& index, const Tensor& src, s
   check_operands(op, base, index, src);
   const std::size_t d = checked_dim(op, base, dim);
   if (index.dims() != src.dims())
-    throw KernelError(std::string(op), "index", "shape.mismatch",
+    throw KernelError(std::string(op), "index", Rule::shape_mismatch,
                       fmt::format("scatter_add: indices and src must have the same shape ({} vs {})",
                                   dims_to_string(index.dims()), dims_to_string(src.dims())));
   check_fits(op, "src", src.dims(), base.dims(), d);
   const std::vector<std::int64_t> idx = u32_values(index);
   for (std::size_t p = 0; p < idx.size(); ++p)
     if (idx[p] >= base.dims()[d])
-      throw KernelError(std::string(op), "index", "index.out_of_range",
+      throw KernelError(std::string(op), "index", Rule::index_out_of_range,
                         fmt::format("scatter_add: index value {} out of bounds for base dim {}", idx[p], base.dims()[d]));
   Tensor out = copy_of(base);
   by_dtype(base.dtype(), [&]<class T>() {

@@ -32,7 +32,7 @@ std::int64_t product_of(const Dims& d, std::size_t from, std::size_t to) {
 // empty (§8): a panic there, a typed error here.
 void check_batch_not_empty(std::string_view op, std::string_view operand, const Dims& d, std::int64_t matrix_elems) {
   if (product_of(d, 0, d.size() - 2) == 0 && matrix_elems > 0)
-    throw KernelError(std::string(op), std::string(operand), "batch.empty",
+    throw KernelError(std::string(op), std::string(operand), Rule::batch_empty,
                       fmt::format("a zero-sized batch dim with non-empty matrices {} (the reference indexes out of "
                                   "bounds)", dims_to_string(d)));
 }
@@ -56,12 +56,12 @@ void matmul_into(const Tensor& a, const Tensor& b, Tensor& y, std::int64_t batch
 Tensor matmul_2d(const Tensor& a, const Tensor& b) {
   constexpr std::string_view op = "matmul_2d";
   if (a.rank() != 2)
-    throw KernelError(std::string(op), "a", "rank.exact", fmt::format("reference matmul_2d: lhs must be rank 2, got {}", a.rank()));
+    throw KernelError(std::string(op), "a", Rule::rank_exact, fmt::format("reference matmul_2d: lhs must be rank 2, got {}", a.rank()));
   if (b.rank() != 2)
-    throw KernelError(std::string(op), "b", "rank.exact", fmt::format("reference matmul_2d: rhs must be rank 2, got {}", b.rank()));
+    throw KernelError(std::string(op), "b", Rule::rank_exact, fmt::format("reference matmul_2d: rhs must be rank 2, got {}", b.rank()));
   const std::int64_t m = a.dims()[0], k = a.dims()[1], n = b.dims()[1];
   if (b.dims()[0] != k)
-    throw KernelError(std::string(op), "b", "inner.mismatch",
+    throw KernelError(std::string(op), "b", Rule::inner_mismatch,
                       fmt::format("reference matmul_2d: inner dim mismatch: lhs k={}, rhs k={}", k, b.dims()[0]));
   Tensor y(a.dtype(), {m, n});
   by_dtype(a.dtype(), [&]<class T>() { matmul_into<T>(a, b, y, 1, m, k, n); });
@@ -70,19 +70,19 @@ Tensor matmul_2d(const Tensor& a, const Tensor& b) {
 
 Tensor matmul(std::string_view op, const Tensor& a, const Tensor& b) {
   if (a.rank() < 2 || b.rank() < 2)
-    throw KernelError(std::string(op), a.rank() < 2 ? "a" : "b", "rank.min",
+    throw KernelError(std::string(op), a.rank() < 2 ? "a" : "b", Rule::rank_min,
                       fmt::format("matmul: both operands must be rank >= 2, got {} and {}", a.rank(), b.rank()));
   if (a.rank() != b.rank())
-    throw KernelError(std::string(op), "b", "rank.mismatch",
+    throw KernelError(std::string(op), "b", Rule::rank_mismatch,
                       fmt::format("matmul: operands must have the same rank, got {} and {}", a.rank(), b.rank()));
   const std::size_t r = a.dims().size();
   for (std::size_t i = 0; i + 2 < r; ++i)
     if (a.dims()[i] != b.dims()[i])
-      throw KernelError(std::string(op), "b", "batch.mismatch",
+      throw KernelError(std::string(op), "b", Rule::batch_mismatch,
                         fmt::format("matmul: batch dim mismatch at axis {}: {} vs {}", i, a.dims()[i], b.dims()[i]));
   const std::int64_t m = a.dims()[r - 2], k = a.dims()[r - 1], n = b.dims()[r - 1];
   if (b.dims()[r - 2] != k)
-    throw KernelError(std::string(op), "b", "inner.mismatch",
+    throw KernelError(std::string(op), "b", Rule::inner_mismatch,
                       fmt::format("matmul: inner dim mismatch (lhs k={}, rhs k={})", k, b.dims()[r - 2]));
   if (r == 2) return matmul_2d(a, b);  // ops.rs:612
   check_batch_not_empty(op, "a", a.dims(), m * n);
@@ -109,7 +109,7 @@ Tensor widened_to_f32(const Tensor& b) {
 Tensor eval_matmul(std::string_view op, const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::f32 && b.dtype() == DType::bf16) return matmul(op, a, widened_to_f32(b));
   if (a.dtype() != b.dtype())
-    throw KernelError(std::string(op), "b", "dtype.mismatch",
+    throw KernelError(std::string(op), "b", Rule::dtype_mismatch,
                       fmt::format("matmul: unsupported operand dtypes (lhs={}, rhs={})", dtype_name(a.dtype()),
                                   dtype_name(b.dtype())));
   return matmul(op, a, b);
@@ -122,11 +122,11 @@ Tensor eval_matmul(std::string_view op, const Tensor& a, const Tensor& b) {
 Tensor fused_linear(const Tensor& a, const Tensor& b, const Tensor& bias) {
   Tensor mm = matmul("fused_linear", a, b);
   if (bias.rank() > mm.rank())
-    throw KernelError("fused_linear", "bias", "shape.broadcast",
+    throw KernelError("fused_linear", "bias", Rule::shape_broadcast,
                       fmt::format("fused_linear: bias of rank {} cannot broadcast to the matmul's {}", bias.rank(),
                                   dims_to_string(mm.dims())));
   if (auto why = target_incompatible(mm.dims(), bias.dims()))
-    throw KernelError("fused_linear", "bias", "shape.broadcast",
+    throw KernelError("fused_linear", "bias", Rule::shape_broadcast,
                       fmt::format("fused_linear: bias {} cannot broadcast to the matmul's {}: {}",
                                   dims_to_string(bias.dims()), dims_to_string(mm.dims()), *why));
   const BroadcastIndex src(bias.dims(), mm.dims());
@@ -154,13 +154,13 @@ Tensor swap_last_two(const Tensor& x) {
 
 Tensor transpose_2d(const Tensor& x) {
   if (x.rank() != 2)
-    throw KernelError("transpose_2d", "x", "rank.exact", fmt::format("transpose_2d: input must be rank 2, got {}", x.rank()));
+    throw KernelError("transpose_2d", "x", Rule::rank_exact, fmt::format("transpose_2d: input must be rank 2, got {}", x.rank()));
   return swap_last_two(x);
 }
 
 Tensor transpose_last_two(const Tensor& x) {
   if (x.rank() < 2)
-    throw KernelError("transpose_last_two", "x", "rank.min",
+    throw KernelError("transpose_last_two", "x", Rule::rank_min,
                       fmt::format("transpose_last_two: input must be rank >= 2, got {}", x.rank()));
   if (x.rank() == 2) return transpose_2d(x);  // ops.rs:2425
   const std::size_t r = x.dims().size();
@@ -173,14 +173,14 @@ Tensor permute(const Tensor& x, const Dims& axes) {
   constexpr std::string_view op = "permute";
   const std::size_t r = x.dims().size();
   if (axes.size() != r)
-    throw KernelError(std::string(op), "axes", "axes.length",
+    throw KernelError(std::string(op), "axes", Rule::axes_length,
                       fmt::format("permute: axes length {} must match tensor rank {}", axes.size(), r));
   std::vector<bool> seen(r, false);
   for (std::int64_t a : axes) {
     if (a < 0 || static_cast<std::size_t>(a) >= r)
-      throw KernelError(std::string(op), "axes", "axes.out_of_range", fmt::format("permute: axis {} out of bounds", a));
+      throw KernelError(std::string(op), "axes", Rule::axes_out_of_range, fmt::format("permute: axis {} out of bounds", a));
     if (seen[static_cast<std::size_t>(a)])
-      throw KernelError(std::string(op), "axes", "axes.duplicate", fmt::format("permute: duplicate axis {}", a));
+      throw KernelError(std::string(op), "axes", Rule::axes_duplicate, fmt::format("permute: duplicate axis {}", a));
     seen[static_cast<std::size_t>(a)] = true;
   }
   const Dims in_strides = row_major_strides(x.dims());
@@ -208,11 +208,11 @@ void register_linalg(Arms& table) {
                         .arity = 2, .params = {},
                         .eval = [name](std::span<const Tensor> in, const Params&) {
                           if (std::string_view(name) == "matmul_f32_bf16" && in[0].dtype() != DType::f32)
-                            throw KernelError(name, "a", "dtype.unsupported",
+                            throw KernelError(name, "a", Rule::dtype_unsupported,
                                               fmt::format("the mixed-precision arm takes f32 activations, got {}",
                                                           dtype_name(in[0].dtype())));
                           if (std::string_view(name) == "matmul_f32_bf16" && in[1].dtype() != DType::bf16)
-                            throw KernelError(name, "b", "dtype.mismatch",
+                            throw KernelError(name, "b", Rule::dtype_mismatch,
                                               fmt::format("the mixed-precision arm takes bf16 weights, got {}",
                                                           dtype_name(in[1].dtype())));
                           return std::vector<Tensor>{eval_matmul(name, in[0], in[1])};

@@ -24,13 +24,13 @@ constexpr DTypeSet kDataAndMask{DType::f32, DType::f64, DType::bf16, DType::f16,
 template <class Keep>
 Tensor triangle(std::string_view op, const Tensor& x, Keep keep) {
   if (x.rank() < 2)
-    throw KernelError(std::string(op), "x", "rank.min", fmt::format("{}: input rank must be >= 2, got {}", op, x.rank()));
+    throw KernelError(std::string(op), "x", Rule::rank_min, fmt::format("{}: input rank must be >= 2, got {}", op, x.rank()));
   const std::size_t r = x.dims().size();
   const std::int64_t rows = x.dims()[r - 2], cols = x.dims()[r - 1];
   std::int64_t batch = 1;
   for (std::size_t a = 0; a + 2 < r; ++a) batch *= x.dims()[a];
   if (batch == 0 && rows * cols > 0)
-    throw KernelError(std::string(op), "x", "batch.empty",
+    throw KernelError(std::string(op), "x", Rule::batch_empty,
                       fmt::format("{}: a zero-sized batch dim with non-empty matrices {} (the reference indexes out of "
                                   "bounds)", op, dims_to_string(x.dims())));
   Tensor y(x.dtype(), x.dims());  // zero-filled: T::default()
@@ -48,7 +48,7 @@ Tensor triangle(std::string_view op, const Tensor& x, Keep keep) {
 std::uint64_t fill_bits(DType t, double value) {
   if (t == DType::u32) {
     if (!(value >= 0 && value <= 4294967295.0) || value != std::trunc(value))
-      throw KernelError("masked_fill", "value", "param.domain",
+      throw KernelError("masked_fill", "value", Rule::param_domain,
                         fmt::format("masked_fill: {} is not a u32 value (u32 data takes an integer in [0, 2^32))", value));
     return static_cast<std::uint64_t>(value);
   }
@@ -62,13 +62,13 @@ std::uint64_t fill_bits(DType t, double value) {
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   if (mask.dtype() != DType::u8)
-    throw KernelError("masked_fill", "mask", "dtype.unsupported",
+    throw KernelError("masked_fill", "mask", Rule::dtype_unsupported,
                       fmt::format("masked_fill: the mask must be U8, got {}", dtype_name(mask.dtype())));
   if (!kDataTypes.contains(x.dtype()))
-    throw KernelError("masked_fill", "x", "dtype.unsupported",
+    throw KernelError("masked_fill", "x", Rule::dtype_unsupported,
                       fmt::format("masked_fill is not supported on {} data", dtype_name(x.dtype())));
   if (mask.dims() != x.dims())
-    throw KernelError("masked_fill", "mask", "shape.mismatch",
+    throw KernelError("masked_fill", "mask", Rule::shape_mismatch,
                       fmt::format("masked_fill: shape mismatch: x {} vs mask {}", dims_to_string(x.dims()),
                                   dims_to_string(mask.dims())));
   const std::uint64_t fill = fill_bits(x.dtype(), value);

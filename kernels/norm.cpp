@@ -76,7 +76,7 @@ enum class Norm { layer, rms };
 
 void check_rank(std::string_view op, const Tensor& x) {
   if (x.rank() < 1)
-    throw KernelError(std::string(op), "x", "rank.min",
+    throw KernelError(std::string(op), "x", Rule::rank_min,
                       fmt::format("{}: input must be rank >= 1, got a scalar {}", op, dims_to_string(x.dims())));
 }
 
@@ -84,7 +84,7 @@ Tensor norm(std::string_view op, Norm which, const Tensor& x, double eps) {
   check_rank(op, x);
   const std::int64_t n = x.dims().back();
   if (n == 0)
-    throw KernelError(std::string(op), "x", "last_dim.zero",
+    throw KernelError(std::string(op), "x", Rule::last_dim_zero,
                       fmt::format("{}: last dim must be non-zero (x is {})", op, dims_to_string(x.dims())));
   Tensor y(x.dtype(), x.dims());
   by_dtype(x.dtype(), [&]<class T>() {
@@ -101,7 +101,7 @@ Tensor norm(std::string_view op, Norm which, const Tensor& x, double eps) {
 Tensor norm_backward(std::string_view op, Norm which, const Tensor& x, const Tensor& g, double eps) {
   check_rank(op, x);
   if (g.dims() != x.dims())
-    throw KernelError(std::string(op), "g", "shape.mismatch",
+    throw KernelError(std::string(op), "g", Rule::shape_mismatch,
                       fmt::format("{}: shape mismatch: x is {}, g is {}", op, dims_to_string(x.dims()),
                                   dims_to_string(g.dims())));
   Tensor dx(x.dtype(), x.dims());

@@ -28,7 +28,7 @@ struct Padding {
 // usize underflow: rejected here, as the semantics note advises).
 Padding checked_padding(std::string_view op, const Dims& d, const std::vector<std::int64_t>& flat, Mode m) {
   if (flat.size() != 2 * d.size())
-    throw KernelError(std::string(op), "padding", "padding.length",
+    throw KernelError(std::string(op), "padding", Rule::padding_length,
                       fmt::format("pad: padding has {} entries, rank {} needs {} (a (before, after) pair per axis: "
                                   "the reference's padding.len() != input rank)", flat.size(), d.size(), 2 * d.size()));
   Padding p;
@@ -36,7 +36,7 @@ Padding checked_padding(std::string_view op, const Dims& d, const std::vector<st
     const std::int64_t b = flat[2 * a], e = flat[2 * a + 1], n = d[a];
     const bool bad = m == Mode::reflect ? (n < 1 || b > n - 1 || e > n - 1) : m == Mode::replicate && n == 0 && (b > 0 || e > 0);
     if (bad)
-      throw KernelError(std::string(op), "padding", "padding.too_large",
+      throw KernelError(std::string(op), "padding", Rule::padding_too_large,
                         fmt::format("{}: axis {} of size {} cannot be padded by ({}, {}) in {} mode", op, a, n, b, e,
                                     m == Mode::reflect ? "reflect (at most n - 1 each, n >= 1)" : "replicate (n >= 1)"));
     p.before.push_back(b);
@@ -97,13 +97,13 @@ Tensor pad(std::string_view op, const Tensor& x, const std::vector<std::int64_t>
 Tensor pad_backward(const Tensor& g, const Dims& in_shape, const std::vector<std::int64_t>& flat, std::int64_t mode) {
   constexpr std::string_view op = "pad_backward";
   for (std::int64_t d : in_shape)
-    if (d < 0) throw KernelError(std::string(op), "in_shape", "shape.negative_dim", "in_shape has a negative dim");
+    if (d < 0) throw KernelError(std::string(op), "in_shape", Rule::shape_negative_dim, "in_shape has a negative dim");
   const Mode m = static_cast<Mode>(mode);
   const Padding p = checked_padding(op, in_shape, flat, m);
   const Dims out = padded(in_shape, p);
   // Not checked by the reference (§14): a grad_out of other dims reads out of bounds there.
   if (g.dims() != out)
-    throw KernelError(std::string(op), "grad_out", "shape.mismatch",
+    throw KernelError(std::string(op), "grad_out", Rule::shape_mismatch,
                       fmt::format("pad_backward: grad_out is {}, the padded shape is {}", dims_to_string(g.dims()),
                                   dims_to_string(out)));
   std::vector<double> acc(static_cast<std::size_t>(checked_numel(in_shape)), 0.0);

@@ -31,7 +31,7 @@ Blocks blocks_of(std::string_view op, std::int64_t type) {
     case 8: return {32, 34};
     case 12: return {256, 144};
     default:
-      throw KernelError(std::string(op), "quant_type", "quant_type.unsupported",
+      throw KernelError(std::string(op), "quant_type", Rule::quant_type_unsupported,
                         fmt::format("dequantize_blocks does not support quant type {} yet (2 Q4_0, 8 Q8_0, 12 Q4_K)", type));
   }
 }
@@ -79,11 +79,11 @@ std::vector<float> dequantize(std::string_view op, const Tensor& w, const Params
   const std::int64_t type = p.integer("quant_type"), k = p.integer("k"), n = p.integer("n");
   const Blocks bl = blocks_of(op, type);
   if (k % bl.epb != 0)
-    throw KernelError(std::string(op), "k", "k.block_multiple",
+    throw KernelError(std::string(op), "k", Rule::k_block_multiple,
                       fmt::format("dequantize_blocks: k_cols must be multiple of {}, got {}", bl.epb, k));
   const std::int64_t per_row = k / bl.epb, want = n * per_row * bl.bpb, have = w.numel() * 4;
   if (w.rank() != 1 || have != want)
-    throw KernelError(std::string(op), "w", "bytes.mismatch",
+    throw KernelError(std::string(op), "w", Rule::bytes_mismatch,
                       fmt::format("dequantize_blocks: byte count mismatch: w holds {} bytes ({} u32 words, shape {}), "
                                   "N {} x K/{} {} blocks x {} bytes need {}",
                                   have, w.numel(), dims_to_string(w.dims()), n, bl.epb, per_row, bl.bpb, want));
@@ -106,19 +106,19 @@ Tensor dequantize_blocks(const Tensor& w, const Params& p) {
 
 Tensor qmatmul(const Tensor& a, const Tensor& w, const Params& p) {
   if (a.dtype() != DType::f32)
-    throw KernelError("qmatmul", "a", "dtype.unsupported",
+    throw KernelError("qmatmul", "a", Rule::dtype_unsupported,
                       fmt::format("qmatmul: activations must be F32, got {}", dtype_name(a.dtype())));
   if (w.dtype() != DType::u32)
-    throw KernelError("qmatmul", "w", "dtype.unsupported",
+    throw KernelError("qmatmul", "w", Rule::dtype_unsupported,
                       fmt::format("qmatmul: weight bytes must be U32, got {}", dtype_name(w.dtype())));
   if (a.rank() != 2)
-    throw KernelError("qmatmul", "a", "rank.exact",
+    throw KernelError("qmatmul", "a", Rule::rank_exact,
                       fmt::format("matmul: operands must have the same rank, got {} and 2 (activations must be [M, K])",
                                   a.rank()));
   const std::vector<float> wd = dequantize("qmatmul", w, p);
   const std::int64_t m = a.dims()[0], k = a.dims()[1], n = p.integer("n");
   if (k != p.integer("k"))
-    throw KernelError("qmatmul", "a", "shape.inner",
+    throw KernelError("qmatmul", "a", Rule::shape_inner,
                       fmt::format("matmul: inner dimensions differ: a is {}, the weight's k is {}", dims_to_string(a.dims()),
                                   p.integer("k")));
   Tensor y(DType::f32, {m, n});

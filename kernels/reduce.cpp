@@ -183,17 +183,17 @@ Tensor broadcast_to(const Tensor& x, const Dims& target) {
 std::size_t checked_dim(std::string_view op, const Tensor& x, const Params& p) {
   const std::int64_t d = p.integer("dim");
   if (d >= x.rank())
-    throw KernelError(std::string(op), "dim", "dim.out_of_range",
+    throw KernelError(std::string(op), "dim", Rule::dim_out_of_range,
                       fmt::format("dim {} out of bounds for shape {}", d, dims_to_string(x.dims())));
   return static_cast<std::size_t>(d);
 }
 
 void check_target_into(std::string_view op, std::string_view operand, const Dims& source, const Dims& target) {
   if (target.size() > source.size())
-    throw KernelError(std::string(op), std::string(operand), "target.rank",
+    throw KernelError(std::string(op), std::string(operand), Rule::target_rank,
                       fmt::format("target rank {} exceeds source rank {}", target.size(), source.size()));
   if (auto why = target_incompatible(source, target))
-    throw KernelError(std::string(op), std::string(operand), "target.incompatible", *why);
+    throw KernelError(std::string(op), std::string(operand), Rule::target_incompatible, *why);
 }
 
 Arm arm(std::string_view op, int arity, std::vector<ParamDecl> params,
@@ -227,7 +227,7 @@ void register_reduce(Arms& table) {
       Dims out = in[0].dims();
       out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
       if (in[0].dims()[d] == 0 && checked_numel(out) > 0)
-        throw KernelError(name, "x", "dim.empty", fmt::format("the reduced axis {} has size 0 (no index to return)", d));
+        throw KernelError(name, "x", Rule::dim_empty, fmt::format("the reduced axis {} has size 0 (no index to return)", d));
       return std::vector<Tensor>{arg_dim(is_max, in[0], d)};
     }));
   }
@@ -245,12 +245,12 @@ void register_reduce(Arms& table) {
     const Dims& t = p.shape("target");
     const Dims& s = in[0].dims();
     if (s.size() > t.size())
-      throw KernelError("broadcast_to", "target", "target.rank",
+      throw KernelError("broadcast_to", "target", Rule::target_rank,
                         fmt::format("source rank {} exceeds target rank {}", s.size(), t.size()));
     for (std::size_t i = 0; i < s.size(); ++i) {
       const std::size_t j = t.size() - s.size() + i;
       if (s[i] != t[j] && s[i] != 1)
-        throw KernelError("broadcast_to", "target", "target.incompatible",
+        throw KernelError("broadcast_to", "target", Rule::target_incompatible,
                           fmt::format("source dim {} ({}) cannot broadcast to target dim {} ({})", i, s[i], j, t[j]));
     }
     return std::vector<Tensor>{broadcast_to(in[0], t)};

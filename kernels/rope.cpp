@@ -40,13 +40,13 @@ void rope_into(const Tensor& x, const Tensor& cos_t, const Tensor& sin_t, Tensor
 
 Tensor rope(const Tensor& x, const Tensor& cos_t, const Tensor& sin_t) {
   if (x.rank() < 2)
-    throw KernelError("rope", "x", "rank.min", fmt::format("rope: input rank must be >= 2, got {}", dims_to_string(x.dims())));
+    throw KernelError("rope", "x", Rule::rank_min, fmt::format("rope: input rank must be >= 2, got {}", dims_to_string(x.dims())));
   const std::size_t r = x.dims().size();
   const std::int64_t seq = x.dims()[r - 2], d = x.dims()[r - 1];
-  if (d % 2 != 0) throw KernelError("rope", "x", "head_dim.odd", fmt::format("rope: head_dim must be even, got {}", d));
+  if (d % 2 != 0) throw KernelError("rope", "x", Rule::head_dim_odd, fmt::format("rope: head_dim must be even, got {}", d));
   for (const auto& [t, name] : {std::pair<const Tensor*, const char*>{&cos_t, "cos"}, {&sin_t, "sin"}})
     if (t->dims() != Dims{seq, d})
-      throw KernelError("rope", name, "shape.mismatch",
+      throw KernelError("rope", name, Rule::shape_mismatch,
                         fmt::format("rope: {} shape mismatch: {} is {}, x needs [{}, {}] ([seq, head_dim])", name, name,
                                     dims_to_string(t->dims()), seq, d));
   Tensor y(x.dtype(), x.dims());

@@ -21,7 +21,7 @@ constexpr DTypeSet kDataTypes{DType::f32, DType::f64, DType::bf16, DType::f16, D
 std::size_t checked_dim(std::string_view op, const Tensor& x, std::int64_t dim, bool may_append = false) {
   const auto rank = static_cast<std::int64_t>(x.rank());
   if (dim < 0 || dim > rank || (dim == rank && !may_append))
-    throw KernelError(std::string(op), "dim", "dim.out_of_range",
+    throw KernelError(std::string(op), "dim", Rule::dim_out_of_range,
                       fmt::format("{}: dim {} out of range for rank {} ({})", op, dim, rank, dims_to_string(x.dims())));
   return static_cast<std::size_t>(dim);
 }
@@ -30,7 +30,7 @@ std::size_t checked_dim(std::string_view op, const Tensor& x, std::int64_t dim, 
 // counts must match.
 Tensor reshape(std::string_view op, const Tensor& x, const Dims& target) {
   if (checked_numel(target) != x.numel())
-    throw KernelError(std::string(op), "shape", "numel.mismatch",
+    throw KernelError(std::string(op), "shape", Rule::numel_mismatch,
                       fmt::format("reshape: element count mismatch: source {} vs target {}", x.numel(),
                                   dims_to_string(target)));
   return x.reshaped(target);
@@ -39,7 +39,7 @@ Tensor reshape(std::string_view op, const Tensor& x, const Dims& target) {
 Tensor squeeze(const Tensor& x, std::int64_t dim) {
   const std::size_t d = checked_dim("squeeze", x, dim);
   if (x.dims()[d] != 1)
-    throw KernelError("squeeze", "dim", "dim.not_one",
+    throw KernelError("squeeze", "dim", Rule::dim_not_one,
                       fmt::format("squeeze: dim {} has size {}, expected 1", dim, x.dims()[d]));
   Dims out = x.dims();
   out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
@@ -103,11 +103,11 @@ Tensor roll(const Tensor& x, std::int64_t dim, std::int64_t shift) {
 // elsewhere.
 Tensor concat(const Tensor& a, const Tensor& b, std::int64_t dim) {
   if (a.rank() != b.rank())
-    throw KernelError("concat", "b", "rank.mismatch", fmt::format("concat: rank mismatch ({} vs {})", a.rank(), b.rank()));
+    throw KernelError("concat", "b", Rule::rank_mismatch, fmt::format("concat: rank mismatch ({} vs {})", a.rank(), b.rank()));
   const std::size_t d = checked_dim("concat", a, dim);
   for (std::size_t i = 0; i < a.dims().size(); ++i)
     if (i != d && a.dims()[i] != b.dims()[i])
-      throw KernelError("concat", "b", "shape.mismatch",
+      throw KernelError("concat", "b", Rule::shape_mismatch,
                         fmt::format("concat: non-dim shape mismatch at dim {}: {} vs {}", i, a.dims()[i], b.dims()[i]));
   Dims out = a.dims();
   out[d] += b.dims()[d];
@@ -131,7 +131,7 @@ Tensor slice(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t
   const std::size_t d = checked_dim("slice", x, dim);
   const std::int64_t n = x.dims()[d];
   if (start > n || len > n - start)  // (start + len itself may overflow: the reference's usize sum)
-    throw KernelError("slice", "len", "range.out_of_bounds",
+    throw KernelError("slice", "len", Rule::range_out_of_bounds,
                       fmt::format("slice: [start={}, len={}) exceeds dim size {}", start, len, n));
   Dims out = x.dims();
   out[d] = len;

@@ -59,7 +59,7 @@ enum class Form { softmax, log_softmax };
 
 void check_rank(std::string_view op, std::string_view operand, const Tensor& x) {
   if (x.rank() < 1)
-    throw KernelError(std::string(op), std::string(operand), "rank.min",
+    throw KernelError(std::string(op), std::string(operand), Rule::rank_min,
                       fmt::format("{}: input must be rank >= 1, got a scalar {}", op, dims_to_string(x.dims())));
 }
 
@@ -85,7 +85,7 @@ Tensor softmax(std::string_view op, const Tensor& x, Form f) {
 Tensor softmax_backward(std::string_view op, const Tensor& y, const Tensor& g, Form f) {
   check_rank(op, "y", y);
   if (g.dims() != y.dims())
-    throw KernelError(std::string(op), "g", "shape.mismatch",
+    throw KernelError(std::string(op), "g", Rule::shape_mismatch,
                       fmt::format("{}: shape mismatch: y is {}, g is {}", op, dims_to_string(y.dims()),
                                   dims_to_string(g.dims())));
   Tensor dx(y.dtype(), y.dims());

@@ -30,7 +30,7 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   j["layout"] = contract::layout_text(k.layout);
   j["preconditions"] = json::array();
   for (const auto& pc : k.preconditions)
-    j["preconditions"].push_back({{"rule", pc.rule}, {"operand", pc.operand}, {"text", pc.text}});
+    j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
   j["accuracy"] = json::array();
   for (const auto& a : k.accuracy) {
     const auto& m = a.accuracy;

@@ -124,10 +124,10 @@ TEST(Generators, EveryPreconditionHasAnInvalidInputTheReferenceRejects) {
       for (std::uint64_t i = 0; i < 4; ++i) {
         auto bad = drivers::of(k).violate(k, rule, valid, i);
         if (!bad) bad = gen::violate_shared(k, rule, valid, i);
-        ASSERT_TRUE(bad) << k.name << " " << rule.rule;
+        ASSERT_TRUE(bad) << k.name << " " << rule_name(rule.rule);
         try {
           ref::execute(k.name, bad->inputs, bad->params);
-          ADD_FAILURE() << k.name << " accepted an input breaking " << rule.rule;
+          ADD_FAILURE() << k.name << " accepted an input breaking " << rule_name(rule.rule);
         } catch (const KernelError& e) {
           EXPECT_EQ(e.rule(), rule.rule) << e.what();
           EXPECT_EQ(e.operand(), rule.operand) << e.what();

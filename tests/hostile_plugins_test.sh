@@ -78,6 +78,22 @@ assert bad and all(c["failed"] == 0 for c in bad), bad
 PY
 grep -q "plug-in</dt><dd><table class=\"fields\">" "$work/utf8/site/index.html" || fail "the index shows the plug-in's metadata as a table"
 
+# --- A rule kconform does not know (a misspelt kc_error.rule) is the bad-input
+# check's clear mismatch, naming the plug-in's text; the other rules and the
+# run are whole.
+expect 1 "an unknown rule: exp's bad-input check of dtype.unsupported fails" -- \
+  "$kc" run --backend "plugin:$(lib unknown_rule)" --cases 20 --seed 1 --out "$work/rule"
+said "^FAIL exp +f32 +bad-input:dtype.unsupported \(x\): 6 of 6 failed"
+said "^exp f32: bad-input:dtype.unsupported \(x\) \(variant 0\): expected rule 'dtype.unsupported' on operand 'x' of kernel 'exp', got: exp: operand 'x' breaks rule 'dtype.unsuported': .*\(rule 'dtype.unsuported' is not a rule kconform knows"
+said "^PASS sqrt +f32"
+/usr/bin/python3 - "$work/rule/results.json" <<'PY' || fail "an unknown rule: the results do not say which bad-input check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = {c["name"]: c["failed"] for k in d["kernels"] if k["name"] == "exp" for c in k["results"][0]["checks"] if c["kind"] == "bad-input"}
+assert bad.pop("bad-input:dtype.unsupported (x)") == 6, bad
+assert bad and all(f == 0 for f in bad.values()), bad
+PY
+
 # --- Registration under a limit; lies refused with what they are.
 expect 2 "register never returns: exit 2 within the load limit" -- timeout 20 "$kc" run --backend "plugin:$(lib reg_hang)" --load-timeout 1
 said "did not finish within 1 s \(--load-timeout\); the worker was killed"

@@ -1,4 +1,5 @@
-// The tensor model's zero-copy views and the exec bridge's typed errors.
+// The tensor model's zero-copy views, the rule vocabulary and the exec
+// bridge's typed errors.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -7,6 +8,7 @@
 
 #include "backends/reference/executor.h"
 #include "core/error.h"
+#include "core/rules.h"
 #include "core/tensor.h"
 
 namespace kc {
@@ -45,29 +47,53 @@ TEST(Tensor, RankZeroHasOneElement) {
   EXPECT_EQ(s.byte_size(), 2u);
 }
 
-void expect_rule(const char* op, std::vector<Tensor> in, const Params& p, const char* operand, const char* rule) {
+void expect_rule(const char* op, std::vector<Tensor> in, const Params& p, const char* operand, Rule rule) {
   try {
     ref::execute(op, in, p);
-    ADD_FAILURE() << op << ": accepted an input breaking " << rule;
+    ADD_FAILURE() << op << ": accepted an input breaking " << rule_name(rule);
   } catch (const KernelError& e) {
     EXPECT_EQ(e.kernel(), op);
     EXPECT_EQ(e.operand(), operand);
     EXPECT_EQ(e.rule(), rule);
-    EXPECT_NE(std::string(e.what()).find(rule), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(rule_name(rule)), std::string::npos) << e.what();
   }
 }
 
+// A rule's name is its id in the JSON, the messages and the plug-in ABI:
+// each parses back to its rule, and no two rules share one.
+TEST(Rules, EveryNameRoundTripsAndIsUnique) {
+  std::set<std::string_view> names;
+  for (const Rule r : kRules.all()) {
+    EXPECT_EQ(parse_rule(rule_name(r)), r) << rule_name(r);
+    EXPECT_FALSE(rule_name(r).empty());
+    EXPECT_TRUE(names.insert(rule_name(r)).second) << rule_name(r) << ": two rules";
+  }
+  EXPECT_EQ(names.size(), kRules.size());
+}
+
+// A plug-in's rule text that names no rule (a misspelling) is kept as it
+// came, under Rule::unknown: never taken for a rule it resembles.
+TEST(Rules, TextKconformDoesNotKnowIsKeptNotGuessed) {
+  const KernelError e = KernelError::from_text("exp", "x", "dtype.unsuported", "u32 input");
+  EXPECT_EQ(e.rule(), Rule::unknown);
+  EXPECT_EQ(e.rule_text(), "dtype.unsuported");
+  EXPECT_STREQ(e.what(), "exp: operand 'x' breaks rule 'dtype.unsuported': u32 input");
+  const KernelError known = KernelError::from_text("exp", "x", "dtype.unsupported", "u32 input");
+  EXPECT_EQ(known.rule(), Rule::dtype_unsupported);
+  EXPECT_STREQ(known.what(), KernelError("exp", "x", Rule::dtype_unsupported, "u32 input").what());
+}
+
 TEST(ExecBridge, TypedErrorsNameKernelOperandRule) {
-  expect_rule("exp", {Tensor(DType::u32, {2})}, {}, "x", "dtype.unsupported");
-  expect_rule("exp", {Tensor(DType::u8, {2})}, {}, "x", "dtype.unsupported");
-  expect_rule("exp", {}, {}, "inputs", "arity");
-  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2}, std::vector<std::byte>(7))}, {}, "x", "buffer.size");
-  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2, -3}, {})}, {}, "x", "shape.negative_dim");
-  expect_rule("powi", {Tensor(DType::f32, {2})}, {}, "n", "param.missing");
-  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", 2.0), "n", "param.type");
-  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", std::int64_t{1} << 31), "n", "param.domain");
-  expect_rule("clamp", {Tensor(DType::f32, {2})}, Params().set("min", 0.0), "max", "param.missing");
-  expect_rule("no_such_op", {Tensor(DType::f32, {2})}, {}, "op", "kernel.unknown");
+  expect_rule("exp", {Tensor(DType::u32, {2})}, {}, "x", Rule::dtype_unsupported);
+  expect_rule("exp", {Tensor(DType::u8, {2})}, {}, "x", Rule::dtype_unsupported);
+  expect_rule("exp", {}, {}, "inputs", Rule::arity);
+  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2}, std::vector<std::byte>(7))}, {}, "x", Rule::buffer_size);
+  expect_rule("exp", {Tensor::from_bytes_unchecked(DType::f32, {2, -3}, {})}, {}, "x", Rule::shape_negative_dim);
+  expect_rule("powi", {Tensor(DType::f32, {2})}, {}, "n", Rule::param_missing);
+  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", 2.0), "n", Rule::param_type);
+  expect_rule("powi", {Tensor(DType::f32, {2})}, Params().set("n", std::int64_t{1} << 31), "n", Rule::param_domain);
+  expect_rule("clamp", {Tensor(DType::f32, {2})}, Params().set("min", 0.0), "max", Rule::param_missing);
+  expect_rule("no_such_op", {Tensor(DType::f32, {2})}, {}, "op", Rule::kernel_unknown);
 }
 
 TEST(ExecBridge, DtypeSupportTableCoversTheUnaryFamily) {
@@ -88,17 +114,17 @@ TEST(ExecBridge, EachOpHasOneArm) {
 
 TEST(ExecBridge, FamilyRulesAreTyped) {
   Tensor a(DType::f32, {2, 3}), b(DType::f32, {3, 2}), h(DType::bf16, {2, 3});
-  expect_rule("add", {a, b}, {}, "b", "shape.mismatch");
-  expect_rule("add", {a, h}, {}, "b", "dtype.mismatch");
-  expect_rule("broadcast_add", {a, Tensor(DType::f32, {4})}, {}, "b", "broadcast.incompatible");
-  expect_rule("sum_dim", {a}, Params().set("dim", std::int64_t{2}), "dim", "dim.out_of_range");
-  expect_rule("argmax_dim", {Tensor(DType::f32, {2, 0})}, Params().set("dim", std::int64_t{1}), "x", "dim.empty");
-  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{1, 2, 3}), "target", "target.rank");
-  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{2}), "target", "target.incompatible");
-  expect_rule("broadcast_to", {a}, Params().set("target", Dims{3}), "target", "target.rank");
-  expect_rule("broadcast_to", {a}, Params().set("target", Dims{4, 3}), "target", "target.incompatible");
-  expect_rule("cast_f32_to_bf16", {h}, {}, "x", "dtype.unsupported");
-  expect_rule("broadcast_to", {Tensor(DType::u32, {2})}, Params().set("target", Dims{2}), "x", "dtype.unsupported");
+  expect_rule("add", {a, b}, {}, "b", Rule::shape_mismatch);
+  expect_rule("add", {a, h}, {}, "b", Rule::dtype_mismatch);
+  expect_rule("broadcast_add", {a, Tensor(DType::f32, {4})}, {}, "b", Rule::broadcast_incompatible);
+  expect_rule("sum_dim", {a}, Params().set("dim", std::int64_t{2}), "dim", Rule::dim_out_of_range);
+  expect_rule("argmax_dim", {Tensor(DType::f32, {2, 0})}, Params().set("dim", std::int64_t{1}), "x", Rule::dim_empty);
+  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{1, 2, 3}), "target", Rule::target_rank);
+  expect_rule("reduce_sum_to", {a}, Params().set("target", Dims{2}), "target", Rule::target_incompatible);
+  expect_rule("broadcast_to", {a}, Params().set("target", Dims{3}), "target", Rule::target_rank);
+  expect_rule("broadcast_to", {a}, Params().set("target", Dims{4, 3}), "target", Rule::target_incompatible);
+  expect_rule("cast_f32_to_bf16", {h}, {}, "x", Rule::dtype_unsupported);
+  expect_rule("broadcast_to", {Tensor(DType::u32, {2})}, Params().set("target", Dims{2}), "x", Rule::dtype_unsupported);
 }
 
 TEST(ExecBridge, BroadcastToSharesStorageOnlyOnPurePadding) {

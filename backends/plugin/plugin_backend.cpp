@@ -30,10 +30,14 @@ static_assert(static_cast<int>(DType::f32) == KC_F32 && static_cast<int>(DType::
               static_cast<int>(DType::bf16) == KC_BF16 && static_cast<int>(DType::f16) == KC_F16 &&
               static_cast<int>(DType::u32) == KC_U32 && static_cast<int>(DType::u8) == KC_U8);
 
-constexpr const char* kRules[] = {"ok",          "arity",          "shape.negative_dim", "buffer.size",
-                                  "dtype.unsupported", "dtype.mismatch", "shape.mismatch", "param.missing",
-                                  "param.type",  "param.domain",   "dim.out_of_range", "dim.empty",
-                                  "broadcast.incompatible", "target.rank", "target.incompatible", "other"};
+// The rule of each kc_status (KC_OK, 0, raises none: a placeholder).
+constexpr Rule kStatusRules[] = {Rule::other,          Rule::arity,          Rule::shape_negative_dim,
+                                 Rule::buffer_size,    Rule::dtype_unsupported, Rule::dtype_mismatch,
+                                 Rule::shape_mismatch, Rule::param_missing,  Rule::param_type,
+                                 Rule::param_domain,   Rule::dim_out_of_range, Rule::dim_empty,
+                                 Rule::broadcast_incompatible, Rule::target_rank, Rule::target_incompatible,
+                                 Rule::other};
+static_assert(std::size(kStatusRules) == KC_ERR_OTHER + 1);
 
 const char* claim_name(std::int32_t m) {
   switch (m) {
@@ -185,9 +189,11 @@ class PluginBackend final : public Backend {
     if (r.kind == Reply::status) {
       if (r.status <= KC_OK || r.status > KC_ERR_OTHER)
         throw KernelFault("exception", fmt::format("the kernel returned status {}, which is not a kc_status", r.status));
+      // (the rule's text is parsed here, at the ABI: a name kconform does not know is kept as it is)
       const std::string rule = repaired(r.rule, "rule");
-      throw KernelError(std::string(kernel), repaired(r.operand, "operand"), rule.empty() ? kRules[r.status] : rule,
-                        repaired(r.message, "message"));
+      std::string operand = repaired(r.operand, "operand"), message = repaired(r.message, "message");
+      if (rule.empty()) throw KernelError(std::string(kernel), std::move(operand), kStatusRules[r.status], std::move(message));
+      throw KernelError::from_text(std::string(kernel), std::move(operand), rule, std::move(message));
     }
     return std::move(r.outputs);
   }

@@ -17,9 +17,9 @@ namespace kc::ref {
 const kern::Arms& exec_table();
 const kern::Arm* find_arm(std::string_view op);
 
-// Validate and run. Throws KernelError (rules: "kernel.unknown", "arity",
-// "shape.negative_dim", "buffer.size", "dtype.unsupported", "dtype.mismatch",
-// "param.missing", "param.type", "param.domain", and each arm's own).
+// Validate and run. Throws KernelError (rules: kernel_unknown, arity,
+// shape_negative_dim, buffer_size, dtype_unsupported, dtype_mismatch,
+// param_missing, param_type, param_domain, and each arm's own).
 std::vector<Tensor> execute(std::string_view op, std::span<const Tensor> inputs, const Params& params);
 
 // Rules shared by every arm, usable by other backends that wrap this one.

@@ -90,7 +90,9 @@ typedef struct kc_error {
    * (`kconform list --json`: each kernel's preconditions), for the rules the
    * status list has no value for ("rank.min", "index.out_of_range",
    * "padding.too_large", ...). When set it names the rule whatever the
-   * status; left empty, the status does. */
+   * status; left empty, the status does. A name no contract uses (a
+   * misspelling) is kept as written: the bad-input check that expected
+   * another rule fails, quoting it. */
   char rule[64];
 } kc_error;
 

@@ -29,6 +29,8 @@
  *   MODE_PRINTS       prints FAIL and PASS lines to stdout and stderr
  *   MODE_CLOSE_FDS    closes every descriptor
  *   MODE_XFAIL_HTML   declares exp's expected failure "a < b & c" and fails it
+ *   MODE_UNKNOWN_RULE names its dtype rejection "dtype.unsuported" (kc_error.rule),
+ *                     a rule kconform does not know
  *
  * Modes that need an input to misbehave on do it on every call of exp, or
  * as they say; sqrt is always correct, so that a kernel graded after a
@@ -164,6 +166,9 @@ static kc_status k_exp(const kc_tensor* in, int32_t n, const kc_param* p, int32_
     snprintf(err->rule, sizeof err->rule, "%s", "");
     return st;
   }
+#endif
+#if defined(MODE_UNKNOWN_RULE)
+  if (st == KC_ERR_DTYPE_UNSUPPORTED) snprintf(err->rule, sizeof err->rule, "%s", "dtype.unsuported");
 #endif
   if (st != KC_OK) return st;
   kc_status before = misbehave_before(numel, alloc, ctx);
