@@ -77,17 +77,21 @@ class ReduceBackward final : public Driver {
     const Tensor& up = c.inputs.at(1);
     const Cells cells = cells_of(x.dims(), up.dims());
     std::vector<std::optional<Element>> base(cells.members.size());
+    std::vector<oracle::CellElement> cell_of(cells.members.size());  // (each cell's maximum found once)
     Element e;
     for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
       const auto cc = static_cast<std::size_t>(cells.cell_of[static_cast<std::size_t>(i)]);
-      if (!base[cc]) base[cc] = cell_element(context_of(k, c), x, 0, cells.members[cc], fmt::format("of cell {}", cc));
+      if (!base[cc]) {
+        base[cc] = cell_element(context_of(k, c), x, 0, cells.members[cc], fmt::format("of cell {}", cc));
+        cell_of[cc].ctx = base[cc]->input<oracle::Terms>().ctx;
+        cell_of[cc].ctx.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
+        cell_maximum(base[cc]->input<oracle::Terms>().terms, cell_of[cc]);
+      }
       const Element& b = *base[cc];
-      const std::vector<double>& cell = b.input<oracle::Terms>().terms;
-      oracle::CellElement in{b.input<oracle::Terms>().ctx, x.value_exact_at(i),
-                             up.value_exact_at(static_cast<std::int64_t>(cc))};
-      cell_maximum(cell, in);
-      in.ctx.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
-      e.in = std::move(in);
+      oracle::CellElement& in = input_as<oracle::CellElement>(e);
+      in = cell_of[cc];
+      in.x = x.value_exact_at(i);
+      in.up = up.value_exact_at(static_cast<std::int64_t>(cc));
       e.out = i;
       e.shown.assign({x.bits_at(i), up.bits_at(static_cast<std::int64_t>(cc))});
       e.shown.insert(e.shown.end(), b.shown.begin(), b.shown.end());
