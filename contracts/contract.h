@@ -77,7 +77,17 @@ enum class AccuracyKind : std::uint8_t {
   ulp_bound,          // fractional ulp <= max_frac_ulp and distance <= max_distance
   condition_aware,    // |y - z| <= max_frac_ulp ulp_T(z) + magnitude_coeff * u_work * S
 };
-std::string_view accuracy_kind_name(AccuracyKind k);
+// Inline: the results reader (reports/merge.cpp) maps the JSON text back to
+// the kind without linking the contract registry.
+constexpr std::string_view accuracy_kind_name(AccuracyKind k) {
+  switch (k) {
+    case AccuracyKind::exact: return "exact";
+    case AccuracyKind::correctly_rounded: return "correctly rounded";
+    case AccuracyKind::ulp_bound: return "ulp bound";
+    case AccuracyKind::condition_aware: return "condition-aware bound";
+  }
+  return "?";
+}
 
 struct Accuracy {
   AccuracyKind kind;

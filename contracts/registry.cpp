@@ -27,16 +27,6 @@ std::string bound_summary(const Accuracy& a) {
   return "?";
 }
 
-std::string_view accuracy_kind_name(AccuracyKind k) {
-  switch (k) {
-    case AccuracyKind::exact: return "exact";
-    case AccuracyKind::correctly_rounded: return "correctly rounded";
-    case AccuracyKind::ulp_bound: return "ulp bound";
-    case AccuracyKind::condition_aware: return "condition-aware bound";
-  }
-  return "?";
-}
-
 std::string_view value_class_name(ValueClass c) {
   switch (c) {
     case ValueClass::nan: return "NaN";
