@@ -61,7 +61,11 @@ struct Expectation {
     std::size_t part;
     std::int64_t index;
   };
-  At locate(std::int64_t out) const;
+  // (Inline for the one-output kernels: every graded element asks.)
+  At locate(std::int64_t out) const { return parts.size() == 1 ? At{0, out} : locate_in_parts(out); }
+
+ private:
+  At locate_in_parts(std::int64_t out) const;
 };
 
 // One output element and what it depends on.

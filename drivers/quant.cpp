@@ -176,18 +176,30 @@ class Dequantize final : public Driver {
   }
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
+    // (The shape read once a case, not once an element: its parameters
+    // are looked up by name.)
     const QuantShape s = shape_of(c);
-    each_element_at(k, c, s.n * s.k, f);
+    const oracle::Context ctx = context_of(k, c);
+    Element e;
+    for (std::int64_t o = 0; o < s.n * s.k; ++o) {
+      fill(ctx, s, stream_of(c.inputs[0]), o, e);
+      f(e);
+    }
   }
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
-    const std::uint8_t* bytes = stream_of(c.inputs[0]);
-    const QuantShape s = shape_of(c);
+    fill(context_of(k, c), shape_of(c), stream_of(c.inputs[0]), o, e);
+    return true;
+  }
+
+ private:
+  static void fill(const oracle::Context& ctx, const QuantShape& s, const std::uint8_t* bytes, std::int64_t o,
+                   Element& e) {
     const std::int64_t r = o / s.k, col = o % s.k, block = r * s.per_row() + col / s.f.elements;
     const int j = static_cast<int>(col % s.f.elements);
     const std::uint8_t* blk = bytes + block * s.f.bytes;
     const qm::Parts p = qm::parts_of(s.type, blk, j);
     e.out = o;
-    e.in = oracle::Scalar{context_of(k, c), static_cast<double>(qm::value_of(s.type, blk, j))};
+    e.in = oracle::Scalar{ctx, static_cast<double>(qm::value_of(s.type, blk, j))};
     static const std::vector<std::string_view> k_names{"d", "q"}, k4_names{"d", "dmin", "scale", "min", "q"};
     // (assign: an element is refilled in place, its vectors' storage reused)
     const auto code = static_cast<std::uint64_t>(p.code);
@@ -203,7 +215,6 @@ class Dequantize final : public Driver {
     e.replayable = false;
     e.where_pattern = "row {}, block {}, value {}";
     e.where_at = {r, col / s.f.elements, j};
-    return true;
   }
 };
 

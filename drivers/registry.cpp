@@ -59,7 +59,7 @@ std::int64_t Expectation::numel() const {
   return n;
 }
 
-Expectation::At Expectation::locate(std::int64_t out) const {
+Expectation::At Expectation::locate_in_parts(std::int64_t out) const {
   std::size_t i = 0;
   for (; i + 1 < parts.size(); ++i) {
     const std::int64_t n = checked_numel(parts[i].dims);

@@ -114,7 +114,15 @@ ValueRuns value_runs(const Input& in);
 std::vector<double> flat_values(const Input& in);
 // The first values, up to out.size() of them, into out; how many (the
 // coverage tally reads the first two of rows and products thousands long).
-std::size_t leading_values(const Input& in, std::span<double> out);
+std::size_t leading_values_of_runs(const Input& in, std::span<double> out);
+inline std::size_t leading_values(const Input& in, std::span<double> out) {
+  // (A Scalar inline: most graded elements are one, and every one is tallied.)
+  if (const auto* s = std::get_if<Scalar>(&in); s && !out.empty()) {
+    out[0] = s->x;
+    return 1;
+  }
+  return leading_values_of_runs(in, out);
+}
 std::size_t value_count(const Input& in);
 inline double first_value(const Input& in) {  // 0 where there is none (an empty fold)
   double v = 0;

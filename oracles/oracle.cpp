@@ -31,7 +31,7 @@ std::vector<double> flat_values(const Input& in) {
   return r;
 }
 
-std::size_t leading_values(const Input& in, std::span<double> out) {
+std::size_t leading_values_of_runs(const Input& in, std::span<double> out) {
   std::size_t n = 0;
   for (std::span<const double> run : value_runs(in))
     for (std::size_t i = 0; i < run.size() && n < out.size(); ++i) out[n++] = run[i];
