@@ -38,6 +38,7 @@ struct ElementReport {
   std::string message;           // the full self-explaining text
   std::int64_t shrunk_elements = -1;  // a shrunk case: how many input elements it has left
   std::vector<int> shrink_path;       // ... and the shrink steps from case `case_index` to it
+  std::int64_t run_index = 0;         // in merged results: the run (1-based) it came from; 0: not merged
 };
 
 // The two profiles of every contract. conformance: what any correct
@@ -132,6 +133,9 @@ struct AccuracyStats {
   std::optional<double> max_normalized, mean_normalized;  // condition-aware
   std::optional<double> bias_mean, bias_stderr;           // mean signed ulp error (bias samples) and its s.e.
   std::int64_t bias_samples = 0;
+  // Merged results: the p99 is the largest of the runs' p99s, an upper
+  // bound of the pooled one (reports/combine.cpp).
+  bool p99_is_upper_bound = false;
   Histogram histogram;                       // fractional ulp
   std::optional<Histogram> distance_histogram;    // where integer distance applies
   std::optional<Histogram> normalized_histogram;  // condition-aware models
@@ -207,6 +211,10 @@ struct KernelDTypeResult {
   Coverage coverage;
   ErrorProfile profile;
   double seconds = 0;
+  // Merged documents (reports/merge.h): the run (1-based) a result came
+  // from, or the runs a merged result combines; 0 and empty otherwise.
+  std::int64_t run_index = 0;
+  std::vector<std::int64_t> run_indices;
 };
 
 struct RunMetadata {

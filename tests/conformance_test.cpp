@@ -16,6 +16,7 @@
 #include "engine/conformance.h"
 #include "oracles/exact_sum.h"
 #include "reports/results_json.h"
+#include "tests/read_back.h"
 #include "tests/results_digest.h"
 
 namespace kc {
@@ -79,6 +80,7 @@ TEST_P(Conformance, ReferencePassesItsContract) {
 
   const auto got = digest(r);
   const std::string key = std::string(k->name) + " " + std::string(dtype_name(t));
+  testing_support::expect_reads_back(r, key);
   ASSERT_TRUE(golden().contains(key)) << key << " is not in the committed digest of the default run";
   for (const auto& [field, want] : golden()[key].items())
     EXPECT_EQ(got.value(field, nlohmann::json()), want) << key << ": " << field << " differs from the default run's digest";

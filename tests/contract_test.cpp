@@ -49,19 +49,20 @@ TEST(Contracts, UnaryFamilyIsTheInventorys) {
   for (const std::string& name : want) EXPECT_TRUE(reference->supported(name)) << name << ": no reference exec arm";
 }
 
-TEST(Contracts, IssueThreeFamiliesAreComplete) {
+// The binary, broadcast, reduction and cast families hold exactly the
+// inventory's kernels of those sections.
+TEST(Contracts, IssueThreeFamiliesAreTheInventorys) {
   std::set<std::string> got;
   for (const auto& k : contract::all_kernels())
     if (k.family == "binary" || k.family == "broadcast" || k.family == "reduction" || k.family == "reduce_to" ||
         k.family == "cast")
       got.insert(std::string(k.name));
-  const std::set<std::string> want{
-      "add", "sub", "mul", "div", "maximum", "minimum", "rem", "pow", "broadcast_add", "broadcast_sub",
-      "broadcast_mul", "broadcast_div", "sum_all", "max_all", "min_all", "mean_all", "sum_dim", "max_dim",
-      "min_dim", "mean_dim", "argmax_dim", "argmin_dim", "reduce_sum_to", "reduce_max_to", "reduce_max_to_backward",
-      "broadcast_to", "cast_f32_to_f64", "cast_f32_to_bf16", "cast_f32_to_f16", "cast_f64_to_f32", "cast_f64_to_bf16",
-      "cast_f64_to_f16", "cast_bf16_to_f32", "cast_bf16_to_f64", "cast_bf16_to_f16", "cast_f16_to_f32",
-      "cast_f16_to_f64", "cast_f16_to_bf16", "cast_u32_to_f32", "cast_u32_to_f64", "cast_f32_to_u32", "cast_f64_to_u32"};
+  std::set<std::string> want = inventory_kernels({"Binary elementwise", "Reductions to scalar",
+                                                        "Reductions along one dim", "Reduce-to-shape",
+                                                        "Dtype casts"});
+  // (The inventory describes broadcast_to in a paragraph, not a table row.)
+  want.insert("broadcast_to");
+  ASSERT_GE(want.size(), 40u) << "the inventory's sections did not parse";
   EXPECT_EQ(got, want);
 }
 
@@ -74,11 +75,13 @@ TEST(Contracts, IssueElevenFamiliesAreComplete) {
     if (k.family == "linalg" || k.family == "conv" || k.family == "sequence" || k.family == "indexing" ||
         k.family == "masking" || k.family == "padding")
       got.insert(std::string(k.name));
-  const std::set<std::string> want{
-      "matmul", "matmul_2d", "matmul_f32_bf16", "transpose_2d", "transpose_last_two", "permute", "conv2d",
-      "conv_transpose2d", "conv2d_simple", "max_pool2d", "triu", "tril", "masked_fill", "pad_const", "pad_reflect",
-      "pad_replicate", "pad_backward", "reshape", "contiguize", "squeeze", "unsqueeze", "cumsum", "flip", "roll",
-      "concat", "slice", "index_select_tensor", "index_select", "gather", "index_add", "scatter_add", "embedding"};
+  std::set<std::string> want =
+      inventory_kernels({"Matmul", "Convolution", "Sequence", "Indexing", "Masking", "Padding"});
+  ASSERT_GE(want.size(), 25u) << "the inventory's sections did not parse";
+  // The executor's arms that are kernels here, which the inventory names in
+  // its notes rather than its tables (Op::Contiguize, Op::Squeeze,
+  // Op::Unsqueeze, the mixed f32 x bf16 matmul).
+  want.insert({"contiguize", "squeeze", "unsqueeze", "matmul_f32_bf16"});
   EXPECT_EQ(got, want);
   // The executor's narrower dtype lists (conv2d and conv_transpose2d: f32/f64 only).
   for (const char* name : {"conv2d", "conv_transpose2d"}) {

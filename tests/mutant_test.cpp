@@ -12,6 +12,7 @@
 #include "engine/findings.h"
 #include "reports/html.h"
 #include "reports/results_json.h"
+#include "tests/read_back.h"
 #include "reports/site/site.h"
 
 namespace kc {
@@ -88,6 +89,8 @@ TEST_P(Mutants, DefaultRunFlagsIt) {
     EXPECT_TRUE(flagged) << m.name << " on " << kernel << " " << dtype_name(t) << " was not flagged by a '"
                          << m.expected_check << "' check";
     EXPECT_EQ(r.verdict, engine::Verdict::fail);
+    // (Failing results: failures, findings and figures read back too.)
+    testing_support::expect_reads_back(r, std::string(m.name) + " on " + std::string(kernel));
     expect_failing_figures(r, std::string(m.name) + " on " + std::string(kernel) + " " + std::string(dtype_name(t)));
     bool has_repro = false;
     for (const auto& f : r.failures) has_repro |= f.repro.find("--backend mutant:") != std::string::npos;
