@@ -118,7 +118,8 @@ void combine_accuracy(AccuracyStats& m, const AccuracyStats& b, const std::strin
 // Checks by name: instances add; the figure kept is the one furthest over
 // (or nearest to) its bound, as within a run (checks/case_statistics.cpp).
 // The bias check is one test over all samples: it is recomputed.
-void combine_checks(std::vector<CheckTally>& into, const std::vector<CheckTally>& from, const AccuracyStats& acc) {
+void combine_checks(std::vector<CheckTally>& into, const std::vector<CheckTally>& from, const AccuracyStats& acc,
+                    engine::Profile profile) {
   auto ratio = [](const CheckTally& t) { return *t.figure / t.bound.value_or(1); };
   for (const CheckTally& c : from) {
     auto same = std::find_if(into.begin(), into.end(), [&](const CheckTally& t) { return t.name == c.name; });
@@ -137,6 +138,7 @@ void combine_checks(std::vector<CheckTally>& into, const std::vector<CheckTally>
   }
   for (CheckTally& c : into) {
     if (c.kind != engine::CheckKind::bias) continue;
+    c.differs = 0;
     if (acc.bias_samples < checks::kBiasMinSamples) {
       c.passed = 0, c.failed = 0, c.not_graded = 1;
       c.detail = fmt::format("only {} samples in the merged runs, the test needs {}", acc.bias_samples,
@@ -146,7 +148,10 @@ void combine_checks(std::vector<CheckTally>& into, const std::vector<CheckTally>
     }
     const BiasSums s = bias_sums(acc);
     const auto stat = checks::bias_statistic(s.n, s.sum, s.sq);
-    c.passed = stat.ok ? 1 : 0, c.failed = stat.ok ? 0 : 1, c.not_graded = 0;
+    // (As the run counts it: a reference-profile check in a conformance run differs rather than fails.)
+    const bool differs_only = profile == engine::Profile::conformance && c.profile == engine::Profile::reference;
+    c.passed = stat.ok ? 1 : 0, c.not_graded = 0;
+    (differs_only ? c.differs : c.failed) = stat.ok ? 0 : 1;
     c.detail = stat.detail + " (pooled over the merged runs)";
     c.metric = "|z|", c.figure = stat.z, c.bound = checks::kBiasMaxZ;
   }
@@ -251,7 +256,8 @@ int verdict_rank(engine::Verdict v) {  // best to worst
 
 }  // namespace
 
-void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const ModelFigures& model, const std::string& where) {
+void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const CombineContext& c) {
+  const std::string& where = c.where;
   const std::vector<engine::Finding> a_findings = r.findings;
   if (verdict_rank(b.verdict) > verdict_rank(r.verdict)) r.verdict = b.verdict;
   r.exhaustive = r.exhaustive || b.exhaustive;
@@ -259,9 +265,11 @@ void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const ModelFigure
   r.cases = saturating_add(r.cases, b.cases);
   r.elements = saturating_add(r.elements, b.elements);
   r.seconds += b.seconds;
-  r.differs = saturating_add(r.differs, b.differs);
   combine_accuracy(r.accuracy, b.accuracy, where);
-  combine_checks(r.checks, b.checks, r.accuracy);
+  combine_checks(r.checks, b.checks, r.accuracy, c.profile);
+  // (What differs from the reference is the checks' differences, as a run writes it.)
+  r.differs = 0;
+  for (const CheckTally& t : r.checks) r.differs = saturating_add(r.differs, t.differs);
   // The runs combined: each side's list, or the one run it is.
   const std::int64_t a_run = r.run_index > 0 ? r.run_index : 1, b_run = b.run_index > 0 ? b.run_index : 1;
   if (r.run_indices.empty()) r.run_indices = {r.run_index};
@@ -277,17 +285,18 @@ void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const ModelFigure
   if (r.worst.size() > kWorstKept) r.worst.resize(kWorstKept);
   combine_coverage(r.coverage, b.coverage);
   combine_profile(r.profile, b.profile);
-  // A check that fails in no run, once combined (a pooled bias test), no
-  // longer fails the result, nor lists the runs' failures of it.
+  // A bias test that, pooled, neither fails nor differs no longer fails
+  // the result, nor lists the single runs' reports of it.
   bool any_failed = false;
-  for (const CheckTally& c : r.checks) {
-    any_failed = any_failed || c.failed > 0;
-    if (c.kind == engine::CheckKind::bias && c.failed == 0)
-      std::erase_if(r.failures, [&](const ElementReport& e) { return e.check == c.name; });
+  for (const CheckTally& t : r.checks) {
+    any_failed = any_failed || t.failed > 0;
+    if (t.kind != engine::CheckKind::bias) continue;
+    if (t.failed == 0) std::erase_if(r.failures, [&](const ElementReport& e) { return e.check == t.name; });
+    if (t.differs == 0) std::erase_if(r.differences, [&](const ElementReport& e) { return e.check == t.name; });
   }
   if (!any_failed && r.verdict == engine::Verdict::fail && r.failures.empty())
     r.verdict = r.interrupted ? engine::Verdict::not_graded : engine::Verdict::pass;
-  rewrite_findings(r, a_findings, b.findings, model);
+  rewrite_findings(r, a_findings, b.findings, c.model);
 }
 
 }  // namespace kc::reports

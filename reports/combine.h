@@ -25,10 +25,19 @@ struct ModelFigures {
   std::int64_t distance_bound = -1;
 };
 
+// What the combination needs besides the two results: the contract's
+// figures for a pass's headline, the profile the runs graded (a pooled
+// reference-profile check that fails in a conformance run differs, as in
+// the run), and the result's name for errors (histograms of other bins
+// cannot be combined).
+struct CombineContext {
+  ModelFigures model;
+  engine::Profile profile = engine::Profile::reference;
+  std::string where;
+};
+
 // `into` becomes the combination of itself and `from` (runs `into.run_index`
-// and `from.run_index`, or the runs each already combines). `where` names
-// the result in errors: histograms of other bins cannot be combined.
-void combine(engine::KernelDTypeResult& into, const engine::KernelDTypeResult& from, const ModelFigures& model,
-             const std::string& where);
+// and `from.run_index`, or the runs each already combines).
+void combine(engine::KernelDTypeResult& into, const engine::KernelDTypeResult& from, const CombineContext& c);
 
 }  // namespace kc::reports

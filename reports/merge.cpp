@@ -42,20 +42,35 @@ std::string cases_identity(const json& run) {
   return field(run, "seed").dump() + "/" + field(run, "shard").dump();
 }
 
-}  // namespace
-
-json merge_results(const json& a, const json& b, const json& contract, const std::string& where) {
+// One kernel x dtype from two runs of `profile`, combined typed.
+json merge_results(const json& a, const json& b, const json& contract, engine::Profile profile, const std::string& where) {
   const json kernel{{"contract", contract}};
   const std::string dtype = field(a, "dtype").is_string() ? a["dtype"].get<std::string>() : "";
   // (The kernel's name and family are the document entry's, not the result's.)
   engine::KernelDTypeResult r = read_result(a, "", "", where + ", first run");
-  combine(r, read_result(b, "", "", where + ", second run"), model_figures(contract_accuracy(kernel, dtype)), where);
+  combine(r, read_result(b, "", "", where + ", second run"),
+          {.model = model_figures(contract_accuracy(kernel, dtype)), .profile = profile, .where = where});
   return result_json(r);
 }
+
+// The profile the documents' runs graded (all the same one).
+engine::Profile runs_profile(const std::vector<json>& docs) {
+  const json& first = field(field(docs[0], "run"), "profile");
+  for (const json& d : docs)
+    if (field(field(d, "run"), "profile") != first)
+      throw UsageError(fmt::format("the documents grade other profiles ({} and {}): results are merged only within one",
+                                   first.dump(), field(field(d, "run"), "profile").dump()));
+  // (A document before profiles were written: the reference profile, as the run then graded.)
+  return first.is_string() ? engine::kProfiles.find(first.get<std::string>()).value_or(engine::Profile::reference)
+                           : engine::Profile::reference;
+}
+
+}  // namespace
 
 json merge_documents(const std::vector<json>& docs) {
   if (docs.empty()) throw UsageError("no results document given");
   if (docs.size() == 1) return docs[0];
+  const engine::Profile profile = runs_profile(docs);
   json out{{"schema", kSchema}, {"run", docs[0]["run"]}, {"runs", json::array()}, {"kernels", json::array()}};
   // Which runs each kernel x dtype came from, to refuse the same cases twice.
   std::map<std::pair<std::string, std::string>, std::set<std::string>> seen;
@@ -92,7 +107,7 @@ json merge_documents(const std::vector<json>& docs) {
         if (field(*entry, "contract") != field(k, "contract"))
           throw UsageError(fmt::format("{}: the documents grade it under different contracts (other kconform "
                                        "versions?); results are merged only under one contract", where));
-        *same = merge_results(*same, r, field(*entry, "contract"), where);
+        *same = merge_results(*same, r, field(*entry, "contract"), profile, where);
       }
     }
   }

@@ -215,9 +215,57 @@ TEST(Report, MergedFailuresAddTheirCountsAndAreListedOnce) {
   EXPECT_NE(f["text"].get<std::string>().find(std::to_string(sum) + " elements"), std::string::npos) << f["text"];
   EXPECT_EQ(r["headline"], f["text"]);
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& e : r["failures"])
-    if (!e["input_hex"].get<std::string>().empty())
+  for (const auto& e : r["failures"]) {
+    if (!e["input_hex"].get<std::string>().empty()) {
       EXPECT_TRUE(seen.insert({e["check"].get<std::string>(), e["input_hex"].get<std::string>()}).second) << e["message"];
+    }
+  }
+}
+
+// Two conformance runs of a correct gelu that is not the reference's (its
+// constant correctly rounded: a biased error the reference profile flags):
+// merged, the pooled bias test differs from the reference rather than
+// fails, and what differs is the sum of the checks' differences (before the
+// typed merge it was the first run's count).
+TEST(Report, MergedConformanceRunsDifferWhereEachRunDiffers) {
+  auto run = [](std::uint64_t seed) {
+    const char* backend_name = "mutant:gelu_cr_constant";
+    auto backend = make_backend(backend_name);
+    engine::RunOptions opts{.checks = &checks::registry()};
+    opts.seed = seed;
+    opts.backend = backend_name;
+    opts.profile = engine::Profile::conformance;
+    engine::RunResults r;
+    r.run = reports::collect_metadata(seed, backend_name, "test");
+    r.run.profile = engine::Profile::conformance;
+    r.results.push_back(engine::run_kernel_dtype(*contract::find_kernel("gelu"), DType::f32, *backend, opts));
+    return reports::results_json(r);
+  };
+  const json s1 = run(1), s2 = run(2);
+  const json m = reports::merge_documents({s1, s2});
+  const json& r = merged_result(m, "gelu", "f32");
+  EXPECT_EQ(r["verdict"], "pass") << r["headline"];
+  std::int64_t differs = 0;
+  for (const auto& c : r["checks"]) {
+    differs += c["differs"].get<std::int64_t>();
+    if (c["kind"] != "bias") continue;
+    EXPECT_EQ(c["failed"], 0) << c["detail"];
+    EXPECT_EQ(c["differs"], 1) << c["detail"];
+    EXPECT_NE(c["detail"].get<std::string>().find("pooled over the merged runs"), std::string::npos) << c["detail"];
+  }
+  EXPECT_GT(differs, 1);
+  EXPECT_EQ(r["differs_from_reference"], differs);
+  EXPECT_GT(r["differs_from_reference"].get<std::int64_t>(),
+            merged_result(s1, "gelu", "f32")["differs_from_reference"].get<std::int64_t>());
+  // A conformance run and a reference run grade other contracts' checks: not merged.
+  json reference = s2;
+  reference["run"]["profile"] = "reference";
+  try {
+    (void)reports::merge_documents({s1, reference});
+    ADD_FAILURE() << "documents of two profiles were merged";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("other profiles"), std::string::npos) << e.what();
+  }
 }
 
 // Issue 9's smaller page faults, each pinned: the results lead and the
