@@ -79,6 +79,15 @@ class Fields {
   std::string where_;
 };
 
+// The objects of an array field, each read by `read`.
+template <class T>
+std::vector<T> objects(const Fields& f, const char* key, T (*read)(const Fields&)) {
+  std::vector<T> out;
+  const json& list = f.array(key);
+  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(read(Fields(list[i], fmt::format("{}[{}]", f.where(key), i))));
+  return out;
+}
+
 engine::ElementReport element(const Fields& f) {
   engine::ElementReport e;
   e.check = f.text("check");
@@ -102,13 +111,6 @@ engine::ElementReport element(const Fields& f) {
   if (f.has("shrunk_elements")) e.shrunk_elements = f.count("shrunk_elements");
   if (f.has("run_index")) e.run_index = f.count("run_index");
   return e;
-}
-
-std::vector<engine::ElementReport> elements(const Fields& f, const char* key) {
-  std::vector<engine::ElementReport> out;
-  const json& list = f.array(key);
-  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(element(Fields(list[i], fmt::format("{}[{}]", f.where(key), i))));
-  return out;
 }
 
 std::optional<engine::ElementReport> optional_element(const Fields& f, const char* key) {
@@ -199,14 +201,6 @@ engine::Finding finding(const Fields& f) {
           .text = f.text("text"), .failure = f.text("failure"), .bound_text = f.text("bound_text")};
 }
 
-template <class T>
-std::vector<T> objects(const Fields& f, const char* key, T (*read)(const Fields&)) {
-  std::vector<T> out;
-  const json& list = f.array(key);
-  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(read(Fields(list[i], fmt::format("{}[{}]", f.where(key), i))));
-  return out;
-}
-
 engine::DeclaredResult declared(const Fields& f) {
   engine::DeclaredResult d{.metric = f.text("claim_metric"), .contract_bound = f.optional_real("contract_bound"),
                            .verdict = f.named<engine::ClaimVerdict>("claim_verdict", engine::kClaimVerdicts),
@@ -276,12 +270,12 @@ engine::KernelDTypeResult read_result(const json& result, const std::string& ker
   r.elements = f.count("elements");
   r.inputs_digest = digest(f);
   r.accuracy = accuracy(f.sub("accuracy"));
-  r.worst = elements(f, "worst");
+  r.worst = objects(f, "worst", element);
   r.checks = objects(f, "checks", check);
-  r.failures = elements(f, "failures");
+  r.failures = objects(f, "failures", element);
   r.differs = f.count("differs_from_reference");
   r.declared = declared(f.sub("declared"));
-  r.differences = elements(f, "differences");
+  r.differences = objects(f, "differences", element);
   r.coverage = coverage(f.sub("coverage"));
   r.profile = profile(f.sub("error_profile"));
   r.seconds = f.plain_real("seconds");
