@@ -50,8 +50,9 @@ void expect_failing_figures(const engine::KernelDTypeResult& r, const std::strin
     EXPECT_GT(figure, bound) << what << " " << where << ": the figure shown, " << m[1] << ", is within its bound "
                              << m[2] << " (" << text << ")";
   }
-  if (r.findings.front().kind == engine::CheckKind::accuracy)
+  if (r.findings.front().kind == engine::CheckKind::accuracy) {
     EXPECT_NE(page.find("class=\"failing\""), std::string::npos) << what << ": no plot marks the failing elements";
+  }
 }
 
 class Mutants : public ::testing::TestWithParam<const mutants::Mutant*> {};
