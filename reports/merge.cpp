@@ -47,8 +47,13 @@ json merge_results(const json& a, const json& b, const json& contract, engine::P
   const json kernel{{"contract", contract}};
   const std::string dtype = field(a, "dtype").is_string() ? a["dtype"].get<std::string>() : "";
   // (The kernel's name and family are the document entry's, not the result's.)
-  engine::KernelDTypeResult r = read_result(a, "", "", where + ", first run");
-  combine(r, read_result(b, "", "", where + ", second run"),
+  // (Errors name the run a result came from: a document's results carry their run_index here.)
+  auto of_run = [&](const json& result) {
+    const auto run = integer(field(result, "run_index"));
+    return run ? fmt::format("{} of run {}", where, *run) : where + " of the runs merged before";
+  };
+  engine::KernelDTypeResult r = read_result(a, "", "", of_run(a));
+  combine(r, read_result(b, "", "", of_run(b)),
           {.model = model_figures(contract_accuracy(kernel, dtype)), .profile = profile, .where = where});
   return result_json(r);
 }

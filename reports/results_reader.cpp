@@ -26,7 +26,10 @@ class Fields {
   }
   const json& raw(const char* key) const { return field(obj_, key); }
   bool has(const char* key) const { return obj_.contains(key); }
-  Fields sub(const char* key) const { return Fields(raw(key), where_ + "." + key); }
+  Fields sub(const char* key) const {
+    if (!raw(key).is_object()) wrong(key, "an object");
+    return Fields(raw(key), where_ + "." + key);
+  }
   std::string where(const char* key) const { return where_ + "." + key; }
 
   std::string text(const char* key) const {

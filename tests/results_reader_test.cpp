@@ -109,6 +109,8 @@ TEST(ResultsReader, DamagedResultsAreUsageErrorsNamingTheField) {
        "its arrays are not all of one length"},
       {"coverage count", [](nlohmann::json& j) { j["coverage"]["value_classes"]["zero"] = -0.5; },
        ".coverage.value_classes.zero: not an integer"},
+      {"object missing", [](nlohmann::json& j) { j.erase("declared"); }, "field 'declared' is missing, not an object"},
+      {"object of another type", [](nlohmann::json& j) { j["coverage"] = 3; }, "field 'coverage' is of another type, not an object"},
       {"not an object", [](nlohmann::json& j) { j = nlohmann::json::array(); }, "kernel 'exp' dtype bf16: not a JSON object"},
   };
   for (const auto& d : damages) {
