@@ -36,8 +36,6 @@ void add_to(Histogram& h, double v, bool failing) {
 }
 
 }  // namespace
-double worst_key(const ElementReport& e) { return e.normalized ? *e.normalized : e.frac_ulp; }
-
 Tallies::Tallies()
     : frac_hist(empty_histogram("fractional ulp", kFracEdges)),
       dist_hist(empty_histogram("integer distance", kDistEdges)),
@@ -174,7 +172,7 @@ void Tallies::add_failure(const Figures& g) {
 
 bool Tallies::could_be_worst(const Figures& g, std::optional<Place> at) const {
   const double key = g.normalized ? *g.normalized : g.frac;
-  return !g.special && std::isfinite(g.frac) && (worst.size() < 5 || beats(key, worst_key(worst.back()), at, worst.back()));
+  return !g.special && std::isfinite(g.frac) && (worst.size() < kWorstKept || beats(key, worst_key(worst.back()), at, worst.back()));
 }
 
 bool Tallies::needs_exact(const Figures& g, std::optional<Place> at) const {
@@ -196,7 +194,7 @@ void Tallies::keep_worst(const ElementReport& r) {
   auto at = worst.begin();
   while (at != worst.end() && !beats(key, worst_key(*at), place, *at)) ++at;
   worst.insert(at, r);
-  if (worst.size() > 5) worst.pop_back();
+  if (worst.size() > kWorstKept) worst.pop_back();
 }
 
 }  // namespace kc::engine

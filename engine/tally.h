@@ -26,15 +26,13 @@
 #include "engine/graded_outputs.h"
 #include "engine/grading.h"
 #include "engine/results.h"
+#include "engine/worst.h"
 
 namespace kc::engine {
 
 // The 99th percentile of v (no NaN): the element of rank floor(0.99 (n -
 // 1)), as nth_element over a copy finds it (Statistics::p99_frac_ulp).
 double quantile_99(const std::vector<double>& v);
-// The figure the worst cases are ranked by: the normalized error where the
-// model has one, else the fractional ulp error.
-double worst_key(const ElementReport& e);
 
 // Value classes of the coverage (of the inputs, and overflowing results),
 // counted per element and named once at the end (Tallies::finish).

@@ -81,7 +81,7 @@ void Tallies::block_candidates(std::span<const LaneFigures> g, std::span<const c
 
 Tallies::LaneGate Tallies::lane_gate(bool ties) const {
   // (As needs_exact: no worst case or maximum yet lets every figure through.)
-  LaneGate g{.worst_lo = worst.size() < 5 ? -INFINITY : worst_key(worst.back()),
+  LaneGate g{.worst_lo = worst.size() < kWorstKept ? -INFINITY : worst_key(worst.back()),
              .max_rel = at_max_rel ? max_rel_err : -INFINITY,
              .max_abs = max_abs_err,
              .max_dist = at_max_dist ? max_dist : std::numeric_limits<std::int64_t>::min()};

@@ -12,7 +12,9 @@
 #include "checks/bias.h"
 #include "core/error.h"
 #include "core/saturating.h"
+#include "engine/error_profile.h"
 #include "engine/findings.h"
+#include "engine/worst.h"
 
 namespace kc::reports {
 
@@ -23,8 +25,6 @@ using engine::CheckTally;
 using engine::ElementReport;
 using engine::KernelDTypeResult;
 
-constexpr std::size_t kWorstKept = 5;  // as a run keeps (engine/tally.cpp)
-constexpr std::size_t kProfileSlices = 256;
 
 // The larger error; NaN where either is (a NaN maximum stays NaN).
 double larger(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : b > a ? b : a; }
@@ -186,7 +186,7 @@ void combine_profile(engine::ErrorProfile& into, const engine::ErrorProfile& fro
       all.push_back({p->x_lo[i], p->x_hi[i], p->max_frac_ulp[i], p->max_distance[i], p->max_normalized[i], p->failed[i]});
   std::stable_sort(all.begin(), all.end(), [](const Slice& x, const Slice& y) { return x.x_lo < y.x_lo; });
   engine::ErrorProfile out;
-  const std::size_t n = all.size(), groups = std::min(kProfileSlices, n);
+  const std::size_t n = all.size(), groups = std::min(engine::kProfileSlices, n);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t lo = g * n / groups, hi = (g + 1) * n / groups;
     Slice s = all[lo];
@@ -280,9 +280,9 @@ void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const CombineCont
   r.differences = union_of(r.differences, a_run, b.differences, b_run);
   r.worst = union_of(r.worst, a_run, b.worst, b_run);
   std::stable_sort(r.worst.begin(), r.worst.end(), [](const ElementReport& x, const ElementReport& y) {
-    return x.normalized.value_or(x.frac_ulp) > y.normalized.value_or(y.frac_ulp);
+    return engine::worst_key(x) > engine::worst_key(y);
   });
-  if (r.worst.size() > kWorstKept) r.worst.resize(kWorstKept);
+  if (r.worst.size() > engine::kWorstKept) r.worst.resize(engine::kWorstKept);
   combine_coverage(r.coverage, b.coverage);
   combine_profile(r.profile, b.profile);
   // A bias test that, pooled, neither fails nor differs no longer fails

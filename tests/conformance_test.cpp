@@ -87,7 +87,9 @@ TEST_P(Conformance, ReferencePassesItsContract) {
 
   // Every other exact-sum path this CPU has, where the oracle took one.
   using Path = oracle::ExactSum::Path;
-  if (k->name == "matmul") EXPECT_TRUE(bulk) << "the dot oracle made no bulk exact-sum call: the paths went untested";
+  if (k->name == "matmul") {
+    EXPECT_TRUE(bulk) << "the dot oracle made no bulk exact-sum call: the paths went untested";
+  }
   if (!bulk) return;
   for (const Path p : {Path::extract8, Path::extract4, Path::scalar}) {
     if (p == oracle::ExactSum::path() || !oracle::ExactSum::has_path(p)) continue;
