@@ -8,9 +8,18 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/binary.h"
-#include "oracles/fast.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// Each kernel's exact function, replay and fast path (oracles/oracle.h),
+// defined in oracles/binary.cpp.
+KC_MATH_OF(Pair, add)
+KC_MATH_OF(Pair, sub)
+KC_MATH_OF(Pair, mul)
+KC_MATH_OF(Pair, div)
+KC_MATH_OF(Pair, maximum)
+KC_MATH_OF(Pair, minimum)
+KC_MATH_OF(Pair, rem)
+KC_MATH_OF(Pair, pow)
 
 namespace kc::contract {
 

@@ -8,9 +8,37 @@
 #include "contracts/properties.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/fast.h"
-#include "oracles/replay.h"
-#include "oracles/unary.h"
+#include "oracles/oracle.h"
+
+// Each kernel's exact function, replay and fast path (oracles/oracle.h),
+// defined in oracles/unary.cpp and, for the composed activations, in
+// oracles/activations.cpp.
+KC_MATH_OF(Scalar, neg)
+KC_MATH_OF(Scalar, relu)
+KC_MATH_OF(Scalar, sqr)
+KC_MATH_OF(Scalar, sqrt)
+KC_MATH_OF(Scalar, exp)
+KC_MATH_OF(Scalar, sign)
+KC_MATH_OF(Scalar, log)
+KC_MATH_OF(Scalar, sin)
+KC_MATH_OF(Scalar, cos)
+KC_MATH_OF(Scalar, abs)
+KC_MATH_OF(Scalar, recip)
+KC_MATH_OF(Scalar, tanh)
+KC_MATH_OF(Scalar, floor)
+KC_MATH_OF(Scalar, ceil)
+KC_MATH_OF(Scalar, erf)
+KC_MATH_OF(Scalar, round)
+KC_MATH_OF(Scalar, step)
+KC_MATH_OF(Scalar, rsqrt)
+KC_MATH_OF(Scalar, powi)
+KC_MATH_OF(Scalar, add_scalar)
+KC_MATH_OF(Scalar, mul_scalar)
+KC_MATH_OF(Scalar, clamp)
+KC_MATH_OF(Scalar, gelu_erf)
+KC_MATH_OF(Scalar, sigmoid)
+KC_MATH_OF(Scalar, silu)
+KC_MATH_OF(Scalar, gelu_tanh)
 
 namespace kc::contract {
 

@@ -1,10 +1,24 @@
-// Oracles of the binary families (reference-semantics.md §2, §3).
-#include "oracles/binary.h"
-
+// The binary families' evaluations (same-shape and broadcasting; one pair
+// (a, b) of input elements per output element; reference-semantics.md §2,
+// §3), the three of each kernel (oracles/oracle.h): its exact function,
+// its replay of the reference's steps, the same rule at the two source
+// elements broadcasting or not, and its double fast path (oracles/fast.h).
 #include <cmath>
 
 #include "oracles/exact.h"
+#include "oracles/fast.h"
+#include "oracles/oracle.h"
+#include "oracles/replay.h"
 #include "oracles/rounding.h"
+
+KC_MATH_OF(Pair, add)
+KC_MATH_OF(Pair, sub)
+KC_MATH_OF(Pair, mul)
+KC_MATH_OF(Pair, div)
+KC_MATH_OF(Pair, maximum)
+KC_MATH_OF(Pair, minimum)
+KC_MATH_OF(Pair, rem)
+KC_MATH_OF(Pair, pow)
 
 namespace kc::oracle {
 
@@ -75,4 +89,47 @@ void pow(const Pair& given, Exact& out) { const MpPair in = mp(given);
   mpfr_pow(raw(out.value), raw(in.a), raw(in.b), MPFR_RNDN);
 }
 
+namespace replay {
+
+namespace {
+using D2 = double (*)(double, double);
+}
+
+double add(const Pair& in) { return InT{in.ctx.dtype}.add(in.a, in.b); }
+double sub(const Pair& in) { return InT{in.ctx.dtype}.sub(in.a, in.b); }
+double mul(const Pair& in) { return InT{in.ctx.dtype}.mul(in.a, in.b); }
+double div(const Pair& in) { return InT{in.ctx.dtype}.div(in.a, in.b); }
+// a > b ? a : b: a NaN in a gives b, in b gives b's NaN, ties give b (§0.5).
+double maximum(const Pair& in) { return in.a > in.b ? in.a : in.b; }
+double minimum(const Pair& in) { return in.a < in.b ? in.a : in.b; }
+// q = a/b, floor(q), p = floor(q) b, a - p, each rounded in T (§2).
+double rem(const Pair& in) {
+  const InT t{in.ctx.dtype};
+  const double a = in.a, b = in.b;
+  return t.sub(a, t.mul(t.floor(t.div(a, b)), b));
+}
+// glibc's powf/pow return NaN for a signalling NaN operand, even where a
+// quiet one gives 1 (pow(sNaN, 0)); the halves' widening quiets it first.
+double pow(const Pair& in) {
+  const InT t{in.ctx.dtype};
+  if (in.ctx.signaling_nan && !is_half(in.ctx.dtype)) return t.add(in.a, in.b);  // the NaN operand's, quieted
+  return t.call2(::powf, static_cast<D2>(::pow), in.a, in.b);
+}
+
+}  // namespace replay
+
+namespace fast {
+
+// Two operands of at most 24 bits each (binary.h): a sum or difference
+// rounds once in double, a product is exact (48 bits), a quotient rounds
+// once; the maximum and minimum are exact (their ties and NaNs, where the
+// operation allows other answers, are MPFR's: see grade_fast).
+bool add(const Pair& in, Approx& out) { return rounded_once_or_zero(in.a + in.b, out); }
+bool sub(const Pair& in, Approx& out) { return rounded_once_or_zero(in.a - in.b, out); }
+bool mul(const Pair& in, Approx& out) { return exact(in.a * in.b, out); }
+bool div(const Pair& in, Approx& out) { return in.b != 0 && rounded_once(in.a / in.b, out); }
+bool maximum(const Pair& in, Approx& out) { return in.a != in.b && exact(in.a > in.b ? in.a : in.b, out); }
+bool minimum(const Pair& in, Approx& out) { return in.a != in.b && exact(in.a < in.b ? in.a : in.b, out); }
+
+}  // namespace fast
 }  // namespace kc::oracle

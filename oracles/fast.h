@@ -34,6 +34,8 @@
 // Light header: no MPFR.
 #pragma once
 
+#include <cmath>
+
 #include "oracles/input.h"
 
 namespace kc::oracle::fast {
@@ -63,46 +65,45 @@ struct Approx {
   int tiny = 0;
 };
 
-// Each returns false where it has no fast answer at this input (a special
-// value, an overflow, a range the bound does not cover): the caller
-// evaluates with MPFR. The input is the element's (oracles/input.h): a
-// Scalar for a unary kernel, a Pair for a binary one.
+// Each kernel's fast path, `bool f(const In&, Approx&)`, is defined beside
+// its exact function and replay (oracles/unary.cpp, activations.cpp,
+// binary.cpp; declared by KC_MATH_OF, oracles/oracle.h). It returns false
+// where it has no fast answer at this input (a special value, an overflow,
+// a range the bound does not cover): the caller evaluates with MPFR. The
+// answers below are the bounds above, written once.
+
+// Exact in double.
+inline bool exact(double v, Approx& out) {
+  out = {.value = v, .err = 0};
+  return true;
+}
+// One rounding in double. Outside the normal double range the relative
+// bound does not hold (a result that underflowed to 0 may be 1e-362): no
+// fast answer there; MPFR has the exponent range.
+inline bool rounded_once(double v, Approx& out) {
+  if (!std::isfinite(v) || std::fabs(v) < 0x1p-1000) return false;
+  out = {.value = v, .err = std::fabs(v) * 0x1p-53};
+  return true;
+}
+// A sum that cancels exactly is an exact zero (x + (-x) = +0 in double as in
+// MPFR's round-to-nearest); any other sum of two 24-bit values rounds once.
+inline bool rounded_once_or_zero(double v, Approx& out) { return v == 0 ? exact(v, out) : rounded_once(v, out); }
+// A value of glibc's double libm: 4 ulp, 2^-50 |v|, normal range only.
+inline bool libm(double v, Approx& out) {
+  if (!rounded_once(v, out)) return false;
+  out.err = std::fabs(v) * 0x1p-50;
+  return true;
+}
+// A function whose values stay strictly inside (-1, 1) for a finite
+// non-zero argument: a double result of +-1 is the limit, not the value.
+inline bool below_one(double v, Approx& out) {
+  if (!libm(v, out)) return false;
+  out.below = 1;
+  return true;
+}
 
 // The element's value itself (the data movers', dequantize_blocks': the
 // driver's model gives the exact value as the element's one argument).
-bool identity(const Scalar& in, Approx& out);
-bool neg(const Scalar& in, Approx& out);
-bool abs(const Scalar& in, Approx& out);
-bool relu(const Scalar& in, Approx& out);
-bool step(const Scalar& in, Approx& out);
-bool sign(const Scalar& in, Approx& out);
-bool floor(const Scalar& in, Approx& out);
-bool ceil(const Scalar& in, Approx& out);
-bool round(const Scalar& in, Approx& out);
-bool sqr(const Scalar& in, Approx& out);
-bool sqrt(const Scalar& in, Approx& out);
-bool recip(const Scalar& in, Approx& out);
-bool rsqrt(const Scalar& in, Approx& out);
-bool exp(const Scalar& in, Approx& out);
-bool log(const Scalar& in, Approx& out);
-bool sin(const Scalar& in, Approx& out);
-bool cos(const Scalar& in, Approx& out);
-bool tanh(const Scalar& in, Approx& out);
-bool erf(const Scalar& in, Approx& out);
-bool sigmoid(const Scalar& in, Approx& out);
-// x + T(c), x * T(c), clamp(x, T(min), T(max)): T(c) as the reference's
-// NumCast rounds it (oracles/rounding.h num_cast); a sum of two 24-bit
-// values rounds once in double, a product and a clamp are exact.
-bool add_scalar(const Scalar& in, Approx& out);
-bool mul_scalar(const Scalar& in, Approx& out);
-bool clamp(const Scalar& in, Approx& out);
-// a op b: add sub (one rounding in double, exact when they cancel), mul
-// (exact), div (one rounding), maximum minimum (exact; not at a tie).
-bool add(const Pair& in, Approx& out);
-bool sub(const Pair& in, Approx& out);
-bool mul(const Pair& in, Approx& out);
-bool div(const Pair& in, Approx& out);
-bool maximum(const Pair& in, Approx& out);
-bool minimum(const Pair& in, Approx& out);
+inline bool identity(const Scalar& in, Approx& out) { return exact(in.x, out); }
 
 }  // namespace kc::oracle::fast

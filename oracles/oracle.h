@@ -101,3 +101,23 @@ class Math {
 std::string type_name(const std::type_info& input);
 
 }  // namespace kc::oracle
+
+// Declares kernel NAME's three evaluations of the input IN (a type of
+// oracles/input.h): `oracle::NAME`, `oracle::replay::NAME` and
+// `oracle::fast::NAME`. Written at namespace scope by the two files that
+// need them and nowhere else: the family's oracle file, which defines them
+// beside each other, and the contract file whose entry binds them
+// (`.math = {oracle::exp, oracle::replay::exp, oracle::fast::exp}`). A
+// definition of another return type then does not compile, one of another
+// input does not link, and no header lists the kernels. A kernel without
+// a fast path leaves `fast::NAME` undefined and its entry does not name it.
+#define KC_MATH_OF(IN, NAME)                   \
+  namespace kc::oracle {                       \
+  void NAME(const IN&, Exact&);                \
+  namespace replay {                           \
+  double NAME(const IN&);                      \
+  }                                            \
+  namespace fast {                             \
+  bool NAME(const IN&, Approx&);               \
+  }                                            \
+  }

@@ -54,42 +54,11 @@ struct InT {
 // payload bits and becomes quiet (F16C, half's f32 -> bf16).
 double narrow(DType t, double v);
 
-// The replays, one per kernel (replay_unary.cpp, replay_binary.cpp,
-// replay_reduction.cpp, replay_cast.cpp, replay_linalg.cpp).
-double neg(const Scalar&);
-double relu(const Scalar&);
-double sqr(const Scalar&);
-double sqrt(const Scalar&);
-double exp(const Scalar&);
-double sign(const Scalar&);
-double log(const Scalar&);
-double sin(const Scalar&);
-double cos(const Scalar&);
-double abs(const Scalar&);
-double recip(const Scalar&);
-double tanh(const Scalar&);
-double floor(const Scalar&);
-double ceil(const Scalar&);
-double erf(const Scalar&);
-double gelu_erf(const Scalar&);
-double round(const Scalar&);
-double sigmoid(const Scalar&);
-double silu(const Scalar&);
-double gelu_tanh(const Scalar&);
-double step(const Scalar&);
-double rsqrt(const Scalar&);
-double powi(const Scalar&);        // params: n
-double add_scalar(const Scalar&);  // params: c
-double mul_scalar(const Scalar&);  // params: c
-double clamp(const Scalar&);       // params: min, max
-double add(const Pair&);
-double sub(const Pair&);
-double mul(const Pair&);
-double div(const Pair&);
-double maximum(const Pair&);
-double minimum(const Pair&);
-double rem(const Pair&);
-double pow(const Pair&);
+// The replays of the other families, one per kernel (replay_reduction.cpp,
+// replay_cast.cpp, replay_linalg.cpp, replay_softmax.cpp, replay_norm.cpp,
+// replay_attention.cpp). The elementwise families' are defined beside
+// their exact functions (oracles/unary.cpp, activations.cpp, binary.cpp)
+// and declared by KC_MATH_OF (oracles/oracle.h).
 double sum(const Terms&);       // the fold 0 + a_0 + a_1 + ... in T
 double sum_wide(const Terms&);  // pad_backward: +0 + a_0 + a_1 + ... in f64, then T::from(f64) (§14)
 double accumulate(const Terms&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)

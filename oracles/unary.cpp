@@ -1,27 +1,49 @@
-// Exact functions of the unary family, evaluated by MPFR at the working
-// precision (oracles/mp.h). Each comment says which mathematical function
-// the kernel is graded against and where the reference's definition, not
-// pure mathematics, fixes it.
-#include "oracles/unary.h"
-
+// The unary family's evaluations (reference-semantics.md §1, §0.2, §0.3),
+// the three of each kernel (oracles/oracle.h): its exact function, its
+// replay of the reference's steps and its double fast path.
+//
+// The exact functions are evaluated by MPFR at the working precision
+// (oracles/mp.h); each comment says which mathematical function the kernel
+// is graded against and where the reference's definition, not pure
+// mathematics, fixes it. The replays repeat the reference's own steps in
+// its order and precision (oracles/replay.h); the fast paths' error bounds
+// are derived in oracles/fast.h.
 #include <cmath>
+#include <cstdint>
 
+#include "core/rust_libm.h"
 #include "oracles/exact.h"
+#include "oracles/fast.h"
+#include "oracles/oracle.h"
+#include "oracles/replay.h"
 #include "oracles/rounding.h"
+
+KC_MATH_OF(Scalar, neg)
+KC_MATH_OF(Scalar, relu)
+KC_MATH_OF(Scalar, sqr)
+KC_MATH_OF(Scalar, sqrt)
+KC_MATH_OF(Scalar, exp)
+KC_MATH_OF(Scalar, sign)
+KC_MATH_OF(Scalar, log)
+KC_MATH_OF(Scalar, sin)
+KC_MATH_OF(Scalar, cos)
+KC_MATH_OF(Scalar, abs)
+KC_MATH_OF(Scalar, recip)
+KC_MATH_OF(Scalar, tanh)
+KC_MATH_OF(Scalar, floor)
+KC_MATH_OF(Scalar, ceil)
+KC_MATH_OF(Scalar, erf)
+KC_MATH_OF(Scalar, round)
+KC_MATH_OF(Scalar, step)
+KC_MATH_OF(Scalar, rsqrt)
+KC_MATH_OF(Scalar, powi)
+KC_MATH_OF(Scalar, add_scalar)
+KC_MATH_OF(Scalar, mul_scalar)
+KC_MATH_OF(Scalar, clamp)
 
 namespace kc::oracle {
 
 namespace bm = boost::multiprecision;
-
-namespace {
-Mp zero_like(bool negative) { return negative ? -Mp(0) : Mp(0); }
-
-// gelu's constants as the reference defines them: c = sqrt_T(T(2/pi)),
-// k = T(0.044715). The square root is rounded to T once (sqrt is correctly
-// rounded in every dtype: hardware for f32/f64, f32 sqrt then RNE for halves,
-// which is correct rounding since 24 >= 2p + 2).
-Mp gelu_c(DType t) { return rn(t, bm::sqrt(Mp(num_cast(t, 2.0 / M_PI)))); }
-}  // namespace
 
 void neg(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = -in.x; }
 void abs(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = bm::abs(in.x); }
@@ -58,52 +80,6 @@ void round(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
 }
 
 void erf(const Scalar& given, Exact& out) { const MpScalar in = mp(given); mpfr_erf(raw(out.value), raw(in.x), MPFR_RNDN); }
-
-// gelu_erf(x) = (x/2)(1 + erf(x/sqrt 2)). The reference forms 1 + erf(a) in
-// f64, which cancels for x << 0; the condition-aware model scales its error
-// allowance with S = |x| (docs/accuracy-bounds.md).
-void gelu_erf(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
-  if (is_nan(in.x)) {  // (+-inf are covered by the contract's special-value rules.)
-    out.value = in.x;
-    out.magnitude = Mp(0);
-    return;
-  }
-  Mp a = in.x / bm::sqrt(Mp(2));
-  Mp e = a;
-  mpfr_erf(raw(e), raw(a), MPFR_RNDN);
-  out.value = (in.x / 2) * (Mp(1) + e);
-  if (out.value == 0) out.value = zero_like(sign_bit(in.x));
-  out.magnitude = bm::abs(in.x);
-}
-
-// sigmoid(x) = 1/(1 + e^-x); silu(x) = x sigmoid(x).
-void sigmoid(const Scalar& given, Exact& out) { const MpScalar in = mp(given); out.value = Mp(1) / (Mp(1) + bm::exp(-in.x)); }
-void silu(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
-  out.value = in.x / (Mp(1) + bm::exp(-in.x));
-  // S = |x| 2^(emin+1): with u = 2^-p, K u S = K |x| ulp_min, the absolute
-  // error of a subnormal sigmoid times |x| (accuracy_models.cpp, silu).
-  Mp s = bm::abs(in.x);
-  mpfr_mul_2si(raw(s), raw(s), float_format(in.ctx.dtype).emin + 1, MPFR_RNDN);
-  out.magnitude = s;
-}
-
-// gelu (tanh form) with the reference's constants c and k in T:
-// (x/2)(1 + tanh(c (x + k x^3))). 1 + tanh cancels for x << 0, so the
-// model is condition-aware with S = |x|.
-void gelu_tanh(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
-  if (is_nan(in.x)) {
-    out.value = in.x;
-    out.magnitude = Mp(0);
-    return;
-  }
-  const DType t = in.ctx.dtype;
-  const Mp c = gelu_c(t);
-  const Mp k(num_cast(t, 0.044715));
-  Mp inner = c * (in.x + k * in.x * in.x * in.x);
-  out.value = (in.x / 2) * (Mp(1) + bm::tanh(inner));
-  if (out.value == 0) out.value = zero_like(sign_bit(in.x));
-  out.magnitude = bm::abs(in.x);
-}
 
 // powi(x, n) = x^n, except where the reference's evaluation order leaves
 // T's normal range: then the exact result is the reference's own
@@ -160,4 +136,162 @@ void clamp(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   else out.value = in.x;
 }
 
+// ---- The replays: the reference's bits. ----
+namespace replay {
+
+namespace {
+
+double x_of(const Scalar& in) { return in.x; }
+InT arith(const Scalar& in) { return {in.ctx.dtype}; }
+using D1 = double (*)(double);
+
+}  // namespace
+
+// Sign-bit operations and comparisons: exact in every dtype, on the value
+// (neg is half's bit flip; abs of a half is a Float method, through f32,
+// which quiets a signalling NaN).
+double neg(const Scalar& in) { return -x_of(in); }
+double abs(const Scalar& in) {
+  return is_half(in.ctx.dtype) ? arith(in).call(::fabsf, static_cast<D1>(::fabs), x_of(in)) : std::fabs(x_of(in));
+}
+// NaN and -0 fail `x > 0`: both give +0 (§1).
+double relu(const Scalar& in) { return x_of(in) > 0 ? x_of(in) : 0.0; }
+double step(const Scalar& in) { return x_of(in) > 0 ? 1.0 : 0.0; }
+double sign(const Scalar& in) {
+  const double x = x_of(in);
+  return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+}
+
+double sqr(const Scalar& in) { return arith(in).mul(x_of(in), x_of(in)); }
+double sqrt(const Scalar& in) { return arith(in).sqrt(x_of(in)); }
+double recip(const Scalar& in) { return arith(in).div(1.0, x_of(in)); }
+double rsqrt(const Scalar& in) {
+  const InT a = arith(in);
+  return a.div(1.0, a.sqrt(x_of(in)));
+}
+
+// Single Float calls: the platform libm's float function for f32 and the
+// halves, its double function for f64 (§0.2).
+double exp(const Scalar& in) { return arith(in).call(::expf, static_cast<D1>(::exp), x_of(in)); }
+double log(const Scalar& in) { return arith(in).call(::logf, static_cast<D1>(::log), x_of(in)); }
+double sin(const Scalar& in) { return arith(in).call(::sinf, static_cast<D1>(::sin), x_of(in)); }
+double cos(const Scalar& in) { return arith(in).call(::cosf, static_cast<D1>(::cos), x_of(in)); }
+double tanh(const Scalar& in) { return arith(in).call(::tanhf, static_cast<D1>(::tanh), x_of(in)); }
+double floor(const Scalar& in) { return arith(in).floor(x_of(in)); }
+double ceil(const Scalar& in) { return arith(in).ceil(x_of(in)); }
+
+// trunc, the exact tie test, else Float::round: IEEE roundTiesToEven in
+// every dtype, exact; nearbyint in the default mode is that operation.
+double round(const Scalar& in) { return std::nearbyint(x_of(in)); }
+
+// erf in f64 with the Rust libm crate's erf, then T::from(f64) (§1).
+double erf(const Scalar& in) { return arith(in).from_f64(rust_libm::erf(x_of(in))); }
+
+// powi: compiler-builtins' square-and-multiply from the lowest bit of |n|,
+// 1/r for n < 0, in f64 for f64 and in f32 (then RNE) for the rest (§0.2).
+template <class F>
+F powi_loop(F x, std::int32_t n) {
+  std::uint32_t m = n < 0 ? 0u - static_cast<std::uint32_t>(n) : static_cast<std::uint32_t>(n);
+  F r = 1;
+  while (true) {
+    if (m & 1u) r = r * x;
+    m >>= 1;
+    if (m == 0) break;
+    x = x * x;
+  }
+  return n < 0 ? F(1) / r : r;
+}
+double powi(const Scalar& in) {
+  const auto n = static_cast<std::int32_t>(in.ctx.params->integer("n"));
+  if (in.ctx.dtype == DType::f64) return powi_loop<double>(x_of(in), n);
+  const double r = powi_loop<float>(static_cast<float>(x_of(in)), n);
+  return in.ctx.dtype == DType::f32 ? r : narrow(in.ctx.dtype, r);
+}
+
+// The scalar parameters arrive as f64 and become T by NumCast (§0.3).
+double add_scalar(const Scalar& in) {
+  const InT a = arith(in);
+  return a.add(x_of(in), a.from_f64(in.ctx.params->real("c")));
+}
+double mul_scalar(const Scalar& in) {
+  const InT a = arith(in);
+  return a.mul(x_of(in), a.from_f64(in.ctx.params->real("c")));
+}
+// x < lo ? lo : x > hi ? hi : x; NaN passes through (§0.5).
+double clamp(const Scalar& in) {
+  const InT a = arith(in);
+  const double x = x_of(in), lo = a.from_f64(in.ctx.params->real("min")), hi = a.from_f64(in.ctx.params->real("max"));
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+}  // namespace replay
+
+// ---- The fast paths: the exact value within a bound, in double. ----
+namespace fast {
+
+bool neg(const Scalar& in, Approx& out) { const double x = in.x; return exact(-x, out); }
+bool abs(const Scalar& in, Approx& out) { const double x = in.x; return exact(std::fabs(x), out); }
+bool relu(const Scalar& in, Approx& out) { const double x = in.x; return exact(x > 0 ? x : 0.0, out); }
+bool step(const Scalar& in, Approx& out) { const double x = in.x; return exact(x > 0 ? 1.0 : 0.0, out); }
+bool sign(const Scalar& in, Approx& out) { const double x = in.x; return exact(x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0, out); }
+bool floor(const Scalar& in, Approx& out) { const double x = in.x; return exact(std::floor(x), out); }
+bool ceil(const Scalar& in, Approx& out) { const double x = in.x; return exact(std::ceil(x), out); }
+bool round(const Scalar& in, Approx& out) { const double x = in.x; return exact(std::nearbyint(x), out); }  // FE_TONEAREST: ties to even
+bool sqr(const Scalar& in, Approx& out) { const double x = in.x; return exact(x * x, out); }
+bool sqrt(const Scalar& in, Approx& out) { const double x = in.x; return x >= 0 && rounded_once(std::sqrt(x), out); }
+bool recip(const Scalar& in, Approx& out) { const double x = in.x; return x != 0 && rounded_once(1.0 / x, out); }
+bool rsqrt(const Scalar& in, Approx& out) {
+  const double x = in.x;
+  if (!(x > 0) || !std::isfinite(x)) return false;
+  const double v = 1.0 / std::sqrt(x);
+  out = {.value = v, .err = std::ldexp(v, -51)};
+  return true;
+}
+bool exp(const Scalar& in, Approx& out) {
+  const double x = in.x;
+  if (x > 709.79) {  // beyond DBL_MAX: overflows every dtype
+    out = {};
+    out.huge = 1;
+    return true;
+  }
+  if (x < -744261184) return exact(0.0, out);  // MPFR's e^x: +0 below its exponent range
+  if (x < -744261000) return false;              // about where it ends: MPFR's
+  if (x < -849) {  // (0, 2^-1224)
+    out = {};
+    out.tiny = 1;
+    return true;
+  }
+  if (x < -690) {  // (0, 2^-995): far below every dtype's smallest subnormal
+    out = {.value = 0x1p-996, .err = 0x1p-996, .above = 0};
+    return true;
+  }
+  if (std::fabs(x) < 0x1p-8) {  // 1 + expm1(x): the distance from 1 kept exactly
+    // Below 2^-27 (most of a sweep's inputs), expm1(x) = x + x^2/2 + r with
+    // |r| <= |x|^3 / 5 < 2^-56 |x|; x has at most 24 bits, so x x / 2 is
+    // exact and the sum rounds once: within 2^-53 |t| + 2^-56 |x| < 2^-52 |t|
+    // of expm1(x), inside the libm bound taken below.
+    const double t = std::fabs(x) < 0x1p-27 ? x + 0.5 * (x * x) : std::expm1(x);
+    out = {.value = 1.0, .tail = t, .err = std::fabs(t) * 0x1p-50};
+    return true;
+  }
+  return libm(std::exp(x), out);
+}
+bool log(const Scalar& in, Approx& out) { const double x = in.x; return x > 0 && libm(std::log(x), out); }
+bool sin(const Scalar& in, Approx& out) { const double x = in.x; return libm(std::sin(x), out); }
+bool cos(const Scalar& in, Approx& out) { const double x = in.x; return x == 0 ? exact(1.0, out) : below_one(std::cos(x), out); }
+bool tanh(const Scalar& in, Approx& out) { const double x = in.x; return x == 0 ? exact(x, out) : below_one(std::tanh(x), out); }
+bool erf(const Scalar& in, Approx& out) { const double x = in.x; return x == 0 ? exact(x, out) : below_one(std::erf(x), out); }
+bool add_scalar(const Scalar& in, Approx& out) {
+  return rounded_once_or_zero(in.x + num_cast(in.ctx.dtype, in.ctx.params->real("c")), out);
+}
+bool mul_scalar(const Scalar& in, Approx& out) {
+  return exact(in.x * num_cast(in.ctx.dtype, in.ctx.params->real("c")), out);
+}
+bool clamp(const Scalar& in, Approx& out) {
+  const double x = in.x;
+  const double lo = num_cast(in.ctx.dtype, in.ctx.params->real("min")), hi = num_cast(in.ctx.dtype, in.ctx.params->real("max"));
+  return exact(x < lo ? lo : x > hi ? hi : x, out);
+}
+
+}  // namespace fast
 }  // namespace kc::oracle
