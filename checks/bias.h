@@ -1,9 +1,12 @@
-// The bias statistic, shared by the "bias" check and by `kconform report`,
-// which recomputes it over the pooled samples of merged runs.
+// The bias statistic, shared by the "bias" check and by the combination of
+// results (engine/combine.h), which judges it again over the pooled
+// samples of merged runs by the rule below.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "engine/results.h"
 
 namespace kc::checks {
 
@@ -21,5 +24,8 @@ struct BiasStatistic {
 };
 // From the count, sum and sum of squares of the signed errors (n > 0).
 BiasStatistic bias_statistic(std::int64_t n, double sum, double sum_squares);
+// The bias check's rule for its tally of combined runs (engine::PoolRule):
+// the test over the pooled samples, "not graded" under kBiasMinSamples.
+bool pool_bias(engine::CheckTally& c, const engine::AccuracyStats& pooled, engine::Profile profile);
 
 }  // namespace kc::checks

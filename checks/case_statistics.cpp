@@ -47,7 +47,7 @@ class CaseStatistics final : public Check {
     // to) its limit, so a failing run shows a failing case's figure.
     const bool mean_off = std::fabs(mean) > 6 * se + 1e-300;
     const double figure = mean_off ? std::fabs(mean) / se : ms, limit = mean_off ? 6.0 : ms_bound;
-    if (!tally.figure || figure / limit > *tally.figure / *tally.bound) {
+    if (tally.further_over(figure, limit)) {
       tally.metric = mean_off ? "|z| of the mean" : "mean square";
       tally.figure = figure;
       tally.bound = limit;

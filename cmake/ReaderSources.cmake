@@ -7,7 +7,7 @@ set(KC_READER_SOURCES
   ${KC_ROOT}/reports/site/documents.cpp ${KC_ROOT}/reports/site/html_util.cpp ${KC_ROOT}/reports/site/svg_plots.cpp
   ${KC_ROOT}/reports/site/index_page.cpp ${KC_ROOT}/reports/site/kernel_page.cpp ${KC_ROOT}/reports/site/diff_page.cpp
   ${KC_ROOT}/reports/site/compare_page.cpp ${KC_ROOT}/reports/merge.cpp ${KC_ROOT}/reports/site/result_tables.cpp
-  ${KC_ROOT}/reports/combine.cpp ${KC_ROOT}/reports/results_reader.cpp ${KC_ROOT}/reports/result_json.cpp
+  ${KC_ROOT}/engine/combine.cpp ${KC_ROOT}/engine/error_profile.cpp ${KC_ROOT}/reports/results_reader.cpp ${KC_ROOT}/reports/result_json.cpp
   ${KC_ROOT}/reports/json_number.cpp ${KC_ROOT}/engine/findings.cpp
   ${KC_ROOT}/checks/bias_statistic.cpp ${KC_ROOT}/reports/html.cpp ${KC_ROOT}/reports/output_folder.cpp
   ${KC_ROOT}/oracles/det_math.cpp ${KC_ROOT}/core/dtype.cpp)

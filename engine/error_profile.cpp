@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/saturating.h"
+
 namespace kc::engine {
 
 namespace {
 
 double none_is_nan(double m) { return m == -INFINITY ? NAN : m; }
+double nan_is_none(double m) { return std::isnan(m) ? -INFINITY : m; }
 
-}  // namespace
-
-void ProfileBuilder::append(ErrorProfile& p, const Slice& s) {
+// One slice of the profile, NaN where it has no figure.
+void append(ErrorProfile& p, const ProfileSlice& s) {
   p.x_lo.push_back(s.x_lo);
   p.x_hi.push_back(s.x_hi);
   p.max_frac_ulp.push_back(none_is_nan(s.frac));
@@ -19,6 +21,8 @@ void ProfileBuilder::append(ErrorProfile& p, const Slice& s) {
   p.max_normalized.push_back(none_is_nan(s.normalized));
   p.failed.push_back(s.failed);
 }
+
+}  // namespace
 
 void ProfileBuilder::close() {
   if (open_.count > 0) slices_.push_back(open_);
@@ -56,8 +60,7 @@ ErrorProfile ProfileBuilder::from_points() const {
   return p;
 }
 
-// The streamed slices in input order; past 256, grouped into 256 of equal
-// numbers of slices (maxima of maxima), as a merge groups them.
+// The streamed slices in input order, grouped past 256.
 ErrorProfile ProfileBuilder::from_slices() const {
   std::vector<Slice> all = slices_;
   if (open_.count > 0) all.push_back(open_);
@@ -65,21 +68,35 @@ ErrorProfile ProfileBuilder::from_slices() const {
   for (std::size_t i = 1; i < all.size(); ++i)
     if (all[i - 1].order_hi >= all[i].order_lo)
       throw std::logic_error("error profile: streamed points did not arrive in input order");
+  return grouped(std::vector<ProfileSlice>(all.begin(), all.end()));
+}
+
+ErrorProfile grouped(const std::vector<ProfileSlice>& all) {
   ErrorProfile p;
   const std::size_t n = all.size(), groups = std::min(kProfileSlices, n);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t lo = g * n / groups, hi = (g + 1) * n / groups;
-    Slice m = all[lo];
-    m.x_hi = all[hi - 1].x_hi;
+    ProfileSlice m = all[lo];
     for (std::size_t i = lo + 1; i < hi; ++i) {
+      // (A run's slices are in input order, their upper ends rising: the last one's.)
+      if (input_order(all[i].x_hi) >= input_order(m.x_hi)) m.x_hi = all[i].x_hi;
       m.frac = std::max(m.frac, all[i].frac);
       m.distance = std::max(m.distance, all[i].distance);
       m.normalized = std::max(m.normalized, all[i].normalized);
-      m.failed += all[i].failed;
+      m.failed = saturating_add(m.failed, all[i].failed);
     }
     append(p, m);
   }
   return p;
+}
+
+std::vector<ProfileSlice> slices_of(const ErrorProfile& p) {
+  std::vector<ProfileSlice> out;
+  for (std::size_t i = 0; i < p.x_lo.size(); ++i)
+    out.push_back({.x_lo = p.x_lo[i], .x_hi = p.x_hi[i], .frac = nan_is_none(p.max_frac_ulp[i]),
+                   .distance = nan_is_none(p.max_distance[i]), .normalized = nan_is_none(p.max_normalized[i]),
+                   .failed = p.failed[i]});
+  return out;
 }
 
 }  // namespace kc::engine

@@ -12,19 +12,42 @@
 // early where the input's sign changes, since the order of consecutive
 // patterns turns round at -0). A block of 256 n graded inputs gets the
 // same slices either way; the finished slices are put in input order and,
-// past 256, grouped as `reports/merge.cpp` groups a merge's slices.
+// past 256, grouped as a combination of results groups its runs' slices
+// (`grouped`, engine/combine.cpp).
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "core/dtype.h"
 #include "engine/results.h"
 
 namespace kc::engine {
 
 inline constexpr std::size_t kProfileSlices = 256;
+
+// A slice of a profile being built or regrouped: the range of its inputs,
+// its largest errors (-inf: none) and its failures.
+struct ProfileSlice {
+  double x_lo = 0, x_hi = 0;
+  double frac = -INFINITY, distance = -INFINITY, normalized = -INFINITY;
+  std::int64_t failed = 0;
+};
+// An input's place in input order: its ordered bits as an f64 (core/dtype.h
+// ordered_bits, which orders every dtype's values as their doubles: NaNs
+// by sign beyond the infinities, -0 level with +0), a total order where <
+// on doubles is none.
+inline std::int64_t input_order(double x) { return ordered_bits(DType::f64, std::bit_cast<std::uint64_t>(x)); }
+// Slices in input order as the profile shows them: past kProfileSlices,
+// grouped into that many of equal numbers of slices (maxima of maxima, the
+// failures added, the upper end the last in input order, the later one on
+// a tie).
+ErrorProfile grouped(const std::vector<ProfileSlice>& in_order);
+// A profile's slices (a figure of NaN, none, as -inf).
+std::vector<ProfileSlice> slices_of(const ErrorProfile& p);
 
 class ProfileBuilder {
  public:
@@ -78,11 +101,8 @@ class ProfileBuilder {
     double x, frac, distance, normalized;
     bool failed;
   };
-  struct Slice {
+  struct Slice : ProfileSlice {
     std::int64_t order_lo = 0, order_hi = 0;
-    double x_lo = 0, x_hi = 0;
-    double frac = -INFINITY, distance = -INFINITY, normalized = -INFINITY;  // -inf: none yet
-    std::int64_t failed = 0;
     std::size_t count = 0;
   };
   void close();
@@ -94,7 +114,6 @@ class ProfileBuilder {
     if (normalized > s.normalized) s.normalized = normalized;
     s.failed += failed;
   }
-  static void append(ErrorProfile& p, const Slice& s);  // one slice of the profile, NaN where it has no figure
   ErrorProfile from_points() const;
   ErrorProfile from_slices() const;
 

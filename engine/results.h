@@ -78,6 +78,12 @@ struct CheckTally {
   // A check judged by a statistic: what it measures, its value, its limit.
   std::string metric;
   std::optional<double> figure, bound;
+  // Whether figure f against bound b lies further over (or less far under)
+  // its bound than the figure kept: a check keeps the case furthest over,
+  // within a run (checks/case_statistics.cpp) and over combined runs.
+  bool further_over(double f, std::optional<double> b) const {
+    return !figure || f / b.value_or(1) > *figure / bound.value_or(1);
+  }
 };
 
 // One way a result fails, with the figure that shows it: the failing
@@ -134,7 +140,7 @@ struct AccuracyStats {
   std::optional<double> bias_mean, bias_stderr;           // mean signed ulp error (bias samples) and its s.e.
   std::int64_t bias_samples = 0;
   // Merged results: the p99 is the largest of the runs' p99s, an upper
-  // bound of the pooled one (reports/combine.cpp).
+  // bound of the pooled one (engine/combine.cpp).
   bool p99_is_upper_bound = false;
   Histogram histogram;                       // fractional ulp
   std::optional<Histogram> distance_histogram;    // where integer distance applies

@@ -119,17 +119,6 @@ void Tallies::add_error(const Context& c, const Figures& g, bool profiled, std::
   else error_profile.add(ordered_bits(c.t, x_bits), x, frac, distance, g.normalized.value_or(NAN), failing);
 }
 
-namespace {
-// Whether a figure v of the element at `at` displaces the figure `kept`
-// of the element reported in r: it is larger, or equal and the element
-// comes before r's in the same case (an earlier element wins a tie,
-// whatever order the two are recorded in).
-// (A distance compared as an integer: past 2^53 a double would merge two.)
-template <class V>
-bool beats(V v, V kept, const std::optional<Tallies::Place>& at, const ElementReport& r) {
-  return v > kept || (v == kept && at && at->case_index == r.case_index && at->element < r.element);
-}
-}  // namespace
 
 void Tallies::note_extremes(const Figures& g, const std::function<ElementReport()>& make, std::optional<Place> at) {
   const bool dist = g.distance >= 0 && (!at_max_dist || beats(g.distance, max_dist, at, *at_max_dist));
@@ -186,15 +175,6 @@ bool Tallies::needs_exact(const Figures& g, std::optional<Place> at) const {
   return g.abs_err + g.abs_uncertainty > max_abs_err;
 }
 
-void Tallies::keep_worst(const ElementReport& r) {
-  // Ahead of every smaller key, and of an equal one of a later element of
-  // its case (note_extremes); behind the others (those recorded earlier).
-  const double key = worst_key(r);
-  const Place place{r.case_index, r.element};
-  auto at = worst.begin();
-  while (at != worst.end() && !beats(key, worst_key(*at), place, *at)) ++at;
-  worst.insert(at, r);
-  if (worst.size() > kWorstKept) worst.pop_back();
-}
+void Tallies::keep_worst(const ElementReport& r) { engine::keep_worst(worst, r, Place{r.case_index, r.element}); }
 
 }  // namespace kc::engine

@@ -176,9 +176,7 @@ struct Tallies {
   // figures in one case the earlier element is the one kept, whatever the
   // order they are recorded in (engine/case_run.cpp records a stretch's
   // set-aside candidates after the stretch's other elements).
-  struct Place {
-    std::int64_t case_index, element;
-  };
+  using Place = engine::Place;
   void note_extremes(const Figures& g, const std::function<ElementReport()>& make, std::optional<Place> at = {});
   void add_normalized(const Figures& g);
   // An element that failed its accuracy or special-value check.

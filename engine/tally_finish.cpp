@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/combine.h"
 #include "engine/declared.h"
 #include "engine/findings.h"
 #include "engine/tally.h"
@@ -142,9 +143,9 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     s.mean_normalized = sum_norm / static_cast<double>(n_norm);
   }
   if (bias_n > 0) {
-    const double n = static_cast<double>(bias_n), mean = bias_sum.value(kGridBits) / n;
-    s.bias_mean = mean;
-    s.bias_stderr = std::sqrt(std::max(0.0, bias_sq.value(2 * kGridBits) / n - mean * mean) / n);
+    const MeanAndError m = mean_and_error(bias_n, bias_sum.value(kGridBits), bias_sq.value(2 * kGridBits));
+    s.bias_mean = m.mean;
+    s.bias_stderr = m.standard_error;
     s.bias_samples = bias_n;
   }
   s.histogram = frac_hist;

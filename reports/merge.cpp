@@ -1,6 +1,6 @@
 // Merging results documents (reports/merge.h): the results of one kernel x
 // dtype from several runs (other seeds, other shards) are read back typed
-// (reports/results_reader.h), combined (reports/combine.h) and written as
+// (reports/results_reader.h), combined (engine/combine.h) and written as
 // a run writes a result.
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "checks/bias.h"
+#include "engine/combine.h"
 #include "engine/findings.h"
-#include "reports/combine.h"
 #include "reports/json_number.h"
 #include "reports/merge.h"
 #include "reports/results_json.h"
@@ -25,8 +26,8 @@ using nlohmann::json;
 
 // The contract's figures a passing result's headline shows, from the
 // accuracy entry of a document's contract.
-ModelFigures model_figures(const json& model) {
-  ModelFigures m;
+engine::ModelFigures model_figures(const json& model) {
+  engine::ModelFigures m;
   if (!model.is_object() || !field(model, "kind").is_string()) return m;
   for (auto k : {contract::AccuracyKind::exact, contract::AccuracyKind::correctly_rounded,
                  contract::AccuracyKind::ulp_bound, contract::AccuracyKind::condition_aware})
@@ -53,8 +54,9 @@ json merge_results(const json& a, const json& b, const json& contract, engine::P
     return run ? fmt::format("{} of run {}", where, *run) : where + " of the runs merged before";
   };
   engine::KernelDTypeResult r = read_result(a, "", "", of_run(a));
-  combine(r, read_result(b, "", "", of_run(b)),
-          {.model = model_figures(contract_accuracy(kernel, dtype)), .profile = profile, .where = where});
+  engine::combine(r, read_result(b, "", "", of_run(b)),
+                  {.model = model_figures(contract_accuracy(kernel, dtype)), .profile = profile, .where = where,
+                   .pool = checks::pool_bias});
   return result_json(r);
 }
 

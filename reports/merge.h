@@ -15,7 +15,7 @@ namespace kc::reports {
 // and adds "runs" (all of them); a result from one run gets "run_index",
 // so its page names the run it came from. The same kernel x dtype from
 // several runs (other seeds, other shards) is merged into one result
-// (reports/combine.h); from two runs of the same seed and shard, under
+// (engine/combine.h); from two runs of the same seed and shard, under
 // different contracts or of different profiles, it is a UsageError naming
 // it. Totals are recounted.
 nlohmann::json merge_documents(const std::vector<nlohmann::json>& docs);
