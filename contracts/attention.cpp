@@ -6,8 +6,13 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/attention.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/attention.cpp, oracles/attention_backward.cpp).
+KC_MATH_OF(Row, attention_flash)
+KC_MATH_OF(Row, attention_flash_backward)
+KC_MATH_OF(Row, attention_naive)
+KC_MATH_OF(Row, attention_paged)
 
 namespace kc::contract {
 

@@ -6,8 +6,12 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/cast.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/cast.cpp).
+KC_MATH_OF(Scalar, cast)
+KC_MATH_OF(Scalar, cast_saturating_u32)
+KC_MATH_OF(Scalar, identity)
 
 namespace kc::contract {
 

@@ -4,9 +4,11 @@
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
 #include "contracts/movers.h"
-#include "oracles/linalg.h"
-#include "oracles/reduction.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/linalg.cpp, oracles/reduction.cpp).
+KC_MATH_OF(Dot, dot)
+KC_MATH_OF(Terms, max_fold)
 
 namespace kc::contract {
 

@@ -6,9 +6,10 @@
 #include "contracts/movers.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/cast.h"
-#include "oracles/linalg.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/linalg.cpp).
+KC_MATH_OF(Dot, dot)
 
 namespace kc::contract {
 

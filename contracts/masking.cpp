@@ -3,8 +3,7 @@
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
 #include "contracts/movers.h"
-#include "oracles/cast.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
 
 namespace kc::contract {
 

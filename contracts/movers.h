@@ -9,9 +9,10 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/cast.h"
-#include "oracles/fast.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/cast.cpp).
+KC_MATH_OF(Scalar, identity)
 
 namespace kc::contract {
 

@@ -7,8 +7,13 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/norm.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/norm.cpp).
+KC_MATH_OF(Row, layer_norm)
+KC_MATH_OF(Row, layer_norm_backward)
+KC_MATH_OF(Row, rms_norm)
+KC_MATH_OF(Row, rms_norm_backward)
 
 namespace kc::contract {
 

@@ -7,10 +7,11 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/cast.h"
-#include "oracles/linalg.h"
-#include "oracles/fast.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/cast.cpp, oracles/linalg.cpp).
+KC_MATH_OF(Dot, dot)
+KC_MATH_OF(Scalar, identity)
 
 namespace kc::contract {
 

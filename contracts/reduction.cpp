@@ -6,9 +6,17 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/cast.h"
-#include "oracles/reduction.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/cast.cpp, oracles/reduction.cpp).
+KC_MATH_OF(Terms, argmax)
+KC_MATH_OF(Terms, argmin)
+KC_MATH_OF(Scalar, identity)
+KC_MATH_OF(CellElement, max_backward)
+KC_MATH_OF(Terms, max_fold)
+KC_MATH_OF(Terms, mean)
+KC_MATH_OF(Terms, min_fold)
+KC_MATH_OF(Terms, sum)
 
 namespace kc::contract {
 

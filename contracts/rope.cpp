@@ -4,8 +4,10 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/linalg.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/linalg.cpp).
+KC_MATH_OF(Rotation, rope)
 
 namespace kc::contract {
 

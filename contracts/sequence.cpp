@@ -5,9 +5,10 @@
 #include "contracts/accuracy_models.h"
 #include "contracts/contract.h"
 #include "contracts/movers.h"
-#include "oracles/cast.h"
-#include "oracles/reduction.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/reduction.cpp).
+KC_MATH_OF(Terms, sum)
 
 namespace kc::contract {
 

@@ -7,8 +7,13 @@
 #include "contracts/contract.h"
 #include "contracts/preconditions.h"
 #include "contracts/thresholds.h"
-#include "oracles/replay.h"
-#include "oracles/softmax.h"
+#include "oracles/oracle.h"
+
+// The evaluations its entries bind (defined in oracles/softmax.cpp).
+KC_MATH_OF(Row, log_softmax)
+KC_MATH_OF(Row, log_softmax_backward)
+KC_MATH_OF(Row, softmax)
+KC_MATH_OF(Row, softmax_backward)
 
 namespace kc::contract {
 

@@ -1,4 +1,5 @@
-// Oracles of attention_naive and attention_flash (oracles/attention.h).
+// The evaluations of attention_naive, attention_flash and attention_paged
+// (oracles/oracle.h).
 // Rows with a non-finite input, a non-finite score or no admissible key
 // are the reference's special cases (an all-+0 row, a dropped tile, the
 // zero-weight skip): graded against the kernel's replay, with the other
@@ -10,17 +11,98 @@
 // error of the kernel's steps replayed on Stage values, the shift and the
 // tile maxima being the replay's own (exact constants of T: softmax does
 // not depend on them).
-#include "oracles/attention.h"
-
+//
+// The replays come first (the exact functions grade the special rows
+// against them): the element's query row redone in T, scores then the
+// naive or the tiled online softmax, and the output column d
+// (oracles/attention_layout.h); attention_paged_naive's over its context.
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "oracles/attention_layout.h"
 #include "oracles/attention_scores.h"
 #include "oracles/exact.h"
+#include "oracles/oracle.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
 #include "oracles/row_support.h"
+
+KC_MATH_OF(Row, attention_naive)
+KC_MATH_OF(Row, attention_flash)
+KC_MATH_OF(Row, attention_paged)
+
+namespace kc::oracle::replay {
+
+using attention::exp_t;
+using attention::Layout;
+using attention::Mask;
+using attention::scores_t;
+
+double attention_naive(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const Layout l = Layout::of(in.a);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
+  double m = -INFINITY;
+  for (double x : s)
+    if (x > m) m = x;
+  if (!std::isfinite(m)) return 0.0;
+  std::vector<double> e(s.size());
+  double sum = 0.0;
+  for (std::size_t j = 0; j < s.size(); ++j) sum = a.add(sum, e[j] = std::isfinite(s[j]) ? exp_t(a, a.sub(s[j], m)) : 0.0);
+  const double inv = a.div(1.0, sum);
+  double out = 0.0;
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    const double p = a.mul(e[j], inv);
+    if (p != 0) out = a.add(out, a.mul(p, l.v[j * static_cast<std::size_t>(l.d) + in.i]));
+  }
+  return out;
+}
+
+double attention_flash(const Row& in) {
+  const InT a{in.ctx.dtype};
+  const Layout l = Layout::of(in.a);
+  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
+  double sum = 0.0, o = 0.0;
+  attention::each_tile(s, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
+    const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
+    double r = 0.0;
+    std::vector<double> p(t1 - t0);
+    for (std::size_t j = t0; j < t1; ++j) r = a.add(r, p[j - t0] = std::isfinite(s[j]) ? exp_t(a, a.sub(s[j], m_new)) : 0.0);
+    sum = a.add(a.mul(alpha, sum), r);
+    o = a.mul(o, alpha);
+    for (std::size_t j = t0; j < t1; ++j)
+      if (p[j - t0] != 0) o = a.add(o, a.mul(p[j - t0], l.v[j * static_cast<std::size_t>(l.d) + in.i]));
+  });
+  return sum == 0 ? 0.0 : a.mul(o, a.div(1.0, sum));
+}
+
+}  // namespace kc::oracle::replay
+
+namespace kc::oracle::replay {
+
+// attention_paged_naive (§12): the element's args hold its context's rows
+// gathered through the block table and its absolute position a as qi; the
+// mask k > a is naive's top-left causal rule at a, with no window.
+Params paged_as_naive(const Params& p) {
+  return Params()
+      .set("softmax_scale", p.real("softmax_scale"))
+      .set("softcap", p.real("softcap"))
+      .set("causal", std::int64_t{1})
+      .set("window_left", std::int64_t{-1})
+      .set("window_right", std::int64_t{-1});
+}
+
+double attention_paged(const Row& in) {
+  const Params naive = paged_as_naive(*in.ctx.params);
+  Row as_naive = in;
+  as_naive.ctx.params = &naive;
+  return attention_naive(as_naive);
+}
+
+}  // namespace kc::oracle::replay
 
 namespace kc::oracle {
 

@@ -1,4 +1,4 @@
-// Oracle of attention_flash_backward (oracles/attention.h). A cell (one
+// The evaluations of attention_flash_backward (oracles/oracle.h). A cell (one
 // batch and KV head: its G query heads' rows, dO, K and V) is computed once
 // for all its outputs. Cells with a non-finite input or score are graded
 // against the kernel's replay. Otherwise the exact vector-Jacobian product
@@ -14,14 +14,102 @@
 // (scores, e^(s - m), 1/sum, p = e inv, dP and rd folds, dS, g = dS S, the
 // accumulations into dQ, dK, dV) replayed on Stage values
 // (oracles/row_support.h); docs/accuracy-bounds.md "Attention backward".
+//
+// Its replay comes first (the exact function grades the special cells
+// against it): the cell's rows redone in T in the kernel's nesting.
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
-#include "oracles/attention.h"
+#include "oracles/attention_layout.h"
 #include "oracles/attention_scores.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
+#include "oracles/oracle.h"
+#include "oracles/replay.h"
+#include "oracles/row_support.h"
+
+KC_MATH_OF(Row, attention_flash_backward)
+
+namespace kc::oracle::replay {
+
+namespace {
+using D1 = double (*)(double);
+using attention::exp_t;
+using attention::Layout;
+using attention::Mask;
+using attention::scores_t;
+}  // namespace
+
+// attention_flash_backward (§12): the cell's rows (head gi, query qi) in
+// the kernel's nesting, each recomputing its softmax, then dV += p dO,
+// dP and rd over all keys, dS = (dP - rd) p (times 1 - t t with a
+// softcap), and with g = dS scale (skipped where 0) dQ += g k, dK += g q.
+std::vector<double> flash_backward_cell(DType t, const Params& params, std::span<const double> args) {
+  const InT a{t};
+  const attention::Cell c = attention::Cell::of(args);
+  const Mask mk = Mask::of(params, t);
+  const auto d = static_cast<std::size_t>(c.d), nk = static_cast<std::size_t>(c.sk), dq = c.dq_count();
+  std::vector<double> out(c.outputs(), 0.0), pre, p(nk), dp(nk);
+  const double cinv = a.div(1.0, mk.softcap);
+  for (std::int64_t gi = 0; gi < c.g; ++gi)
+    for (std::int64_t qi = 0; qi < c.sq; ++qi) {
+      const Layout l = c.row(gi, qi);
+      const std::span<const double> dout = c.dout_row(gi, qi);
+      const std::vector<double> s = scores_t(a, l, mk, &pre);
+      double m = -INFINITY;
+      for (double x : s)
+        if (x > m) m = x;
+      if (!std::isfinite(m)) continue;
+      double sum = 0.0;
+      for (std::size_t j = 0; j < nk; ++j) sum = a.add(sum, p[j] = std::isfinite(s[j]) ? exp_t(a, a.sub(s[j], m)) : 0.0);
+      const double inv = a.div(1.0, sum);
+      for (std::size_t j = 0; j < nk; ++j) p[j] = a.mul(p[j], inv);
+      for (std::size_t j = 0; j < nk; ++j)
+        if (p[j] != 0)
+          for (std::size_t x = 0; x < d; ++x) {
+            double& o = out[dq + nk * d + j * d + x];
+            o = a.add(o, a.mul(p[j], dout[x]));
+          }
+      double rd = 0.0;
+      for (std::size_t j = 0; j < nk; ++j) {
+        double f = 0.0;
+        for (std::size_t x = 0; x < d; ++x) f = a.add(f, a.mul(dout[x], l.v[j * d + x]));
+        dp[j] = f;
+        rd = a.add(rd, a.mul(p[j], f));
+      }
+      const std::size_t row = static_cast<std::size_t>(gi * c.sq + qi) * d;
+      for (std::size_t j = 0; j < nk; ++j) {
+        double ds = a.mul(a.sub(dp[j], rd), p[j]);
+        if (mk.softcap != 0 && std::isfinite(pre[j])) {
+          const double th = a.call(::tanhf, static_cast<D1>(::tanh), a.mul(pre[j], cinv));
+          ds = a.mul(ds, a.sub(1.0, a.mul(th, th)));
+        }
+        const double g = a.mul(ds, mk.scale);
+        if (g == 0) continue;
+        for (std::size_t x = 0; x < d; ++x) out[row + x] = a.add(out[row + x], a.mul(g, l.k[j * d + x]));
+        for (std::size_t x = 0; x < d; ++x) {
+          double& o = out[dq + j * d + x];
+          o = a.add(o, a.mul(g, l.q[x]));
+        }
+      }
+    }
+  return out;
+}
+
+double attention_flash_backward(const Row& in) {
+  // Each element replays its whole cell: the last cell's outputs are kept
+  // for the next element of the same cell (same dtype, params and bits).
+  static thread_local rows::RowKey key;
+  static thread_local std::vector<double> out;
+  if (!key.same_or_set(in.ctx.dtype, 0, in.ctx.params, in.a, {})) out = flash_backward_cell(in.ctx.dtype, *in.ctx.params, in.a);
+  return out.at(in.i);
+}
+
+}  // namespace kc::oracle::replay
 
 namespace kc::oracle {
 

@@ -94,4 +94,24 @@ Stage term(Stages& st, double p_t, const Stage& p, double v) {
   return st.mul(p, Stages::exact(v));
 }
 
+
+double exp_t(const replay::InT& a, double x) { return a.call(::expf, static_cast<D1>(::exp), x); }
+
+std::vector<double> scores_t(const replay::InT& a, const Layout& l, const Mask& mk, std::vector<double>* pre) {
+  std::vector<double> s(static_cast<std::size_t>(l.sk), -INFINITY);
+  if (pre) pre->assign(s.size(), -INFINITY);
+  const double cinv = a.div(1.0, mk.softcap);
+  for (std::int64_t kj = 0; kj < l.sk; ++kj) {
+    if (!mk.admissible(l.qi, kj)) continue;
+    double dot = 0.0;
+    for (std::int64_t x = 0; x < l.d; ++x) dot = a.add(dot, a.mul(l.q[static_cast<std::size_t>(x)], l.k[static_cast<std::size_t>(kj * l.d + x)]));
+    double v = a.mul(dot, mk.scale);
+    if (pre) (*pre)[static_cast<std::size_t>(kj)] = v;
+    if (mk.softcap != 0) v = a.mul(a.call(::tanhf, static_cast<D1>(::tanh), a.mul(v, cinv)), mk.softcap);
+    if (l.has_slope) v = a.add(v, a.mul(l.slope, static_cast<double>(static_cast<float>(kj) - static_cast<float>(l.qi))));
+    s[static_cast<std::size_t>(kj)] = v;
+  }
+  return s;
+}
+
 }  // namespace kc::oracle::attention

@@ -41,6 +41,11 @@ void exact_weights(const Layout& l, const Mask& mk, const Scores& s, ExactWeight
 // e^(x - m) in T (m an exact constant of T).
 double exp_t(const replay::InT& a, double x, double m);
 
+// The replays' own steps (attention.cpp, attention_backward.cpp), the
+// reference's in T: e^x, and a query row's scores (`pre`, where given,
+// gets them after the scale, before softcap and ALiBi), -inf where masked.
+double exp_t(const replay::InT& a, double x);
+std::vector<double> scores_t(const replay::InT& a, const Layout& l, const Mask& mk, std::vector<double>* pre = nullptr);
 // A term p v of an output's fold: skipped where the replay's p is 0 (the
 // computed value is then 0, within |p v| + ep |v| of the exact one).
 rows::Stage term(rows::Stages& st, double p_t, const rows::Stage& p, double v);

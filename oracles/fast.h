@@ -67,7 +67,7 @@ struct Approx {
 
 // Each kernel's fast path, `bool f(const In&, Approx&)`, is defined beside
 // its exact function and replay (oracles/unary.cpp, activations.cpp,
-// binary.cpp; declared by KC_MATH_OF, oracles/oracle.h). It returns false
+// binary.cpp, cast.cpp; declared by KC_MATH_OF, oracles/oracle.h). It returns false
 // where it has no fast answer at this input (a special value, an overflow,
 // a range the bound does not cover): the caller evaluates with MPFR. The
 // answers below are the bounds above, written once.
@@ -101,9 +101,5 @@ inline bool below_one(double v, Approx& out) {
   out.below = 1;
   return true;
 }
-
-// The element's value itself (the data movers', dequantize_blocks': the
-// driver's model gives the exact value as the element's one argument).
-inline bool identity(const Scalar& in, Approx& out) { return exact(in.x, out); }
 
 }  // namespace kc::oracle::fast

@@ -1,8 +1,18 @@
-// Oracle of matmul (reference-semantics.md §8): out = sum_kk a_kk b_kk,
-// exact, with the condition-aware bound of accuracy.md.
-#include "oracles/linalg.h"
-
+// The evaluations of matmul's dot products and rope's rotations
+// (oracles/oracle.h). The exact value of matmul (reference-semantics.md
+// §8): out = sum_kk a_kk b_kk, exact, with the condition-aware bound of
+// accuracy.md. After it, the replays: of matmul (reference-semantics.md §8): out[i, j] = the fold over
+// kk ascending of the product a[i, kk] b[kk, j] rounded into T, added into
+// an accumulator of T that starts at +0; no FMA, no wider accumulator. And
+// of rope (§11), two products and their difference or sum.
 #include <cmath>
+
+#include "oracles/linalg.h"
+#include "oracles/oracle.h"
+#include "oracles/replay.h"
+
+KC_MATH_OF(Dot, dot)
+KC_MATH_OF(Rotation, rope)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KC_PRODUCTS_AVX2 1
@@ -326,3 +336,22 @@ double dot_bound_upper(DType t, std::span<const double> pairs) {
 }
 
 }  // namespace kc::oracle
+
+namespace kc::oracle::replay {
+
+double dot(const Dot& in) {
+  const InT a{in.ctx.dtype};
+  double acc = 0.0;
+  for (std::size_t k = 0; k + 1 < in.pairs.size(); k += 2) acc = a.add(acc, a.mul(in.pairs[k], in.pairs[k + 1]));
+  return acc;
+}
+
+// rope (§11): the two products rounded into T, then one difference (the
+// low half) or sum (the high half), the first operand's NaN kept.
+double rope(const Rotation& in) {
+  const InT a{in.ctx.dtype};
+  const double p = a.mul(in.x_a, in.c), q = a.mul(in.x_b, in.s);
+  return in.sum ? a.add(p, q) : a.sub(p, q);
+}
+
+}  // namespace kc::oracle::replay

@@ -1,7 +1,9 @@
-// Native replays of the reference's evaluation: for every deterministic
-// kernel, the reference's own steps (reference-semantics.md) repeated in the
-// reference's order and precision, calling the same platform libm function
-// for a libm step. The reference profile's semantics check requires a
+// The arithmetic of the native replays of the reference's evaluation: for
+// every deterministic kernel, the reference's own steps
+// (reference-semantics.md) repeated in the reference's order and precision,
+// calling the same platform libm function for a libm step. Each kernel's
+// replay, `double f(const In&)`, is defined in its family's oracle file
+// beside its exact function and declared by KC_MATH_OF (oracles/oracle.h). The reference profile's semantics check requires a
 // kernel's output bits to equal the replay's, element by element.
 //
 // Written here, on the spec side of the wall, from the semantics document,
@@ -53,45 +55,6 @@ struct InT {
 // RNE of an f32 (or any exact) value into T; a NaN keeps its sign and top
 // payload bits and becomes quiet (F16C, half's f32 -> bf16).
 double narrow(DType t, double v);
-
-// The replays of the other families, one per kernel (replay_reduction.cpp,
-// replay_cast.cpp, replay_linalg.cpp, replay_softmax.cpp, replay_norm.cpp,
-// replay_attention.cpp). The elementwise families' are defined beside
-// their exact functions (oracles/unary.cpp, activations.cpp, binary.cpp)
-// and declared by KC_MATH_OF (oracles/oracle.h).
-double sum(const Terms&);       // the fold 0 + a_0 + a_1 + ... in T
-double sum_wide(const Terms&);  // pad_backward: +0 + a_0 + a_1 + ... in f64, then T::from(f64) (§14)
-double accumulate(const Terms&);  // a_0 (the base, copied), then + a_1 + a_2 + ... in T (index_add, scatter_add)
-double mean(const Terms&);      // the fold / T(n)
-double max_fold(const Terms&);  // start -inf, replace on strict >
-double min_fold(const Terms&);
-double argmax(const Terms&);    // first index of the maximum; a NaN at 0 wins
-double argmin(const Terms&);
-double max_backward(const CellElement&);  // the element, its upstream value, its cell
-double identity(const Scalar&);      // the source element (broadcast_to, exact widenings)
-double cast(const Scalar&);          // every cast: in.t -> in.out (§17)
-double dot(const Dot&);           // a_0 b_0 + a_1 b_1 + ...: +0 + a_0 b_0 + ... in T, no FMA (§8)
-double rope(const Rotation&);          // x_a c - x_b s or x_a c + x_b s in T (§11)
-// Rows of the last axis (§10): Row::a the row, Row::b g's row, Row::i the element's position.
-double softmax(const Row&);               // e_i / s, s = +0 + exp(x_0 - m) + ...
-double log_softmax(const Row&);           // (x_i - m) - ln s
-double softmax_backward(const Row&);      // y_i (g_i - (+0 + y_0 g_0 + ...))
-double log_softmax_backward(const Row&);  // g_i - exp(y_i) (+0 + g_0 + ...)
-double layer_norm(const Row&);           // params: eps; (x_i - mu) r, r = 1 / sqrt(v + T(eps))
-double layer_norm_backward(const Row&);  // params: eps; r ((g_i - mg) - yh_i mgy)
-double rms_norm(const Row&);             // params: eps; x_i / sqrt(mean x^2 + T(eps)), as 1/sqrt then a product
-double rms_norm_backward(const Row&);    // params: eps; r (g_i - x_i c), c = Sgx / (T(n) D)
-// Attention (§12): Row::a and the params as oracles/attention_layout.h; Row::i the column d.
-double attention_naive(const Row&);
-double attention_flash(const Row&);
-double attention_paged(const Row&);  // params softmax_scale, softcap; the context gathered, qi = a
-// The naive params equivalent to a paged case's (causal at a, no window).
-Params paged_as_naive(const Params& p);
-// attention_flash_backward: Row::a a cell (oracles/attention_layout.h Cell),
-// Row::i the element's place among the cell's outputs; the whole cell's
-// outputs (dQ, dK, dV) at once.
-double attention_flash_backward(const Row&);
-std::vector<double> flash_backward_cell(DType t, const Params& params, std::span<const double> args);
 
 }  // namespace replay
 }  // namespace kc::oracle

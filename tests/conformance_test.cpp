@@ -81,7 +81,8 @@ TEST_P(Conformance, ReferencePassesItsContract) {
   const auto got = digest(r);
   const std::string key = std::string(k->name) + " " + std::string(dtype_name(t));
   testing_support::expect_reads_back(r, key);
-  ASSERT_TRUE(golden().contains(key)) << key << " is not in the committed digest of the default run";
+  ASSERT_TRUE(golden().contains(key)) << key << " is not in the committed digest of the default run (a new kernel: "
+                                        "regenerate it as docs/architecture.md, \"Adding a kernel\", says)";
   for (const auto& [field, want] : golden()[key].items())
     EXPECT_EQ(got.value(field, nlohmann::json()), want) << key << ": " << field << " differs from the default run's digest";
 

@@ -17,9 +17,11 @@
 #include "core/dtype.h"
 #include "core/params.h"
 #include "oracles/exact.h"
-#include "oracles/linalg.h"
 #include "oracles/mp.h"
+#include "oracles/oracle.h"
 #include "oracles/rounding.h"
+
+KC_MATH_OF(Dot, dot)
 
 namespace kc {
 namespace {

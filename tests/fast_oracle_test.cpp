@@ -26,7 +26,10 @@
 #include "engine/context.h"
 #include "engine/grading.h"
 #include "oracles/exact.h"
+#include "oracles/oracle.h"
 #include "oracles/rounding.h"
+
+KC_MATH_OF(Scalar, identity)  // (oracles/cast.cpp)
 
 namespace kc {
 namespace {

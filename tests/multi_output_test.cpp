@@ -14,8 +14,10 @@
 #include "core/error.h"
 #include "engine/conformance.h"
 #include "oracles/exact.h"
-#include "oracles/reduction.h"
-#include "oracles/replay.h"
+#include "oracles/oracle.h"
+
+KC_MATH_OF(Terms, max_fold)
+KC_MATH_OF(Terms, argmax)
 
 namespace kc {
 namespace {
