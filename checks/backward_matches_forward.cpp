@@ -88,14 +88,16 @@ void compare_norm_row(Form form, const contract::KernelSpec& bwd, DType t, const
 // (B_b,i + P_i); skipped where a forward or backward bound is not a
 // number.
 template <class Compare>
-void compare_softmax_row(Form form, const contract::KernelSpec& k, const contract::KernelSpec& bwd, DType t,
-                         const Params& params, std::int64_t at, std::size_t un, const std::vector<double>& xr,
+void compare_softmax_row(Form form, const CaseView& v, const contract::KernelSpec& bwd, DType t,
+                         std::int64_t at, std::size_t un,
                          const std::vector<double>& yr, const std::vector<double>& gr, const std::vector<double>& vr,
                          const Compare& compare) {
   std::vector<Mp> s(un), zl(un), bf(un), bb(un);
   Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
   for (std::size_t j = 0; j < un; ++j) {
-    const RowExact f = row_exact(k, t, params, xr, {}, j);
+    const std::optional<RowExact> gf = graded_row_exact(v, at + static_cast<std::int64_t>(j));  // (the forward's own, as graded)
+    if (!gf) return;
+    const RowExact& f = *gf;
     const RowExact b = row_exact(bwd, t, Params(), yr, gr, j);
     if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
     s[j] = zl[j] = f.z;
@@ -131,6 +133,9 @@ void compare_softmax_row(Form form, const contract::KernelSpec& k, const contrac
 class BackwardMatchesForward final : public Check {
  public:
   explicit BackwardMatchesForward(const contract::Property& p) : p_(p) {}
+  // (A softmax's own elements: their exact values as grading evaluated
+  // them; a norm's relation reads only the backward's.)
+  bool needs_exacts(const CaseView& v) const override { return p_.applies_to(v.c.t) && !is_norm(v.c.k.row_map); }
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const Form form = v.c.k.row_map;
@@ -163,7 +168,7 @@ class BackwardMatchesForward final : public Check {
         const auto un = static_cast<std::size_t>(n);
         oracle::PrecisionScope scope(1024);
         if (norm) compare_norm_row(form, *bwd, v.c.t, v.cs.params, at, un, xr, gr, vr, compare);
-        else compare_softmax_row(form, v.c.k, *bwd, v.c.t, v.cs.params, at, un, xr, yr, gr, vr, compare);
+        else compare_softmax_row(form, v, *bwd, v.c.t, at, un, yr, gr, vr, compare);
       });
       if (!failed && compared > 0) acc.record(v.c, tally, true);
     });

@@ -19,6 +19,8 @@ namespace {
 class FlashMatchesNaive final : public Check {
  public:
   explicit FlashMatchesNaive(const contract::Property& p) : p_(p) {}
+  // (Its own kernel's elements: their exact values as grading evaluated them.)
+  bool needs_exacts(const CaseView& v) const override { return p_.applies_to(v.c.t); }
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const contract::KernelSpec* naive = contract::find_kernel(p_.related);
@@ -32,7 +34,9 @@ class FlashMatchesNaive final : public Check {
       v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
         if (failed) return;
         const double yf = v.y.value_at(e.out), yn = other.value_at(e.out);
-        const RowExact bf = row_exact(v.c.k, e.input<oracle::Row>());
+        const std::optional<RowExact> gf = graded_row_exact(v, e.out);
+        if (!gf) return;
+        const RowExact& bf = *gf;
         const RowExact bn = row_exact(*naive, e.input<oracle::Row>());
         if (bf.replayed || bn.replayed || !oracle::is_number(bf.bound) || !oracle::is_number(bn.bound)) return;
         if (!std::isfinite(yf) || !std::isfinite(yn)) {

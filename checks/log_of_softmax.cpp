@@ -21,6 +21,8 @@ namespace {
 class LogOfSoftmax final : public Check {
  public:
   explicit LogOfSoftmax(const contract::Property& p) : p_(p) {}
+  // (Its own kernel's elements: their exact values as grading evaluated them.)
+  bool needs_exacts(const CaseView& v) const override { return p_.applies_to(v.c.t); }
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const contract::KernelSpec* soft = contract::find_kernel(p_.related);
@@ -42,7 +44,9 @@ class LogOfSoftmax final : public Check {
           const auto jj = static_cast<std::size_t>(j);
           if (!std::isfinite(lr[jj]) || !std::isfinite(sr[jj]) || !(sr[jj] > 0)) continue;
           const RowExact es = row_exact(*soft, v.c.t, v.cs.params, xr, {}, jj);
-          const RowExact el = row_exact(v.c.k, v.c.t, v.cs.params, xr, {}, jj);
+          const std::optional<RowExact> gl = graded_row_exact(v, at + j);
+          if (!gl) continue;
+          const RowExact& el = *gl;
           if (!(es.bound < es.z)) continue;
           oracle::Mp ratio = -es.bound / es.z, ln_y = oracle::Mp(sr[jj]);
           mpfr_log1p(oracle::raw(ratio), oracle::raw(ratio), MPFR_RNDN);

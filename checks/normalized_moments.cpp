@@ -26,6 +26,8 @@ using oracle::Mp;
 class NormalizedMoments final : public Check {
  public:
   explicit NormalizedMoments(const contract::Property& p) : p_(p) {}
+  // (Its own kernel's elements: their exact values as grading evaluated them.)
+  bool needs_exacts(const CaseView& v) const override { return p_.applies_to(v.c.t); }
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const bool layer = v.c.k.row_map == contract::RowMap::layer_norm;
@@ -50,8 +52,9 @@ class NormalizedMoments final : public Check {
         Mp s1(0), s2(0), b1(0), b2(0);
         for (std::int64_t j = 0; j < n; ++j) {
           const auto jj = static_cast<std::size_t>(j);
-          const RowExact e = row_exact(v.c.k, v.c.t, v.cs.params, xr, {}, jj);
-          if (!oracle::is_number(e.bound)) return;
+          const std::optional<RowExact> ge = graded_row_exact(v, at + j);
+          if (!ge || !oracle::is_number(ge->bound)) return;
+          const RowExact& e = *ge;
           const Mp y(yr[jj]);
           s1 += y, s2 += y * y;
           b1 += e.bound, b2 += e.bound * (Mp(2) * boost::multiprecision::abs(y) + e.bound);

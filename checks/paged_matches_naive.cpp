@@ -22,6 +22,8 @@ namespace {
 class PagedMatchesNaive final : public Check {
  public:
   explicit PagedMatchesNaive(const contract::Property& p) : p_(p) {}
+  // (Its own kernel's elements: their exact values as grading evaluated them.)
+  bool needs_exacts(const CaseView& v) const override { return p_.applies_to(v.c.t); }
   void on_case(const CaseView& v, engine::Tallies& acc) const override {
     relational(p_, v, acc, [&](CheckTally& tally, const auto& fail) {
       const contract::KernelSpec* naive = contract::find_kernel(p_.related);
@@ -57,7 +59,9 @@ class PagedMatchesNaive final : public Check {
           const std::int64_t o = b * qb.numel() + e.out;
           drivers::Element pe;
           v.c.driver.element_at(v.c.k, v.cs, o, pe);
-          const RowExact bp = row_exact(v.c.k, pe.input<oracle::Row>());
+          const std::optional<RowExact> gp = graded_row_exact(v, o);
+          if (!gp) return;
+          const RowExact& bp = *gp;
           const RowExact bn = row_exact(*naive, e.input<oracle::Row>());
           if (bp.replayed || bn.replayed || !oracle::is_number(bp.bound) || !oracle::is_number(bn.bound)) return;
           const double yp = v.y.value_at(o), yv = yn.value_at(e.out);

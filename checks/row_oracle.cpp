@@ -11,6 +11,16 @@
 
 namespace kc::checks {
 
+namespace {
+// An element's exact value and bound from its evaluation, at the dtype's
+// working precision.
+RowExact from_evaluation(DType t, const oracle::Mp& value, const std::optional<oracle::Mp>& magnitude, bool replayed) {
+  RowExact r{value, oracle::Mp(INFINITY), replayed};
+  if (magnitude && !replayed) r.bound = *magnitude * oracle::Mp(oracle::unit_roundoff(t));
+  return r;
+}
+}  // namespace
+
 RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in) {
   const auto f = k.math.oracle_of<oracle::Row>();
   if (!f) throw std::logic_error(std::string(k.name) + ": the relation needs a Row oracle");
@@ -18,9 +28,18 @@ RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in) {
   oracle::PrecisionScope scope(oracle::working_bits(t));
   oracle::Exact ex;
   f(in, ex);
-  RowExact r{ex.value, oracle::Mp(INFINITY), ex.replayed};
-  if (ex.magnitude && !ex.replayed) r.bound = *ex.magnitude * oracle::Mp(oracle::unit_roundoff(t));
-  return r;
+  return from_evaluation(t, ex.value, ex.magnitude, ex.replayed);
+}
+
+std::optional<RowExact> graded_row_exact(const engine::CaseView& v, std::int64_t out) {
+  const auto i = static_cast<std::size_t>(out);
+  if (i >= v.exacts.size())
+    throw std::logic_error(fmt::format("{} {}: grading kept no exact evaluation of output element {} (its check "
+                                       "must ask for them, needs_exacts)",
+                                       v.c.k.name, dtype_name(v.c.t), out));
+  if (!v.exacts[i]) return std::nullopt;
+  oracle::PrecisionScope scope(oracle::working_bits(v.c.t));
+  return from_evaluation(v.c.t, v.exacts[i]->value, v.exacts[i]->magnitude, v.exacts[i]->replayed);
 }
 
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
@@ -28,20 +47,17 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
   return row_exact(k, oracle::Row{{.dtype = t, .out_dtype = t, .params = &p}, {a.begin(), a.end()}, {b.begin(), b.end()}, i});
 }
 
-std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
-                                                     std::span<const Tensor> outputs) {
-  const drivers::Driver& d = drivers::of(k);
-  const drivers::Expectation want = d.expected_output(k, cs);
+std::optional<std::vector<oracle::Mp>> output_bounds(const engine::CaseView& v) {
+  const drivers::Expectation want = v.c.driver.expected_output(v.c.k, v.cs);
   std::vector<oracle::Mp> bound(static_cast<std::size_t>(want.numel()));
-  bool comparable = true;
-  d.for_each_element(k, cs, [&](const drivers::Element& e) {
-    if (!comparable) return;
-    const RowExact r = row_exact(k, e.input<oracle::Row>());
-    const auto [part, at] = want.locate(e.out);
-    comparable = !r.replayed && oracle::is_number(r.bound) && std::isfinite(outputs[part].value_at(at));
-    bound[static_cast<std::size_t>(e.out)] = r.bound;
-  });
-  if (!comparable) return std::nullopt;
+  for (std::int64_t out = 0; out < want.numel(); ++out) {
+    const std::optional<RowExact> e = graded_row_exact(v, out);
+    if (!e) return std::nullopt;
+    const RowExact& r = *e;
+    const auto [part, at] = want.locate(out);
+    if (r.replayed || !oracle::is_number(r.bound) || !std::isfinite(v.outputs[part].value_at(at))) return std::nullopt;
+    bound[static_cast<std::size_t>(out)] = r.bound;
+  }
   return bound;
 }
 

@@ -10,6 +10,7 @@
 
 #include "contracts/contract.h"
 #include "core/tensor.h"
+#include "engine/check.h"
 #include "generators/case.h"
 #include "oracles/exact_sum.h"
 #include "oracles/mp.h"
@@ -31,6 +32,12 @@ struct RowExact {
 // element's own typed input (drivers::Element::input<oracle::Row>()), or
 // element i of the row(s) a (and b) read from a tensor, in dtype t.
 RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in);
+// Output element `out` (its index in the outputs' sequence) of the case's
+// own kernel, from grading's evaluation of it (CaseView::exacts: the check
+// asks for them by needs_exacts), never evaluated again: nullopt where
+// grading decided it by a special-value rule (no relation about exact
+// values applies); std::logic_error where the check did not ask.
+std::optional<RowExact> graded_row_exact(const engine::CaseView& v, std::int64_t out);
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
                    std::span<const double> b, std::size_t i);
 
@@ -39,8 +46,7 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
 // Expectation): nullopt where some element is graded against the replay,
 // has no finite bound or a non-finite output (the relations about exact
 // values do not apply to that case).
-std::optional<std::vector<oracle::Mp>> output_bounds(const contract::KernelSpec& k, DType t, const gen::Case& cs,
-                                                     std::span<const Tensor> outputs);
+std::optional<std::vector<oracle::Mp>> output_bounds(const engine::CaseView& v);
 
 // "" where entry k reads as the attention checks read it, from its own
 // data (never its driver's name): inputs q, k, v first (then do_grad for

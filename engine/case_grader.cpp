@@ -5,17 +5,18 @@
 #include <ostream>
 
 #include "engine/failure_text.h"
+#include "oracles/exact.h"
 
 namespace kc::engine {
 
-CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats,
-                       bool keep_grades)
+CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats, Keep keep)
     : v_(view),
       want_(want),
       acc_(acc),
       full_stats_(full_stats),
-      keep_grades_(keep_grades),
-      lane_(!keep_grades && !view.c.opts.dump) {
+      keep_(keep),
+      lane_(!keep.grades && !keep.exacts && !view.c.opts.dump) {
+  if (keep.exacts) exacts_.resize(static_cast<std::size_t>(want.numel()));
   // One context per output: its elements are graded in its dtype.
   for (std::size_t i = 0; i < want.parts.size(); ++i) {
     outputs_.push_back(view.c);
@@ -85,17 +86,26 @@ void CaseGrader::element(const drivers::Element& e) {
   const Tallies::Place place{v_.case_id, e.out};
   Grade g;
   if (!grade(e, yv, yb, place, g)) return;
+  if (keep_.exacts) keep_exact(e, yv, yb, g);
   ++acc_.elements;
   acc_.escalations += g.escalations;
   if (full_stats_) acc_.add_coverage(*c_, e, g, yv);
   record(e, g, yv, yb);
-  if (keep_grades_) grades_.push_back(g);
+  if (keep_.grades) grades_.push_back(g);
   if (g.special) {
     ++acc_.special;
     return;
   }
   if (g.replayed) ++acc_.replayed;
   if (full_stats_ && !g.replayed) record_statistics(e, g, yv, yb, place);
+}
+
+void CaseGrader::keep_exact(const drivers::Element& e, double yv, std::uint64_t yb, Grade& g) {
+  if (g.special) return;
+  if (!retained_exact(g)) g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::exact);
+  const oracle::Exact* ex = retained_exact(g);
+  if (!ex) return;  // (a special-value rule decided it after all)
+  exacts_.at(static_cast<std::size_t>(e.out)) = ElementExact{ex->value, ex->magnitude, ex->replayed};
 }
 
 ElementReport CaseGrader::report_as(const std::string& check, const drivers::Element& e, const Grade& g, double yv,

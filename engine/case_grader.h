@@ -22,14 +22,21 @@ namespace kc::engine {
 
 class CaseGrader {
  public:
+  // What the case's checks asked to be kept of each element.
+  struct Keep {
+    bool grades = false;  // its grade
+    bool exacts = false;  // its exact evaluation (graded exactly where it was not)
+  };
   // `full_stats`: the case counts towards coverage, error statistics and
-  // worst cases; `keep_grades`: a check asked for the per-element grades.
-  CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats, bool keep_grades);
+  // worst cases.
+  CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats, Keep keep);
 
   // Every output element, through the bulk lane where it applies.
   void grade_all();
   // The grades kept for the checks (keep_grades).
   std::vector<Grade>& grades() { return grades_; }
+  // The exact evaluations kept for the checks (Keep::exacts), by output element.
+  std::span<const std::optional<ElementExact>> exacts() const { return exacts_; }
 
  private:
   // One element through the general path.
@@ -46,6 +53,8 @@ class CaseGrader {
                          const Tallies::Place& place);
   ElementReport report_as(const std::string& check, const drivers::Element& e, const Grade& g, double yv,
                           std::uint64_t yb) const;
+  // The element's exact evaluation kept (exacts_[e.out]), g graded exactly first where it was not.
+  void keep_exact(const drivers::Element& e, double yv, std::uint64_t yb, Grade& g);
   CheckTally& accuracy_tally();
   CheckTally& semantics_tally();
 
@@ -59,11 +68,13 @@ class CaseGrader {
   std::vector<Context> outputs_;
   const Context* c_;
   Tallies& acc_;
-  bool full_stats_, keep_grades_;
+  bool full_stats_;
+  Keep keep_;
   // Whether a passing fast-path element may be tallied from its figures
   // alone (no check wants the grades, no --dump).
   bool lane_;
   std::vector<Grade> grades_;
+  std::vector<std::optional<ElementExact>> exacts_;
   // Looked up once per case (created where the run first meets them, so
   // the tallies keep their order).
   CheckTally* accuracy_ = nullptr;

@@ -153,11 +153,12 @@ std::int64_t grade_case(const Context& run, const CheckList& checks, Tallies& ac
     acc.fracs.expect(static_cast<std::size_t>(want.numel()));
   }
   CaseView view{c, cs, case_id, path, out, out.front(), statistics_case, {}};
-  bool keep_grades = false;
-  for (const auto& ch : checks) keep_grades |= ch->needs_grades(view);
-  CaseGrader grader(view, acc, want, full_stats, keep_grades);
+  bool keep_grades = false, keep_exacts = false;
+  for (const auto& ch : checks) keep_grades |= ch->needs_grades(view), keep_exacts |= ch->needs_exacts(view);
+  CaseGrader grader(view, acc, want, full_stats, {.grades = keep_grades, .exacts = keep_exacts});
   grader.grade_all();
   view.grades = grader.grades();
+  view.exacts = grader.exacts();
   for (const auto& ch : checks) ch->on_case(view, acc);
   return acc.failed - failed_before;
 }

@@ -19,8 +19,19 @@
 #include "engine/grading.h"
 #include "engine/tally.h"
 #include "generators/case.h"
+#include "oracles/mp.h"
 
 namespace kc::engine {
+
+// An output element's exact evaluation as grading computed it, for the
+// checks that relate exact values (Check::needs_exacts): the exact value,
+// the magnitude S of a condition-aware bound, and whether the element is
+// graded against the reference's replay. Handed over, never evaluated again.
+struct ElementExact {
+  oracle::Mp value;
+  std::optional<oracle::Mp> magnitude;
+  bool replayed = false;
+};
 
 // One graded case, as a check sees it.
 struct CaseView {
@@ -34,6 +45,10 @@ struct CaseView {
   const Tensor& y;
   bool statistics_case;          // the case the per-case statistics are computed on
   std::span<const Grade> grades;  // per output element, when the check asked for them
+  // Per output element (its index in the outputs' sequence), when a check
+  // asked for them: empty where grading decided it without an evaluation
+  // (a special-value rule).
+  std::span<const std::optional<ElementExact>> exacts = {};
 };
 
 // The run after its last case.
@@ -53,6 +68,9 @@ class Check {
   virtual void on_finish(const RunView&, Tallies&) const {}
   // Whether on_case needs the per-element grades of this case.
   virtual bool needs_grades(const CaseView&) const { return false; }
+  // Whether on_case needs the exact evaluations of this case's elements
+  // (every element then graded exactly, once, and its evaluation kept).
+  virtual bool needs_exacts(const CaseView&) const { return false; }
 };
 using CheckList = std::vector<std::unique_ptr<Check>>;
 

@@ -364,6 +364,10 @@ Grade grade_element(const Context& c, const drivers::Element& e, double y, std::
   return g;
 }
 
+const oracle::Exact* retained_exact(const Grade& g) {
+  return g.evaluation != 0 && g.evaluation == retained.id ? &retained.exact : nullptr;
+}
+
 std::string exact_text(const Context& c, const drivers::Element& e, const Grade& g) {
   if (g.special) {
     const contract::SpecialRule* rule = detail::special_rule(c.k, e);

@@ -182,6 +182,11 @@ void grade_fast_block(const Context& c, const contract::Accuracy& acc, const Ele
 // grade or one whose evaluation another has replaced (grade exactly, then
 // describe, before the next element).
 std::string exact_text(const Context& c, const drivers::Element& e, const Grade& g);
+// The exact evaluation itself, under the same rule (the checks relating
+// exact values read it, engine/check.h ElementExact): null for an
+// approximate grade, a special-value rule's, or one another evaluation
+// has replaced.
+const oracle::Exact* retained_exact(const Grade& g);
 
 // For tests/fast_oracle_test.cpp: the decision from an approximation, by its
 // common-case path alone (nullopt where it does not apply) and by the
