@@ -1,18 +1,15 @@
 // Contracts of the unary elementwise family (inventory "Unary elementwise"
-// and "Scalar-by-tensor / clamp"; reference-semantics.md §1, §4).
+// and "Scalar-by-tensor / clamp"; reference-semantics.md §1, §4), but for
+// its composed activations (contracts/activations.cpp).
 // One entry per kernel: kernel name, contract, generator profile, oracle.
 #include <functional>
 
-#include "contracts/accuracy_models.h"
-#include "contracts/contract.h"
 #include "contracts/properties.h"
-#include "contracts/preconditions.h"
-#include "contracts/thresholds.h"
+#include "contracts/unary_family.h"
 #include "oracles/oracle.h"
 
 // Each kernel's exact function, replay and fast path (oracles/oracle.h),
-// defined in oracles/unary.cpp and, for the composed activations, in
-// oracles/activations.cpp.
+// defined in oracles/unary.cpp.
 KC_MATH_OF(Scalar, neg)
 KC_MATH_OF(Scalar, relu)
 KC_MATH_OF(Scalar, sqr)
@@ -35,69 +32,10 @@ KC_MATH_OF(Scalar, powi)
 KC_MATH_OF(Scalar, add_scalar)
 KC_MATH_OF(Scalar, mul_scalar)
 KC_MATH_OF(Scalar, clamp)
-KC_MATH_OF(Scalar, gelu_erf)
-KC_MATH_OF(Scalar, sigmoid)
-KC_MATH_OF(Scalar, silu)
-KC_MATH_OF(Scalar, gelu_tanh)
 
 namespace kc::contract {
 
-namespace {
-
-namespace pts = thresholds;
-using VC = ValueClass;
-using OC = Outcome;
-
-const auto each_dtype = models::per_float_dtype;
-std::vector<DTypeAccuracy> all_exact() { return models::exact_everywhere(); }
-std::vector<DTypeAccuracy> all_cr() { return models::correctly_rounded_everywhere(); }
-std::vector<DTypeAccuracy> libm(int L) { return each_dtype([L](DType t) { return models::libm(t, L); }); }
-
-// Preconditions every unary kernel shares (checked by the bad-input rule
-// generators, generators/invalid.cpp).
-std::vector<Precondition> unary_preconditions(std::vector<Precondition> extra = {}) {
-  return tensor_rules("exactly one input tensor", "x",
-                      "x is f32, f64, bf16 or f16; u32 and u8 are rejected (exec.rs unary!)", std::move(extra));
-}
-std::vector<Precondition> real_param_rules(std::string_view name) { return param_rules(name, "a real (f64)"); }
-
-Operand x_operand() { return {.name = "x", .dtypes = kFloatSet, .min_rank = 0, .max_rank = 6}; }
-
-// Result classes a kernel cannot produce, by why (ValueProfile::reaches).
-using RC = ResultClass;
-// Bounded by 1 in magnitude: never near overflow, never infinite.
-constexpr ResultSet kBounded = ResultSet::all().without({RC::near_overflow, RC::inf});
-// Integer-valued: nothing between 0 and 1.
-constexpr ResultSet kIntegral = ResultSet::all().without({RC::subnormal, RC::near_underflow});
-// A root (or its reciprocal) of a float: far from both ends of the range.
-constexpr ResultSet kRoot{RC::zero, RC::normal, RC::inf, RC::nan};
-// cos of a float never comes near 0 in f32, f64 or bf16 (the closest
-// approach is far above their smallest normal); in f16 it can.
-ResultSet cos_reaches(DType t) {
-  return t == DType::f16 ? ResultSet::all().without({RC::zero, RC::near_overflow, RC::inf}) : ResultSet{RC::normal, RC::nan};
-}
-
-// NaN in, NaN out: the rule most kernels share.
-const std::vector<SpecialRule> kNanPropagates{{VC::nan, OC::nan}};
-
-Param real_param(std::string_view name, std::string_view domain) {
-  return {.name = name,
-          .kind = ParamKind::real,
-          .domain = domain,
-          .samples = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-3, 3.0e38, 1e300, -1e-300, 1.7e308, INFINITY, -INFINITY},
-          .lo = -8.0,
-          .hi = 8.0};
-}
-
-KernelSpec unary(KernelSpec k) {
-  k.family = "unary";
-  k.driver = "elementwise";
-  if (k.inputs.empty()) k.inputs = {x_operand()};
-  if (k.preconditions.empty()) k.preconditions = unary_preconditions();
-  return k;
-}
-
-}  // namespace
+using namespace unary_family;  // NOLINT: the family's shared vocabulary, contracts/unary_family.h
 
 void register_unary(std::vector<KernelSpec>& out) {
   out.push_back(unary({
@@ -253,18 +191,6 @@ void register_unary(std::vector<KernelSpec>& out) {
                "thousand). Halves narrow f64 -> f32 -> T (NumCast).",
   }));
   out.push_back(unary({
-      .name = "gelu_erf", .summary = "(0.5 x)(1 + erf(x / sqrt 2)) in f64, then T", .source = "ops.rs:160",
-      .accuracy = each_dtype(models::gelu_erf),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"gelu_erf(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
-                     {"gelu_erf(x) >= -0.25", "pointwise", props::gelu_floor}},
-      .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .math = {oracle::gelu_erf, oracle::replay::gelu_erf}, .oracle_text = "(x/2)(1 + erf(x/sqrt 2)); S = |x|",
-      .notes = "PyTorch approximate='none'. -inf gives NaN: (0.5 * -inf) * (1 + -1). The multiplier is the f64 "
-               "constant 0x3FE6A09E667F3BCD, not a division by sqrt 2.",
-  }));
-  out.push_back(unary({
       .name = "round", .summary = "round half to even (banker's)", .source = "ops.rs:180",
       .accuracy = all_exact(),
       .specials = {{VC::nan, OC::nan}, {VC::neg_zero, OC::neg_zero}, {VC::pos_zero, OC::pos_zero},
@@ -274,51 +200,6 @@ void register_unary(std::vector<KernelSpec>& out) {
                      {"round is monotone", "monotone"}, {"round is odd", "odd"}},
       .values = {.lo = -100, .hi = 100, .points = pts::integral, .ties = true, .integers = true, .reaches = kIntegral},
       .math = {oracle::round, oracle::replay::round, oracle::fast::round}, .oracle_text = "roundTiesToEven(x); -0.5 -> -0",
-  }));
-  out.push_back(unary({
-      .name = "sigmoid", .summary = "x >= 0 ? 1/(1+e^-x) : e^x/(1+e^x), three roundings in T", .source = "ops.rs:214",
-      .accuracy = each_dtype(models::sigmoid),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_one}, {VC::neg_inf, OC::pos_zero}},
-      // Monotone only where T has the precision for it: in bf16 and f16 the
-      // three roundings of e/(1+e) break monotonicity (measured exhaustively:
-      // bf16 sigmoid(-0.9140625) = 0.287109375 > sigmoid(-0.91015625) = 0.28515625).
-      .properties = {{"0 <= sigmoid(x) <= 1", "pointwise", props::in_unit_interval},
-                     {"sigmoid is monotone", "monotone", nullptr, {DType::f32, DType::f64}}},
-      .values = {.lo = -30, .hi = 30, .points = pts::logistic, .reaches = kBounded},
-      .math = {oracle::sigmoid, oracle::replay::sigmoid, oracle::fast::sigmoid}, .oracle_text = "1 / (1 + e^-x)",
-      .notes = "Not monotone in bf16 and f16 (the reference's roundings in T); the property is claimed for f32 "
-               "and f64 only.",
-  }));
-  out.push_back(unary({
-      .name = "silu", .summary = "x * sigmoid(x) (two passes)", .source = "ops.rs:234",
-      .accuracy = each_dtype(models::silu),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"silu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
-                     {"silu(x) >= -0.3", "pointwise", props::silu_floor}},
-      .values = {.lo = -30, .hi = 30, .points = pts::logistic},
-      .math = {oracle::silu, oracle::replay::silu}, .oracle_text = "x / (1 + e^-x); S = |x| 2^(emin+1)",
-      .notes = "-inf gives NaN: sigmoid(-inf) = 0, then -inf * 0.",
-  }));
-  out.push_back(unary({
-      .name = "gelu", .summary = "(0.5 x)(1 + tanh(c (x + k x^3))), c = sqrt_T(T(2/pi)), k = T(0.044715)",
-      .source = "ops.rs:244",
-      .accuracy = each_dtype([](DType t) {
-        Accuracy a = models::gelu_tanh(t);
-        a.check_bias = t == DType::f32;  // where the constant c is not correctly rounded
-        return a;
-      }),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
-      .properties = {{"gelu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
-                     {"gelu(x) >= -0.25", "pointwise", props::gelu_floor}},
-      .values = {.lo = -10, .hi = 10, .points = pts::gelu},
-      .math = {oracle::gelu_tanh, oracle::replay::gelu_tanh}, .oracle_text = "(x/2)(1 + tanh(c (x + k x^3))) with the reference's c, k in T; S = |x|",
-      .notes = "The f32 c is 0x3F4C4229, one ulp below the correctly rounded sqrt(2/pi) (0x3F4C422A): the "
-               "square root is taken after rounding 2/pi to T. The oracle uses the reference's c and k, so a "
-               "kernel with the correctly rounded constant is biased, which the statistical check detects: a "
-               "reference-profile check, since the correctly rounded constant is as correct.",
-      .reference_constants = "c = sqrt_T(T(2/pi)) and k = T(0.044715), rounded into T as the reference does",
   }));
   out.push_back(unary({
       .name = "step", .summary = "x > 0 ? 1 : 0 (Heaviside; relu's subgradient)", .source = "ops.rs:264",
