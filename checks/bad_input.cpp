@@ -3,7 +3,10 @@
 // rules of its shape, or by generators/invalid.h for the shared ones) must
 // each raise a KernelError naming the kernel, the operand and that rule.
 // A rule no invalid call could be built for is itself a failure: a check
-// that cannot fail is a defect.
+// that cannot fail is a defect. A rule that is the reference's own limit
+// (Precondition::reference_limit) also accepts the operation's defined
+// result in the conformance profile; its rejection is then a
+// reference-profile check of its own.
 #include <fmt/format.h>
 
 #include "checks/check.h"
@@ -30,54 +33,92 @@ std::string mismatch(const contract::KernelSpec& k, const contract::Precondition
   return what;
 }
 
+// What an invalid call gave: ok, or what was wrong; `defined`: it returned
+// the rule's defined result (a reference_limit rule, contracts/contract.h).
+struct Outcome {
+  bool ok = false, defined = false;
+  std::string what;
+};
+
+// The result of a call the reference rejects though the operation defines
+// it: accepted where it is that (empty) result, of the expected shapes and
+// dtypes (the driver's expected output for the call).
+Outcome defined_result(const RunView& v, const gen::Case& bad, const std::vector<Tensor>& out) {
+  const drivers::Expectation want = v.c.driver.expected_output(v.c.k, bad);
+  if (want.numel() != 0) return {.what = "the call the reference rejects returned a result that is not empty"};
+  bool same = out.size() == want.parts.size();
+  for (std::size_t i = 0; same && i < out.size(); ++i)
+    same = out[i].dims() == want.parts[i].dims && out[i].dtype() == want.parts[i].dtype;
+  if (same) return {.ok = true, .defined = true};
+  return {.what = fmt::format("returned {} {} where the defined result is {} {}", out.empty() ? "no" : dtype_name(out[0].dtype()),
+                              out.empty() ? "output" : dims_to_string(out[0].dims()), dtype_name(want.parts[0].dtype),
+                              dims_to_string(want.parts[0].dims))};
+}
+
+Outcome call_invalid(const RunView& v, const contract::Precondition& rule, const gen::Case& bad) {
+  const auto& k = v.c.k;
+  try {
+    const std::vector<Tensor> out = v.c.backend.run(k.name, bad.inputs, bad.params);
+    if (rule.reference_limit) return defined_result(v, bad, out);
+    return {.what = "the invalid call was accepted"};
+  } catch (const KernelError& e) {
+    const bool ok = e.rule() == rule.rule && e.operand() == rule.operand && e.kernel() == k.name;
+    return {.ok = ok, .what = ok ? "" : mismatch(k, rule, e)};
+  } catch (const KernelFault& e) {
+    return {.what = fmt::format("{} on the invalid call instead of a KernelError: {}", e.kind(), e.what())};
+  } catch (const std::exception& e) {
+    return {.what = fmt::format("untyped error instead of KernelError: {}", e.what())};
+  }
+}
+
 class BadInput final : public Check {
  public:
   void on_finish(const RunView& v, engine::Tallies& acc) const override {
     if (!v.first_valid) return;
+    for (const auto& rule : v.c.k.preconditions) judge(v, rule, acc);
+  }
+
+ private:
+  static void judge(const RunView& v, const contract::Precondition& rule, engine::Tallies& acc) {
     const auto& k = v.c.k;
-    for (const auto& rule : k.preconditions) {
-      const std::string_view name = rule_name(rule.rule);
-      auto& tally = acc.tally("bad-input:" + std::string(name) + " (" + std::string(rule.operand) + ")",
-                              engine::CheckKind::bad_input);
-      for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
-        const auto index = static_cast<std::uint64_t>(i);
-        auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
-        if (!bad) bad = gen::violate_shared(k, rule, *v.first_valid, index);
-        if (!bad) continue;
-        std::string what;
-        bool ok = false;
-        try {
-          v.c.backend.run(k.name, bad->inputs, bad->params);
-          what = "the invalid call was accepted";
-        } catch (const KernelError& e) {
-          ok = e.rule() == rule.rule && e.operand() == rule.operand && e.kernel() == k.name;
-          if (!ok) what = mismatch(k, rule, e);
-        } catch (const KernelFault& e) {
-          what = fmt::format("{} on the invalid call instead of a KernelError: {}", e.kind(), e.what());
-        } catch (const std::exception& e) {
-          what = fmt::format("untyped error instead of KernelError: {}", e.what());
-        }
-        acc.record(v.c, tally, ok, fmt::format("variant {}", i), [&] {
-          // The invalid calls are built from this valid case: the replay names it.
-          engine::ElementReport r;
-          r.check = tally.name;
-          r.case_index = v.first_valid_id;
-          r.repro = engine::seed_replay(v.c) + fmt::format(" --case {} --bad-input", v.first_valid_id);
-          r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", k.name, dtype_name(v.c.t),
-                                  tally.name, i, what, describe(*bad), r.repro);
-          return r;
-        });
-      }
-      if (tally.passed + tally.failed == 0) {
-        acc.record(v.c, tally, false, "no variant", [&] {
-          engine::ElementReport r;
-          r.check = tally.name;
-          r.message = fmt::format("{} {}: {}: no invalid input could be generated for this rule", k.name,
-                                  dtype_name(v.c.t), tally.name);
-          return r;
-        });
-      }
+    const std::string check = "bad-input:" + std::string(rule_name(rule.rule)) + " (" + std::string(rule.operand) + ")";
+    auto& tally = acc.tally(check, engine::CheckKind::bad_input);
+    for (int i = 0; i < v.c.opts.invalid_per_rule; ++i) {
+      const auto index = static_cast<std::uint64_t>(i);
+      auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
+      if (!bad) bad = gen::violate_shared(k, rule, *v.first_valid, index);
+      if (!bad) continue;
+      const Outcome o = call_invalid(v, rule, *bad);
+      record(v, acc, tally, i, *bad, o.ok, o.what);
+      // The reference's own limit: its rejection is the reference profile's
+      // question, the defined result another correct implementation's answer.
+      if (rule.reference_limit && o.ok)
+        record(v, acc, acc.tally(check + ", rejected as the reference does", engine::CheckKind::bad_input,
+                                 engine::Profile::reference),
+               i, *bad, !o.defined, "returned the defined (empty) result, where the reference rejects the call");
     }
+    if (tally.passed + tally.failed == 0) {
+      acc.record(v.c, tally, false, "no variant", [&] {
+        engine::ElementReport r;
+        r.check = tally.name;
+        r.message = fmt::format("{} {}: {}: no invalid input could be generated for this rule", k.name,
+                                dtype_name(v.c.t), tally.name);
+        return r;
+      });
+    }
+  }
+  static void record(const RunView& v, engine::Tallies& acc, engine::CheckTally& tally, int i, const gen::Case& bad,
+                     bool ok, const std::string& what) {
+    acc.record(v.c, tally, ok, fmt::format("variant {}", i), [&] {
+      // The invalid calls are built from this valid case: the replay names it.
+      engine::ElementReport r;
+      r.check = tally.name;
+      r.case_index = v.first_valid_id;
+      r.repro = engine::seed_replay(v.c) + fmt::format(" --case {} --bad-input", v.first_valid_id);
+      r.message = fmt::format("{} {}: {} (variant {}): {}\n  inputs: {}\n  replay: {}", v.c.k.name, dtype_name(v.c.t),
+                              tally.name, i, what, describe(bad), r.repro);
+      return r;
+    });
   }
 };
 

@@ -67,6 +67,12 @@ struct Precondition {
   Rule rule;                 // the KernelError rule the backend must raise
   std::string_view operand;  // the operand or parameter it must name
   std::string text;
+  // The reference's own limit, not the operation's: the call has a defined
+  // result, and it is empty (a zero-sized batch, where the reference
+  // indexes out of bounds). The conformance profile accepts the rejection
+  // or that result (of the driver's expected shape and dtype); the
+  // reference profile requires the rejection (docs/conformance-audit.md).
+  bool reference_limit = false;
 };
 
 // Accuracy model of one dtype. See docs/accuracy-bounds.md for every

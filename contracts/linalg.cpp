@@ -37,7 +37,9 @@ std::vector<Precondition> matmul_rules(std::string_view arity) {
                        {Rule::batch_mismatch, "b", "the batch prefixes are equal: no batch broadcasting"},
                        {Rule::inner_mismatch, "b", "a.shape[-1] == b.shape[-2]"},
                        {Rule::batch_empty, "a",
-                        "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}});
+                        "no zero-sized batch dim unless m or n is 0: the reference indexes out of bounds; the "
+                        "product is defined (empty), which any correct implementation may return",
+                        true}});
 }
 
 KernelSpec dot_kernel(KernelSpec k) {
@@ -143,7 +145,9 @@ void register_linalg(std::vector<KernelSpec>& out) {
                            "exactly one input tensor", "x", "x is f32, f64, bf16 or f16",
                            {{Rule::rank_min, "x", "rank(x) >= 2"},
                             {Rule::batch_empty, "x",
-                             "no zero-sized batch dim unless m or n is 0 (the reference indexes out of bounds)"}}),
+                             "no zero-sized batch dim unless m or n is 0: the reference indexes out of bounds; the "
+                             "result is defined (empty), which any correct implementation may return",
+                             true}}),
                        .accuracy = models::exact_everywhere(),
                        .properties = {twice}}));
   std::vector<Precondition> axes_rules = param_rules("axes", "a list of axes");

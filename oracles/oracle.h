@@ -104,9 +104,10 @@ std::string type_name(const std::type_info& input);
 
 // Declares kernel NAME's three evaluations of the input IN (a type of
 // oracles/input.h): `oracle::NAME`, `oracle::replay::NAME` and
-// `oracle::fast::NAME`. Written at namespace scope by the two files that
-// need them and nowhere else: the family's oracle file, which defines them
-// beside each other, and the contract file whose entry binds them
+// `oracle::fast::NAME`. Written at namespace scope by the files that need
+// them and nowhere else: the family's oracle file, which defines them
+// beside each other, and the contract file (or contract header,
+// contracts/movers.h) whose entries bind them
 // (`.math = {oracle::exp, oracle::replay::exp, oracle::fast::exp}`). A
 // definition of another return type then does not compile, one of another
 // input does not link, and no header lists the kernels. A kernel without

@@ -29,8 +29,10 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   j["output"] = d ? d->output_rule(k) : "(unknown driver)";
   j["layout"] = contract::layout_text(k.layout);
   j["preconditions"] = json::array();
-  for (const auto& pc : k.preconditions)
+  for (const auto& pc : k.preconditions) {
     j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
+    if (pc.reference_limit) j["preconditions"].back()["reference_limit"] = true;
+  }
   j["accuracy"] = json::array();
   for (const auto& a : k.accuracy) {
     const auto& m = a.accuracy;
