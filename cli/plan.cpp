@@ -1,5 +1,6 @@
 #include "cli/plan.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -30,9 +31,16 @@ Plan make_plan(const std::vector<std::string>& names, const std::vector<std::str
       if ((wanted.empty() || std::find(wanted.begin(), wanted.end(), t) != wanted.end()) &&
           (!external || backend.supported(k->name)->contains(t)))
         plan.emplace_back(k, t);
-    if (kernels.size() == 1 && !wanted.empty() && plan.empty())
+    if (kernels.size() == 1 && !wanted.empty() && plan.empty()) {
+      // Whose limit it is: a library that lacks a dtype its contract lists
+      // is named, not the contract.
+      if (external && std::any_of(wanted.begin(), wanted.end(), [&](DType t) { return k->dtypes().contains(t); }))
+        throw UsageError(fmt::format("{} does not implement {} {} (it implements {}; the contract lists {})",
+                                     backend.name(), k->name, dtypes.front(), backend.supported(k->name)->to_string(),
+                                     k->dtypes().to_string()));
       throw UsageError(fmt::format("kernel '{}' does not take {} (its contract lists {})", k->name, dtypes.front(),
                                    k->dtypes().to_string()));
+    }
   }
   if (plan.empty()) throw UsageError("nothing to run: no kernel supports the requested dtypes");
   return plan;

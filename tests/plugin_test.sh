@@ -143,6 +143,9 @@ expect 2 "missing register symbol" -- "$kc" run --backend "plugin:$(ldd "$kc" | 
 check grep -q "does not export kconform_plugin_register" "$work/out"
 expect 2 "no such library"       -- "$kc" run --backend "plugin:$work/nope.so"
 expect 2 "a kernel the plug-in lacks" -- "$kc" run --backend "plugin:$fastmath" --kernel tanh
+# A dtype the contract lists but the plug-in lacks names the plug-in, not the contract.
+expect 2 "a dtype the plug-in lacks" -- "$kc" run --backend "plugin:$fastmath" --kernel exp --dtype bf16
+check grep -q "does not implement exp bf16 (it implements f32; the contract lists f32, f64, bf16, f16)" "$work/out"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]
