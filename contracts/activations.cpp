@@ -17,12 +17,21 @@ namespace kc::contract {
 
 using namespace unary_family;  // NOLINT: the family's shared vocabulary, contracts/unary_family.h
 
+namespace {
+// x times a gate in [0, 1] (gelu's both forms, silu): NaN stays NaN, the
+// zeros keep their sign, +inf passes, and -inf gives -inf * 0 = NaN.
+const std::vector<SpecialRule> kGatedSpecials{{VC::nan, OC::nan},
+                                              {VC::pos_inf, OC::pos_inf},
+                                              {VC::neg_inf, OC::nan},
+                                              {VC::pos_zero, OC::pos_zero},
+                                              {VC::neg_zero, OC::neg_zero}};
+}  // namespace
+
 void register_activations(std::vector<KernelSpec>& out) {
   out.push_back(unary({
       .name = "gelu_erf", .summary = "(0.5 x)(1 + erf(x / sqrt 2)) in f64, then T", .source = "ops.rs:160",
       .accuracy = each_dtype(models::gelu_erf),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .specials = kGatedSpecials,
       .properties = {{"gelu_erf(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu_erf(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},
@@ -47,8 +56,7 @@ void register_activations(std::vector<KernelSpec>& out) {
   out.push_back(unary({
       .name = "silu", .summary = "x * sigmoid(x) (two passes)", .source = "ops.rs:234",
       .accuracy = each_dtype(models::silu),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .specials = kGatedSpecials,
       .properties = {{"silu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"silu(x) >= -0.3", "pointwise", props::silu_floor}},
       .values = {.lo = -30, .hi = 30, .points = pts::logistic},
@@ -63,8 +71,7 @@ void register_activations(std::vector<KernelSpec>& out) {
         a.check_bias = t == DType::f32;  // where the constant c is not correctly rounded
         return a;
       }),
-      .specials = {{VC::nan, OC::nan}, {VC::pos_inf, OC::pos_inf}, {VC::neg_inf, OC::nan},
-                   {VC::pos_zero, OC::pos_zero}, {VC::neg_zero, OC::neg_zero}},
+      .specials = kGatedSpecials,
       .properties = {{"gelu(x) <= max(x, 0)", "pointwise", props::below_max_x_0},
                      {"gelu(x) >= -0.25", "pointwise", props::gelu_floor}},
       .values = {.lo = -10, .hi = 10, .points = pts::gelu},

@@ -2,7 +2,6 @@
 #include "engine/combine.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <set>
 #include <utility>

@@ -19,11 +19,8 @@
 #pragma once
 
 #include <cmath>
-#include <span>
-#include <vector>
 
 #include "core/dtype.h"
-#include "core/params.h"
 #include "oracles/input.h"
 
 namespace kc::oracle {
