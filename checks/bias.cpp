@@ -45,6 +45,7 @@ class Bias final : public Check {
 
 void register_bias(Registry& r) {
   r.push_back({.name = "bias",
+               .of_contract_model = true,
                .applies = [](const contract::KernelSpec& k, DType t) {
                  const contract::Accuracy* a = k.accuracy_for(t);
                  return a && a->check_bias;

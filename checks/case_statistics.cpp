@@ -67,6 +67,7 @@ class CaseStatistics final : public Check {
 
 void register_case_statistics(Registry& r) {
   r.push_back({.name = "case_statistics",
+               .of_contract_model = true,
                .applies = [](const contract::KernelSpec& k, DType t) {
                  const contract::Accuracy* a = k.accuracy_for(t);
                  return a && a->check_case_statistics;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "checks/property_latitude.h"
 #include "engine/failure_text.h"
 
 namespace kc::checks {
@@ -38,16 +39,24 @@ class Monotone final : public Check {
     // inputs): sorting 65536 sorted pairs per case is most of a sweep's check.
     if (std::is_sorted(xy.rbegin(), xy.rend())) std::reverse(xy.begin(), xy.end());
     else if (!std::is_sorted(xy.begin(), xy.end())) std::sort(xy.begin(), xy.end());
+    // Against the largest output so far (at input xy[top]): every earlier
+    // pair, not only the neighbour, within the model's latitude
+    // (checks/property_latitude.h; 0 for an exact or correctly rounded model).
     bool ok = true;
     std::string what;
+    std::size_t top = 0;
     for (std::size_t i = 1; i < xy.size() && ok; ++i) {
-      const bool bad = xy[i].first == xy[i - 1].first ? xy[i].second != xy[i - 1].second : xy[i].second < xy[i - 1].second;
+      const std::size_t j = xy[i].first == xy[i - 1].first ? i - 1 : top;
+      const double lat = property_latitude(v.c, xy[i].second, xy[j].second);
+      const bool bad = xy[i].first == xy[i - 1].first ? std::fabs(xy[i].second - xy[j].second) > lat
+                                                      : xy[j].second - xy[i].second > lat;
       if (bad) {
         ok = false;
-        what = fmt::format("x1 = {} <= x2 = {} but f(x1) = {} > f(x2) = {}", engine::fmt_value(xy[i - 1].first),
-                           engine::fmt_value(xy[i].first), engine::fmt_value(xy[i - 1].second),
+        what = fmt::format("x1 = {} <= x2 = {} but f(x1) = {} > f(x2) = {}", engine::fmt_value(xy[j].first),
+                           engine::fmt_value(xy[i].first), engine::fmt_value(xy[j].second),
                            engine::fmt_value(xy[i].second));
       }
+      if (xy[i].second > xy[top].second) top = i;
     }
     acc.record(v.c, tally, ok, fmt::format("case {}", v.case_id),
                [&] { return engine::case_report(v.c, tally.name, v.case_id, v.path, v.cs, what); });

@@ -1,11 +1,14 @@
 // Checks "odd" and "even": f(-x) == -f(x) (odd) or f(-x) == f(x) (even),
-// bit for bit (NaN matching NaN). The check runs the kernel again on -x
+// bit for bit (NaN matching NaN) where the accuracy model is exact or
+// correctly rounded, within the model's latitude where it is an ulp bound
+// (checks/property_latitude.h). The check runs the kernel again on -x
 // (every sign bit flipped) and compares element by element.
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "checks/property_latitude.h"
 #include "engine/failure_text.h"
 
 namespace kc::checks {
@@ -43,7 +46,8 @@ class Symmetry final : public Check {
       if (std::isnan(x.value_at(i))) continue;
       const std::uint64_t a = v.y.bits_at(i), b = out2[0].bits_at(i);
       const double av = v.y.value_at(i), bv = out2[0].value_at(i);
-      const bool ok = (std::isnan(av) && std::isnan(bv)) || (odd_ ? b == (a ^ sign) : b == a);
+      const bool ok = (std::isnan(av) && std::isnan(bv)) || (odd_ ? b == (a ^ sign) : b == a) ||
+                      std::fabs(bv - (odd_ ? -av : av)) <= property_latitude(v.c, av, bv);
       if (ok) {
         acc.record(v.c, tally, true);
         continue;

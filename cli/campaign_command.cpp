@@ -149,10 +149,11 @@ json campaign_identity(const CampaignCommand& o, const Plan& plan, std::uint64_t
                        engine::Profile profile) {
   json units = json::array();
   for (const auto& [k, t] : plan) units.push_back(fmt::format("{} {}", k->name, dtype_name(t)));
-  return json{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(profile)},
-              {"cases_per_batch", o.cases}, {"units", units},
-              {"shard", fmt::format("{}/{}", shard.index, shard.count)},
-              {"budget", o.budget}, {"batches", o.batches}};
+  return with_accuracy(json{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(profile)},
+                            {"cases_per_batch", o.cases}, {"units", units},
+                            {"shard", fmt::format("{}/{}", shard.index, shard.count)},
+                            {"budget", o.budget}, {"batches", o.batches}},
+                       o.accuracy);
 }
 
 // What a kernel x dtype has had so far.
@@ -230,9 +231,7 @@ std::string grade_batch(const BatchContext& c, std::size_t u, std::int64_t b) {
   // (with every option of the campaign that the batch ran under: its
   // profile and isolation options too)
   const std::string cmd = engine::seed_replay(k->name, t, opts);
-  engine::RunMetadata m = reports::collect_metadata(opts.seed, c.o.backend, cmd);
-  m.profile = c.base.profile;
-  if (const auto lib = c.backend.library()) m.plugin = *lib;
+  engine::RunMetadata m = run_metadata_of(opts, opts.seed, c.o.backend, cmd, c.backend);
   m.cases_per_kernel = c.o.cases;
   m.duration_s = r.seconds;
   json doc = reports::document_json(m, {{r.kernel, r.family, reports::result_json(r)}}, &c.backend);
@@ -318,6 +317,8 @@ int campaign(const CampaignCommand& o) {
   engine::RunOptions base = batch_options(o);
   const auto backend = make_backend(o.backend, o.isolation);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+  const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
+  if (tier) base.tier = &*tier;
 
   const WorkFolder work(o.out, "campaign", "campaign", "batches", campaign_identity(o, plan, seed, shard, base.profile));
   const fs::path state_file = work.dir() / "campaign-state.json";

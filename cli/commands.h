@@ -29,6 +29,7 @@ struct RunCommand {
   std::string out;  // folder: results.json + site/
   std::string backend = "reference";
   std::string profile;    // "" (the backend's default), conformance or reference
+  std::string accuracy = "reference";  // --accuracy: reference, claimed, a built-in tier or a tier file
   IsolationOptions isolation;  // how a plug-in's kernels run (--timeout, --worker-calls, ...)
   std::string resume;  // DIR: continue the run whose journal is there
   std::string only_case;  // "" or a case index
@@ -54,6 +55,7 @@ struct ExhaustiveCommand {
   std::string out;            // DIR: blocks/ (resumable) and results/
   std::string backend = "reference";
   std::string profile;
+  std::string accuracy = "reference";
   std::string params;
   IsolationOptions isolation;
   int jobs = 0;
@@ -79,6 +81,7 @@ struct CampaignCommand {
   std::string shard;    // "I/N": batches b with b mod N == I
   std::string backend = "reference";
   std::string profile;
+  std::string accuracy = "reference";
   IsolationOptions isolation;
   int jobs = 0;
   bool quiet = false;
@@ -109,6 +112,7 @@ struct SearchCommand {
   std::int64_t evaluations = 100000;  // elements graded per kernel x dtype (half random, half climbing)
   std::string backend = "reference";
   std::string profile;
+  std::string accuracy = "reference";
   IsolationOptions isolation;
   std::string json;  // also write the worst cases as JSON
 };

@@ -108,11 +108,12 @@ engine::RunOptions sweep_options(const ExhaustiveCommand& o) {
 
 // The sweep's identity: a folder holds blocks of one sweep only.
 json sweep_identity(const ExhaustiveCommand& o, const Sweep& s, engine::Profile profile) {
-  return json{{"kernel", s.kernel->name},      {"dtype", dtype_name(s.dtype)},
-              {"range", fmt::format("0x{:x}:0x{:x}", s.range.lo, s.range.hi)},
-              {"block_log2", o.block_log2}, {"backend", o.backend},
-              {"profile", engine::profile_name(profile)},
-              {"params", s.params.to_string()}, {"exact_oracle", o.exact_oracle}};
+  return with_accuracy(json{{"kernel", s.kernel->name},      {"dtype", dtype_name(s.dtype)},
+                            {"range", fmt::format("0x{:x}:0x{:x}", s.range.lo, s.range.hi)},
+                            {"block_log2", o.block_log2}, {"backend", o.backend},
+                            {"profile", engine::profile_name(profile)},
+                            {"params", s.params.to_string()}, {"exact_oracle", o.exact_oracle}},
+                       o.accuracy);
 }
 
 // The blocks of the range, aligned to the block size, and those still to grade.
@@ -181,6 +182,8 @@ int exhaustive(const ExhaustiveCommand& o) {
   const auto backend = make_backend(o.backend, opts.isolation);
   if (backend->library() && (!backend->supported(k.name) || !backend->supported(k.name)->contains(t)))
     throw UsageError(fmt::format("{} does not implement {} for {}", backend->name(), k.name, dtype_name(t)));
+  const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, {{&k, t}});
+  if (tier) opts.tier = &*tier;
 
   const WorkFolder work(o.out, "exhaustive", "sweep", "blocks", sweep_identity(o, sweep, opts.profile));
   const Blocks blocks = blocks_of(sweep.range, o.block_log2, work);
@@ -200,9 +203,7 @@ int exhaustive(const ExhaustiveCommand& o) {
     const Range r = todo[static_cast<std::size_t>(i)];
     const auto res = engine::grade_range(k, t, *backend, opts, params, r.lo, r.hi, command);
     if (res.interrupted) return std::string();  // a block is kept only whole
-    engine::RunMetadata m = reports::collect_metadata(0, o.backend, command(r.lo, r.hi));
-    m.profile = opts.profile;
-    if (const auto lib = backend->library()) m.plugin = *lib;
+    engine::RunMetadata m = run_metadata_of(opts, 0, o.backend, command(r.lo, r.hi), *backend);
     m.duration_s = res.seconds;
     json doc = reports::document_json(m, {{res.kernel, res.family, reports::result_json(res)}}, backend.get());
     doc["run"]["shard"] = fmt::format("0x{:x}:0x{:x}", r.lo, r.hi);  // distinct cases of one kernel x dtype (merge)

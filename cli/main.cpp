@@ -85,6 +85,10 @@ CLI::App* add_run_options(CLI::App& app, kc::cli::RunCommand& o) {
   sub->add_option("--profile", o.profile,
                   "Contract profile: conformance (what any correct kernel must do) or reference (also the reference's "
                   "exact bits and choices); default reference for the reference backend, conformance otherwise");
+  sub->add_option("--accuracy", o.accuracy,
+                  "Accuracy tier the accuracy check grades against: reference (the contract's bound), claimed (the "
+                  "plug-in's declared claims), a built-in tier (correctly-rounded, opencl-full-profile, "
+                  "cuda-programming-guide) or a tier file (docs/accuracy-tiers.md)");
   sub->add_option("--case", o.only_case, "Replay one case (as printed by a failure)");
   sub->add_option("--shrink", o.shrink, "With --case: follow these shrink steps (as printed)");
   sub->add_option("--input", o.input, "Grade one element given by its hex bit pattern (as printed)");
@@ -116,6 +120,10 @@ CLI::App* add_exhaustive_options(CLI::App& app, kc::cli::ExhaustiveCommand& o) {
   sub->add_option("--out,-o", o.out, "Folder: finished blocks (blocks/, to resume) and the merged results/")->required();
   sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  sub->add_option("--accuracy", o.accuracy,
+                  "Accuracy tier the accuracy check grades against: reference (the contract's bound), claimed (the "
+                  "plug-in's declared claims), a built-in tier (correctly-rounded, opencl-full-profile, "
+                  "cuda-programming-guide) or a tier file (docs/accuracy-tiers.md)");
   sub->add_option("--params", o.params, "The kernel's parameters, e.g. c=0.5r");
   kc::cli::add_isolation_options(*sub, o.isolation);
   sub->add_option("--jobs,-j", o.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
@@ -143,6 +151,10 @@ CLI::App* add_campaign_options(CLI::App& app, kc::cli::CampaignCommand& o) {
   sub->add_option("--shard", o.shard, "I/N: this process grades the batches b with b mod N == I");
   sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  sub->add_option("--accuracy", o.accuracy,
+                  "Accuracy tier the accuracy check grades against: reference (the contract's bound), claimed (the "
+                  "plug-in's declared claims), a built-in tier (correctly-rounded, opencl-full-profile, "
+                  "cuda-programming-guide) or a tier file (docs/accuracy-tiers.md)");
   kc::cli::add_isolation_options(*sub, o.isolation);
   sub->add_option("--jobs,-j", o.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
   sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary");
@@ -180,6 +192,10 @@ CLI::App* add_search_options(CLI::App& app, kc::cli::SearchCommand& o) {
       ->check(CLI::Range(std::int64_t{512}, std::int64_t{1} << 32));
   sub->add_option("--backend,-b", o.backend, "Backend: reference, mutant:<name>, or plugin:<path>");
   sub->add_option("--profile", o.profile, "Contract profile: conformance or reference");
+  sub->add_option("--accuracy", o.accuracy,
+                  "Accuracy tier the accuracy check grades against: reference (the contract's bound), claimed (the "
+                  "plug-in's declared claims), a built-in tier (correctly-rounded, opencl-full-profile, "
+                  "cuda-programming-guide) or a tier file (docs/accuracy-tiers.md)");
   kc::cli::add_isolation_options(*sub, o.isolation);
   sub->add_option("--json", o.json, "Also write the worst cases as JSON to this file");
   return sub;

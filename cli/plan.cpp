@@ -9,6 +9,7 @@
 #include "cli/arguments.h"
 #include "core/error.h"
 #include "engine/conformance.h"
+#include "reports/results_json.h"
 #include "reports/site/site.h"
 
 namespace kc::cli {
@@ -51,6 +52,29 @@ engine::Profile profile_option(const std::string& text, const std::string& backe
   const auto p = engine::parse_profile(text);
   if (!p) throw UsageError(fmt::format("--profile '{}': expected conformance or reference", text));
   return *p;
+}
+
+engine::RunMetadata run_metadata_of(const engine::RunOptions& opts, std::uint64_t seed, const std::string& backend_spec,
+                                    const std::string& command, const Backend& backend) {
+  engine::RunMetadata m = reports::collect_metadata(seed, backend_spec, command);
+  m.profile = opts.profile;
+  if (opts.tier) m.accuracy_tier = opts.tier->name, m.accuracy_tier_source = opts.tier->source;
+  if (const auto lib = backend.library()) m.plugin = *lib;
+  return m;
+}
+
+nlohmann::json with_accuracy(nlohmann::json id, const std::string& accuracy) {
+  if (accuracy != "reference") id["accuracy"] = accuracy;
+  return id;
+}
+
+std::optional<engine::AccuracyTier> accuracy_option(const std::string& text, const Backend& backend, const Plan& plan) {
+  std::vector<const contract::KernelSpec*> kernels;
+  for (const auto& [k, t] : plan)
+    if (kernels.empty() || kernels.back() != k) kernels.push_back(k);
+  std::optional<engine::AccuracyTier> tier = engine::load_tier(text, backend, kernels);
+  if (tier) tier->spec = text;
+  return tier;
 }
 
 void write_results(reports::OutputFolder& folder, const nlohmann::json& doc) {

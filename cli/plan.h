@@ -11,6 +11,9 @@
 
 #include "contracts/contract.h"
 #include "core/backend.h"
+#include <optional>
+
+#include "engine/accuracy_tier.h"
 #include "engine/conformance.h"
 #include "engine/results.h"
 #include "reports/output_folder.h"
@@ -27,6 +30,16 @@ Plan make_plan(const std::vector<std::string>& kernels, const std::vector<std::s
 // --profile: "" gives the backend's default (reference for the reference
 // backend, conformance otherwise); anything but the two names is a UsageError.
 engine::Profile profile_option(const std::string& text, const std::string& backend);
+// What a results document says of the run that graded it: the machine and
+// build (reports::collect_metadata), the seed, the profile, the accuracy
+// tier and the plug-in library of these options.
+engine::RunMetadata run_metadata_of(const engine::RunOptions& opts, std::uint64_t seed, const std::string& backend_spec,
+                                    const std::string& command, const Backend& backend);
+// A work folder's or journal's identity with --accuracy added where it is
+// not the reference tier (a reference-tier folder keeps the identity it had).
+nlohmann::json with_accuracy(nlohmann::json id, const std::string& accuracy);
+// --accuracy: the tier over the plan's kernels (nullopt: the reference tier).
+std::optional<engine::AccuracyTier> accuracy_option(const std::string& text, const Backend& backend, const Plan& plan);
 
 // Writes `doc` as results.json and its site as site/ into the folder (made
 // before the work, so that a bad path fails first) and swaps it in.

@@ -63,6 +63,9 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
     s += fmt::format("; claim {} <= {}: {} (measured {})", r.declared.metric, engine::figure_text(r.declared.claimed),
                      engine::claim_verdict_name(r.declared.verdict), engine::figure_text(r.declared.measured));
   if (expected) s += fmt::format("; expected to fail: {}", r.declared.expected_failure);
+  if (r.tier.name != "reference")
+    s += r.tier.covered ? fmt::format("; accuracy tier {}: {}", r.tier.name, r.tier.bound)
+                        : fmt::format("; not in accuracy tier {}: the contract's bound", r.tier.name);
   return s;
 }
 
@@ -118,6 +121,7 @@ nlohmann::json run_identity(const RunCommand& o) {
                     {"no_exhaustive", o.no_exhaustive}, {"backend", o.backend}, {"profile", o.profile},
                     {"case", o.only_case},  {"shrink", o.shrink},     {"bad_input", o.bad_input},
                     {"exact_oracle", o.exact_oracle}, {"isolation", engine::isolation_flags(o.isolation)}};
+  id = with_accuracy(std::move(id), o.accuracy);
   if (o.backend.starts_with("plugin:")) {
     std::error_code ec;
     const std::filesystem::path lib = o.backend.substr(7);
@@ -156,9 +160,7 @@ void open_outputs(const RunCommand& o, RunOutputs& out, engine::RunOptions& opts
 
 // What the results document says of the run besides its results.
 engine::RunMetadata run_metadata(const RunCommand& o, const engine::RunOptions& opts, const Backend& backend) {
-  engine::RunMetadata meta = reports::collect_metadata(opts.seed, o.backend, o.command_line);
-  meta.profile = opts.profile;
-  if (const auto lib = backend.library()) meta.plugin = *lib;
+  engine::RunMetadata meta = run_metadata_of(opts, opts.seed, o.backend, o.command_line, backend);
   meta.cases_per_kernel = o.cases;
   return meta;
 }
@@ -250,6 +252,8 @@ int run(const RunCommand& o) {
   engine::RunOptions opts = run_options(o);
   const auto backend = make_backend(o.backend, opts.isolation);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+  const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
+  if (tier) opts.tier = &*tier;
   check_case_in_range(plan, opts);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
 

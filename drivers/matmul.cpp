@@ -186,9 +186,12 @@ class Matmul final : public Driver {
     return c;
   }
 
-  // With a bias: a matmul rule's call keeps the valid bias (the matmul
-  // rejects the call first); b or the bias in the other dtype; a bias of
-  // [n + 2 + index] or of rank(out) + 1.
+  // With a bias: a matmul rule's call takes a rank-0 bias, which
+  // broadcasts to any product, so that the call breaks that rule alone (a
+  // correct kernel may check the bias first: keeping the valid case's bias
+  // broke shape.broadcast too where the rule changed the product's shape);
+  // b or the bias in the other dtype; a bias of [n + 2 + index] or of
+  // rank(out) + 1.
   std::optional<gen::Case> violate(const contract::KernelSpec& k, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {
     if (k.inputs.size() != 3) return matmul_violation(k, rule, valid, index);
@@ -209,6 +212,7 @@ class Matmul final : public Driver {
     }
     auto c = matmul_violation(k, rule, valid, index);
     if (c && c->inputs.size() == 2) c->inputs.push_back(valid.inputs[2]);
+    if (c) c->inputs[2] = gen::zeros(valid.inputs[2].dtype(), {});
     return c;
   }
 

@@ -14,10 +14,13 @@ const CheckEntry* CheckRegistry::find(std::string_view name) const {
   return nullptr;
 }
 
-CheckList CheckRegistry::for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only) const {
+CheckList CheckRegistry::for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only,
+                                 bool tier_bound) const {
   CheckList v;
   for (const CheckEntry& kind : kinds)
-    if (!kind.per_property && kind.applies(k, t) && (!only || kind.name == *only)) v.push_back(kind.make(nullptr));
+    if (!kind.per_property && !(tier_bound && kind.of_contract_model) && kind.applies(k, t) &&
+        (!only || kind.name == *only))
+      v.push_back(kind.make(nullptr));
   if (only) return v;
   for (const auto& p : k.properties)
     if (const CheckEntry* kind = find(p.check); kind && kind->per_property) v.push_back(kind->make(&p));

@@ -80,6 +80,10 @@ struct CheckEntry {
   // Property checks run once per contract property naming them; the others
   // once per kernel x dtype where `applies` says so.
   bool per_property = false;
+  // A statistic of the contract's accuracy model (the bias test, the case
+  // statistics): it does not run where an accuracy tier's bound replaces
+  // the model (engine/accuracy_tier.h).
+  bool of_contract_model = false;
   std::function<bool(const contract::KernelSpec&, DType)> applies = {};
   // Start-up check of a property entry (property checks): "" when it fits.
   std::function<std::string(const contract::KernelSpec&, const contract::Property&)> validate = {};
@@ -96,7 +100,9 @@ struct CheckRegistry {
   // The checks of one kernel x dtype run: the run checks that apply, then
   // one per property the entry names, in the entry's order; or only the
   // check called `only` (a replay of its failure).
-  CheckList for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only = std::nullopt) const;
+  // With `tier_bound`, the contract model's statistics are left out.
+  CheckList for_run(const contract::KernelSpec& k, DType t, std::optional<std::string_view> only = std::nullopt,
+                    bool tier_bound = false) const;
   // Start-up: every property names a registered property check that accepts it.
   std::vector<std::string> validate_properties(const contract::KernelSpec& k) const;
 };

@@ -36,6 +36,7 @@ inline std::optional<Profile> parse_profile(std::string_view name) { return kPro
 Profile default_profile(std::string_view backend);
 
 struct CheckRegistry;  // engine/check.h
+struct AccuracyTier;   // engine/accuracy_tier.h
 
 struct RunOptions {
   // The checks beyond accuracy (checks::registry() from the layers above):
@@ -66,6 +67,9 @@ struct RunOptions {
   // If set, every element that enters the accuracy statistics is written as
   // "kernel dtype case element input_hex result_hex" (for independent checks).
   std::ostream* dump = nullptr;
+  // The accuracy tier the accuracy check grades against (--accuracy);
+  // nullptr: the contract's bound (the reference tier).
+  const AccuracyTier* tier = nullptr;
   // Set (to the signal's number) to stop at the next case boundary: the
   // result so far is returned, marked interrupted.
   const std::atomic<int>* stop = nullptr;
@@ -74,6 +78,8 @@ struct RunOptions {
 
 // A result with the kernel's name, family and the dtype filled in, nothing graded.
 KernelDTypeResult result_for(const contract::KernelSpec& k, DType t);
+// The same, with the accuracy tier that grades it (opts.tier) recorded.
+KernelDTypeResult result_for(const contract::KernelSpec& k, DType t, const RunOptions& opts);
 
 KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const Backend& backend,
                                    const RunOptions& opts);
@@ -92,6 +98,12 @@ gen::Case case_by_id(const contract::KernelSpec& k, DType t, const Backend& back
 // run, the run checks on that case included.
 KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
                                    const gen::Case& cs);
+
+// The bound the accuracy check grades kernel x dtype against: the tier's
+// where it covers it, else the contract's (nullptr where neither has one).
+const contract::Accuracy* graded_accuracy(const RunOptions& opts, const contract::KernelSpec& k, DType t);
+// Whether the tier's bound replaces the contract's for kernel x dtype.
+bool tier_covers(const RunOptions& opts, const contract::KernelSpec& k, DType t);
 
 // The set of dtypes a run grades for a kernel (its contract's dtypes).
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k);

@@ -23,6 +23,8 @@ struct Context {
   // parts): its dtype is the one its elements are graded in.
   std::size_t output = 0;
   DType out_dtype() const { return k.out_dtype(t, output); }
+  // The bound the accuracy check grades against (the run's tier, else the contract's).
+  const contract::Accuracy* accuracy() const { return graded_accuracy(opts, k, t); }
 };
 
 }  // namespace kc::engine

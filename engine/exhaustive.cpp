@@ -51,8 +51,8 @@ KernelDTypeResult grade_range(const contract::KernelSpec& k, DType t, const Back
     return command(a, std::min(hi, a + kExhaustiveChunk));
   };
   const Context c{k, t, backend, drivers::of(k), o};
-  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt);
-  KernelDTypeResult res = result_for(k, t);
+  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt, tier_covers(opts, k, t));
+  KernelDTypeResult res = result_for(k, t, o);
   backend.fresh_process();  // (a plug-in's: each block in a fresh worker, as each result)
   // Case i: the patterns of chunk i, as the loop builds it (the determinism check rebuilds them).
   auto case_of = [&](std::int64_t i) {

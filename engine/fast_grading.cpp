@@ -29,7 +29,7 @@ namespace {
 const contract::Accuracy* approximable_model(const Context& c) {
   const DType out = c.out_dtype();
   if (!is_float(out) || out == DType::f64) return nullptr;
-  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
+  const contract::Accuracy* acc = c.accuracy();
   if (!acc || acc->kind == AccuracyKind::condition_aware || acc->param_bound) return nullptr;
   if (out != c.t && acc->kind != AccuracyKind::exact) return nullptr;
   return acc;

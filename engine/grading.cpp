@@ -317,7 +317,7 @@ Grade grade_oracle(const Context& c, const drivers::Element& e, double y, const 
     }
     return g;
   }
-  const contract::Accuracy* acc = c.k.accuracy_for(c.t);
+  const contract::Accuracy* acc = c.accuracy();
   unsigned bits = oracle::working_bits(c.t);
   bool was_midpoint = false;
   Grade g;

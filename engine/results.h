@@ -189,6 +189,16 @@ struct PrintedOutput {
   std::string text;              // the first bytes
 };
 
+// The accuracy tier that graded a result (engine/accuracy_tier.h): its
+// name, the bound the accuracy check used, and whether the tier covers the
+// kernel x dtype (where it does not, the contract's bound graded it).
+struct TierResult {
+  std::string name = "reference";
+  std::string bound;
+  bool covered = true;
+  bool operator==(const TierResult&) const = default;
+};
+
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
@@ -213,6 +223,7 @@ struct KernelDTypeResult {
   std::vector<ElementReport> differences;
   std::int64_t differs = 0;
   DeclaredResult declared;
+  TierResult tier;
   std::vector<PrintedOutput> printed;  // the first cases that printed
   Coverage coverage;
   ErrorProfile profile;
@@ -235,6 +246,8 @@ struct RunMetadata {
   std::string backend, command, started_at, machine, compiler, flags, commit, mpfr, gmp, glibc, boost, kconform;
   double duration_s = 0;
   std::int64_t cases_per_kernel = 0;
+  // The accuracy tier of the run (--accuracy) and where its bounds come from.
+  std::string accuracy_tier = "reference", accuracy_tier_source;
 };
 
 struct RunResults {

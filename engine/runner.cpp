@@ -8,6 +8,7 @@
 
 #include "engine/check.h"
 #include "core/error.h"
+#include "engine/accuracy_tier.h"
 #include "engine/case_run.h"
 #include "engine/conformance.h"
 #include "engine/failure_text.h"
@@ -165,8 +166,8 @@ KernelDTypeResult result_for(const contract::KernelSpec& k, DType t) {
 KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
                                    const gen::Case& cs) {
   const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt);
-  KernelDTypeResult res = result_for(k, t);
+  const CheckList checks = handed_checks(opts).for_run(k, t, std::nullopt, tier_covers(opts, k, t));
+  KernelDTypeResult res = result_for(k, t, opts);
   Tallies acc;
   GradedOutputs graded(kGradedBudget);
   acc.graded = &graded;
@@ -182,9 +183,18 @@ KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const
 std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
   const auto& d = drivers::of(k);
   const std::int64_t sweeps = opts.exhaustive_halves ? d.sweep_count(k, t, opts.sweeps) : 0;
-  const contract::Accuracy* m = k.accuracy_for(t);
+  const contract::Accuracy* m = graded_accuracy(opts, k, t);
   const bool statistics = m && m->check_case_statistics && d.has_statistics_case(k, t);
   return sweeps + opts.cases + (statistics ? 1 : 0);
+}
+
+KernelDTypeResult result_for(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
+  KernelDTypeResult res = result_for(k, t);
+  const contract::Accuracy* a = graded_accuracy(opts, k, t);
+  res.tier = TierResult{.name = opts.tier ? opts.tier->name : "reference",
+                        .bound = a ? contract::bound_summary(*a) : "",
+                        .covered = !opts.tier || tier_covers(opts, k, t)};
+  return res;
 }
 
 std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
@@ -260,9 +270,9 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   // A fresh worker (a plug-in's): no state or leak of another kernel x dtype reaches this one.
   backend.fresh_process();
   const Context c{k, t, backend, drivers::of(k), opts};
-  const CheckList checks = handed_checks(opts).for_run(k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input")
-                                                                     : std::nullopt);
-  KernelDTypeResult res = result_for(k, t);
+  const CheckList checks = handed_checks(opts).for_run(
+      k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input") : std::nullopt, tier_covers(opts, k, t));
+  KernelDTypeResult res = result_for(k, t, opts);
   Tallies acc;
   const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
   res.exhaustive = sweeps > 0 && c.driver.sweeps_are_exhaustive(k, t);

@@ -22,7 +22,7 @@ namespace {
 // kernel author should read them: wrong NaNs and infinities first (their
 // error is infinite), then the bounds.
 void accuracy_findings(const Context& c, const Tallies& acc, std::vector<Finding>& out) {
-  const contract::Accuracy* model = c.k.accuracy_for(c.t);
+  const contract::Accuracy* model = c.accuracy();
   auto add = [&](Failure f, const char* metric, double bound, std::string bound_text) {
     const auto ft = acc.by_failure[static_cast<std::size_t>(f)];
     if (ft.count == 0) return;
@@ -50,7 +50,7 @@ void accuracy_findings(const Context& c, const Tallies& acc, std::vector<Finding
 PassFigures pass_figures(const Context& c, const AccuracyStats& s) {
   PassFigures p{.graded = s.graded, .special = s.special, .max_frac_ulp = s.max_frac_ulp,
                 .max_distance = s.max_distance, .max_normalized = s.max_normalized};
-  if (const contract::Accuracy* m = c.k.accuracy_for(c.t)) {
+  if (const contract::Accuracy* m = c.accuracy()) {
     p.kind = m->kind;
     p.frac_bound_text = m->param_bound ? "its bound" : figure_text(m->max_frac_ulp);
     p.distance_bound = m->max_distance;

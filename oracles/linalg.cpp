@@ -23,6 +23,7 @@ KC_MATH_OF(Rotation, rope)
 #include "oracles/det_math.h"
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
+#include "oracles/overflow_reach.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
 
@@ -187,8 +188,9 @@ double overflow_fold(const Dot& in, std::size_t n, double abs_d, const Factors& 
 // Whether the fold overflowed where it is not the exact sum z's special
 // value (a product or partial sum past the range, with infinite inputs
 // too: an overflowed +inf meeting a -inf input gives NaN where z is -inf);
-// if so, out takes the fold as its value and the other non-finite values
-// as alternatives.
+// if so, out takes the fold as its value (the reference profile's grade)
+// and keeps z as the unreplayed value (a finite result within the bound of
+// z passes the conformance profile).
 bool take_overflowed_fold(double fold, mpfr_srcptr z, Exact& out) {
   const bool overflowed = (std::isinf(fold) || std::isnan(fold)) && !(std::isnan(fold) && mpfr_nan_p(z)) &&
                           !(std::isinf(fold) && mpfr_inf_p(z) && mpfr_cmp_d(z, fold) == 0);
@@ -196,29 +198,19 @@ bool take_overflowed_fold(double fold, mpfr_srcptr z, Exact& out) {
   if (overflowed) {
     out.unreplayed = out.value;
     out.value = Mp(fold);
-    // Which non-finite value an overflowing fold ends with depends on its
-    // order (an FMA fold that overflows to +inf where the reference's
-    // +inf meets a -inf product and gives NaN): another order of the same
-    // IEEE operations is as correct, so the conformance profile accepts
-    // any of them here, as well as a finite result within the bound of z.
-    for (double v : {INFINITY, -INFINITY, NAN})
-      if (!(v == fold || (std::isnan(v) && std::isnan(fold)))) out.alternatives.push_back(Mp(v));
   }
   return overflowed;
 }
 
-// An infinite exact sum z (an infinite product) whose finite products of
-// the other sign can overflow on their own: an order that adds them first
-// reaches the opposite infinity, then NaN, an alternative. (Their exact
-// sum past the threshold by a relative 2^-20: their rounded fold has
-// overflowed.)
-void add_opposite_overflow_alternative(const std::vector<double>& products, mpfr_srcptr z, const Factors& f,
-                                       Exact& out) {
-  double finite_pos = 0.0, finite_neg = 0.0;  // sums of the finite products of each sign (in double: a threshold test)
-  for (double pd : products)
-    if (std::isfinite(pd)) (pd > 0 ? finite_pos : finite_neg) += pd;
-  const double limit = f.max_finite * (1 + 0x1p-20);
-  if (mpfr_signbit(z) ? finite_pos > limit : -finite_neg > limit) out.alternatives.push_back(Mp(NAN));
+// The overflow latitude (oracles/overflow_reach.h): each non-finite value
+// some order of the products' additions reaches is another correct answer
+// (an FMA fold that overflows to +inf where the reference's +inf meets a
+// -inf product and gives NaN; a blocked GEMM's partial sum past the range
+// where the exact sum is finite).
+void admit_reachable_overflows(const Dot& in, std::size_t n, DType t, Exact& out) {
+  OverflowReach reach;
+  for (std::size_t k = 0; k < n; ++k) reach.add_product(in.pairs[2 * k], in.pairs[2 * k + 1]);
+  reach.admit(t, out);
 }
 
 // S = (gamma_n P + U) / u, P = sum |a_k b_k|, U = n eta (1 + u)^(n - 1),
@@ -312,7 +304,8 @@ void dot(const Dot& in, Exact& out) {
   // Another correct kernel that does not start from +0 (fl(p_0) first, as
   // BLAS does) returns -0 when every product is -0.
   if (all_negative_zero && !overflowed) out.alternatives.push_back(Mp(-0.0));
-  if (!overflowed && mpfr_inf_p(z)) add_opposite_overflow_alternative(products, z, f, out);
+  // (Below the gate no order overflows: P (1 + u)^n <= abs_d growth < max_T.)
+  if (!(abs_d * f.growth < f.max_finite)) admit_reachable_overflows(in, n, t, out);
   set_dot_magnitude(in, products, n, abs_d, f, t, exact, abs_sum, out);
   if (n >= 2 && out.variance_wanted) out.error_variance = (f.u * f.u / 3) * sum_sq;
 }

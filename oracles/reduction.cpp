@@ -10,6 +10,7 @@
 #include "oracles/exact.h"
 #include "oracles/exact_sum.h"
 #include "oracles/oracle.h"
+#include "oracles/overflow_reach.h"
 #include "oracles/replay.h"
 #include "oracles/rounding.h"
 
@@ -94,6 +95,19 @@ Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(
 
 }  // namespace
 
+// The overflow latitude (oracles/overflow_reach.h): each non-finite value
+// some order of the terms' additions in `fold_dtype` reaches is another
+// correct answer (a blocked or pairwise sum whose partial sum passes the
+// range where the reference's fold does not, or the other way round).
+void admit_reachable_overflows(const MpTerms& in, const SumParts& s, DType fold_dtype, Exact& out) {
+  if (is_number(s.abs_sum) &&
+      !OverflowReach::may_overflow(s.abs_sum.convert_to<long double>(), in.terms.size(), fold_dtype))
+    return;
+  OverflowReach reach;
+  for (const Mp& a : in.terms) reach.add(mpfr_get_d(raw(a), MPFR_RNDN));
+  reach.admit(fold_dtype, out);
+}
+
 // S = gamma_{n-1}/u * sum |a_i|, so that the model's K u S is Higham's
 // gamma_{n-1} sum |a_i| (docs/accuracy-bounds.md).
 void sum(const Terms& given, Exact& out) { const MpTerms in = mp(given);
@@ -103,6 +117,7 @@ void sum(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   if (s.overflowed) out.unreplayed = s.exact;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum;
   out.error_variance = fold_error_variance(in.ctx.dtype, in);
+  admit_reachable_overflows(in, s, in.ctx.dtype, out);
 }
 
 // pad_backward (§14): the reference folds f64(g) in an f64 accumulator
@@ -125,6 +140,7 @@ void sum_wide(const Terms& given, Exact& out) { const MpTerms in = mp(given);
     const double ulp = std::ldexp(1.0, ulp_exponent(t, s.exact));
     out.error_variance = (t == DType::f64 ? 0.0 : ulp * ulp / 12) + fold.value_or(0.0);
   }
+  admit_reachable_overflows(in, s, DType::f64, out);  // (only f64 data can overflow an f64 fold)
 }
 
 // mean = sum / T(n) with the count rounded into T (§0.3): bf16 divides a
@@ -136,6 +152,7 @@ void mean(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;
   out.value = s.overflowed ? rn(in.ctx.dtype, s.fold / n) : s.exact / n;
   if (s.overflowed) out.unreplayed = s.exact / n;
+  admit_reachable_overflows(in, s, in.ctx.dtype, out);  // (an infinite sum over n is infinite, NaN stays NaN)
 }
 
 // The conformance profile's latitude for a max/min fold: NaN where a term

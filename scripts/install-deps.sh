@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libyaml-cpp-dev
   chromium clang libclang-rt-14-dev strace parallel bc universal-ctags
   libsleef-dev libeigen3-dev libdnnl-dev ocl-icd-opencl-dev libtorch-dev
+  libopenblas-dev libblis-dev
 )
 # chromium: the report's browser test (ctest label "browser") renders the
 # site headless and fails when it is missing. clang and its runtime: the
@@ -18,7 +19,7 @@ packages=(
 # parallel and bc: the campaign test runs deploy/parallel.sh and times a budget.
 # universal-ctags: scripts/sizes.py finds the functions it measures (ctest unit.sizes).
 # SLEEF, Eigen, oneDNN (with the OpenCL headers its CMake package requires)
-# and libtorch: the libraries the adapters grade (adapters/, ctest label
+# libtorch, OpenBLAS and BLIS: the libraries the adapters grade (adapters/, ctest label
 # "adapters", scripts/publish.sh); a missing one is skipped at configure.
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Grades the reference and every library adapter this machine built
-# (adapters/: glibc libm, SLEEF u10/u35 scalar and vector, Eigen, oneDNN,
-# libtorch) at the default case counts, in one seed, and writes one site
+# (adapters/: glibc libm and libmvec, SLEEF u10/u35 scalar and vector,
+# Eigen, oneDNN, libtorch, OpenBLAS, BLIS) at the default case counts, in one seed, and writes one site
 # comparing them side by side (kconform report --compare) plus each run's
 # results.json, and the reference's FKC precision audit and export.
 # Usage: scripts/publish.sh [OUT]   (default: publish/)
@@ -19,7 +19,11 @@ grade() {  # grade NAME [run options...]: a run's verdicts are findings; only an
   local name=$1
   shift
   echo "grading $name"
-  "$kc" run --seed "$seed" --quiet --out "$runs/$name" "$@" | tail -1 || [ "${PIPESTATUS[0]}" -le 1 ]
+  # (libtorch's system BLAS, OpenBLAS where installed, on one thread as torch
+  # itself: its spinning pool in every fresh worker cost 20x the run's time.)
+  local blas_threads=""
+  [ "$name" = libtorch ] && blas_threads="OPENBLAS_NUM_THREADS=1"
+  env $blas_threads "$kc" run --seed "$seed" --quiet --out "$runs/$name" "$@" | tail -1 || [ "${PIPESTATUS[0]}" -le 1 ]
 }
 grade reference
 docs=("$runs/reference/results.json")
@@ -28,6 +32,12 @@ while IFS= read -r line; do
     *"not built"*) echo "skipped: $line" ;;
     *) grade "${line%%: *}" --backend "plugin:${line#*: }"; docs+=("$runs/${line%%: *}/results.json") ;;
   esac
+  # libmvec also against its own documented bound and the OpenCL C table (docs/accuracy-tiers.md).
+  if [[ "$line" == libmvec:\ /* ]]; then
+    for tier in claimed opencl-full-profile; do
+      grade "libmvec-$tier" --backend "plugin:${line#*: }" --accuracy "$tier"; docs+=("$runs/libmvec-$tier/results.json")
+    done
+  fi
 done <"$root/build/adapters/adapters.txt"
 "$kc" report "${docs[@]}" --compare --out "$runs/site"
 # The reference's FKC precision claims against its own run (../shared/fkc/reference).

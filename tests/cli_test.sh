@@ -32,6 +32,18 @@ expect 2 "unknown subcommand"        -- "$kc" frobnicate
 expect 2 "unknown kernel"            -- "$kc" run --kernel nope
 expect 2 "unknown dtype"             -- "$kc" run --kernel exp --dtype f8
 expect 2 "unknown profile"           -- "$kc" run --kernel exp --profile strict
+# Accuracy tiers (docs/accuracy-tiers.md): a bad name or tier file is exit 2
+# naming it (and the line); a tier's bound grades, the summary names it, and
+# a replay repeats --accuracy.
+expect 2 "unknown accuracy tier"     -- "$kc" run --kernel exp --accuracy strict
+grep -q "built-in tier (correctly-rounded, cuda-programming-guide, opencl-full-profile)" "$work/out" || { echo "FAIL: tier names not listed"; fails=$((fails + 1)); }
+printf 'name: t\nsource: s\nexp f32 frac_ulp 3\nexp f8 frac_ulp 1\n' > "$work/bad.tier"
+expect 2 "tier file with a bad dtype" -- "$kc" run --kernel exp --accuracy "$work/bad.tier"
+grep -q "tier file $work/bad.tier, line 4: kernel 'exp' does not take 'f8'" "$work/out" || { echo "FAIL: tier error without file and line"; cat "$work/out"; fails=$((fails + 1)); }
+expect 0 "exp f32 under the OpenCL tier" -- "$kc" run --kernel exp --dtype f32 --cases 5 --accuracy opencl-full-profile
+grep -q "accuracy tier opencl-full-profile: <= 3 ulp" "$work/out" || { echo "FAIL: the summary does not name the tier"; cat "$work/out"; fails=$((fails + 1)); }
+expect 1 "a 2-ulp mutant under the correctly rounded tier" -- "$kc" run --kernel exp --dtype f32 --cases 5 --backend mutant:exp_f32_2ulp --accuracy correctly-rounded
+grep -q -- "--accuracy correctly-rounded" "$work/out" || { echo "FAIL: the replay does not repeat --accuracy"; cat "$work/out"; fails=$((fails + 1)); }
 # Profiles: a pairwise sum_all is correct. A backend other than the reference
 # is graded in the conformance profile by default, which passes it and lists
 # where it differs; the reference profile fails it on the semantics replay,
