@@ -144,6 +144,7 @@ json result_json(const engine::KernelDTypeResult& r) {
             {"claim_verdict", engine::claim_verdict_name(r.declared.verdict)},
             {"expected_failure", r.declared.expected_failure},
             {"expected_outcome", r.declared.expected_outcome}}},
+          {"accuracy_tier", {{"name", r.tier.name}, {"bound", r.tier.bound}, {"covered", r.tier.covered}}},
           {"differences", differences},
           {"coverage",
            {{"value_classes", r.coverage.value_classes},

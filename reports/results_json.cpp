@@ -71,7 +71,8 @@ json run_json(const engine::RunMetadata& m) {
   json run{{"seed", m.seed},         {"backend", m.backend}, {"profile", engine::kProfiles.name(m.profile)}, {"command", m.command},   {"started_at", m.started_at},
            {"duration_s", m.duration_s}, {"machine", m.machine}, {"compiler", m.compiler}, {"flags", m.flags},
            {"commit", m.commit},     {"kconform", m.kconform}, {"mpfr", m.mpfr},       {"gmp", m.gmp},
-           {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel}};
+           {"glibc", m.glibc},       {"boost", m.boost},     {"cases_per_kernel", m.cases_per_kernel},
+           {"accuracy_tier", m.accuracy_tier}, {"accuracy_tier_source", m.accuracy_tier_source}};
   if (m.plugin) {
     run["plugin"] = {{"name", m.plugin->name}, {"version", m.plugin->version}, {"build_flags", m.plugin->build_flags},
                      {"path", m.plugin->path}};

@@ -278,6 +278,8 @@ engine::KernelDTypeResult read_result(const json& result, const std::string& ker
   r.failures = objects(f, "failures", element);
   r.differs = f.count("differs_from_reference");
   r.declared = declared(f.sub("declared"));
+  const Fields tier = f.sub("accuracy_tier");
+  r.tier = {.name = tier.text("name"), .bound = tier.text("bound"), .covered = tier.flag("covered")};
   r.differences = objects(f, "differences", element);
   r.coverage = coverage(f.sub("coverage"));
   r.profile = profile(f.sub("error_profile"));
