@@ -17,6 +17,10 @@
 namespace kc::cli {
 
 int list(const ListOptions& o) {
+  if (!o.kernel.empty()) {
+    if (o.backends || !o.family.empty()) throw UsageError("list KERNEL takes neither --backends nor --family");
+    return list_kernel(o.kernel, o.json);
+  }
   if (o.backends && o.json) {
     nlohmann::json j = nlohmann::json::array();
     j.push_back({{"name", "reference"}, {"description", "the C++ port of the reference backend"}});

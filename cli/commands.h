@@ -13,11 +13,14 @@
 namespace kc::cli {
 
 struct ListOptions {
+  std::string kernel;  // one kernel's contract in full
   bool json = false;
   bool backends = false;
   std::string family;
 };
 int list(const ListOptions& o);
+// `kconform list KERNEL` (cli/list_kernel.cpp).
+int list_kernel(const std::string& name, bool json);
 
 struct RunCommand {
   std::vector<std::string> kernels, dtypes;

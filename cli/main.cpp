@@ -58,7 +58,10 @@ struct Subcommands {
 
 // `kconform list`: the kernels (or backends) and their contracts.
 CLI::App* add_list_options(CLI::App& app, kc::cli::ListOptions& o) {
-  auto* sub = app.add_subcommand("list", "List kernels with their contract summary");
+  auto* sub = app.add_subcommand("list", "List kernels with their contract summary, or one kernel's contract in full");
+  sub->add_option("kernel", o.kernel,
+                  "A kernel: its operands, dtypes, parameters and their domains, every precondition rule with what a "
+                  "plug-in returns for it, special values, properties and the accuracy bound per tier");
   sub->add_flag("--json", o.json, "Print every contract as JSON");
   sub->add_flag("--backends", o.backends, "List the backends (reference and mutants) instead");
   sub->add_option("--family", o.family, "Only kernels of this family");

@@ -81,7 +81,9 @@ void write_results(reports::OutputFolder& folder, const nlohmann::json& doc) {
   namespace site = reports::site;
   const site::Files files = site::render_site(doc, nullptr, nullptr);
   // (Every string was repaired where it entered; `replace` is the last guard: a run is never lost to a byte.)
-  folder.write("results.json", doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  nlohmann::json on_disk = doc;
+  reports::encode_nonfinite(on_disk);  // (every figure a number or null: reports/json_number.h)
+  folder.write("results.json", on_disk.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   for (const auto& [name, content] : files) folder.write(std::filesystem::path("site") / name, content);
   folder.commit();
 }
@@ -92,7 +94,9 @@ nlohmann::json read_json_file(const std::filesystem::path& p, const std::string&
   std::ostringstream s;
   s << in.rdbuf();
   try {
-    return nlohmann::json::parse(s.str());
+    nlohmann::json doc = nlohmann::json::parse(s.str());
+    reports::decode_nonfinite(doc);
+    return doc;
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("{}: not a readable {} ({})", p.string(), what, e.what()));
   }

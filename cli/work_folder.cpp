@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/plan.h"
+#include "reports/json_number.h"
 #include "core/error.h"
 
 namespace kc::cli {
@@ -31,7 +32,9 @@ WorkFolder::WorkFolder(const fs::path& dir, std::string_view kind, std::string_v
 bool WorkFolder::has(const std::string& unit) const { return fs::exists(units_ / unit); }
 
 void WorkFolder::write(const std::string& unit, const json& doc) const {
-  write_file_whole(units_ / unit, doc.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+  json on_disk = doc;
+  reports::encode_nonfinite(on_disk);  // (every figure a number or null: reports/json_number.h)
+  write_file_whole(units_ / unit, on_disk.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 json WorkFolder::read(const std::string& unit) const {

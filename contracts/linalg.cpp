@@ -24,7 +24,9 @@ const ValueProfile kDotValues{.lo = -1e3, .hi = 1e3, .points = pts::scalar};
 const char* kDotNotes =
     "Fold over kk ascending from +0 in T: each product rounded into T, then added; no FMA, no wider accumulator "
     "(bf16/f16 accumulate in bf16/f16, each operation through f32). k = 0 gives +0. A fold whose partial sum or "
-    "product overflows although the exact sum is finite is graded against the replayed fold. A zero result is +0; "
+    "product overflows although the exact sum is finite is graded against the replayed fold in the reference profile; "
+    "the conformance profile accepts +inf, -inf or NaN wherever some order of the additions reaches it (overflow "
+    "latitude, docs/accuracy-bounds.md). A zero result is +0; "
     "-0 is accepted where every product is -0 (a fold that starts from the first product).";
 
 std::vector<Precondition> matmul_rules(std::string_view arity) {

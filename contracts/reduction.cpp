@@ -77,7 +77,9 @@ void register_reduction(std::vector<KernelSpec>& out) {
   });
   const char* kSumNotes = "Fold from +0 in flat index order in T: no pairwise, Kahan or f32 accumulation for halves. "
                           "A partial sum that overflows makes the result that of the fold (inf or NaN) although the "
-                          "exact sum may be finite; there it is graded against the replayed fold.";
+                          "exact sum may be finite; there the reference profile grades it against the replayed fold, "
+                          "and the conformance profile accepts any non-finite result some order of the additions "
+                          "reaches (overflow latitude, docs/accuracy-bounds.md).";
   out.push_back(reduction({.name = "sum_all", .summary = "fold-add of every element from +0", .source = "ops.rs:341",
                            .preconditions = x_rules({}), .accuracy = sum,
                            .values = kSumValues, .math = {oracle::sum, oracle::replay::sum}, 

@@ -155,6 +155,8 @@ void Tallies::add_failure(const Figures& g) {
     figure = g.normalized.value_or(INFINITY);
   if (!std::isnan(figure)) ft.worst = std::max(ft.worst, figure);
   max_failing_frac = std::max(max_failing_frac, std::isnan(g.frac) ? INFINITY : g.frac);
+  // (normalized: a failure without a finite normalized error, a wrong NaN or infinity, is infinitely far)
+  failing_normalized = std::max(failing_normalized, g.normalized && !std::isnan(*g.normalized) ? *g.normalized : INFINITY);
   // A wrong NaN, infinity or special value has no finite error in any metric.
   if (std::isnan(g.abs_err)) max_abs_err = max_rel_err = INFINITY;
 }

@@ -113,6 +113,7 @@ struct Tallies {
   GridSum bias_sum, bias_sq;
   std::int64_t bias_n = 0;
   double max_failing_frac = 0;   // over failing elements (inf for non-finite and special-value failures)
+  double failing_normalized = -1;  // the same in normalized error (-1: no failure)
   double max_abs_err = 0, max_rel_err = 0;  // over graded elements (inf where a failure has no finite error)
   std::optional<ElementReport> at_max_dist, at_max_rel;  // the first element at each maximum
   Histogram frac_hist, dist_hist, norm_hist;

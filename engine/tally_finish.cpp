@@ -142,6 +142,11 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
     s.max_normalized = max_norm;
     s.mean_normalized = sum_norm / static_cast<double>(n_norm);
   }
+  // A condition-aware result's failures are never dropped from its maximum
+  // either: a NaN where the exact value is a number makes it infinite.
+  const contract::Accuracy* model = c.accuracy();
+  if (model && model->kind == contract::AccuracyKind::condition_aware && failing_normalized >= 0)
+    s.max_normalized = std::max(s.max_normalized.value_or(0.0), failing_normalized);
   if (bias_n > 0) {
     const MeanAndError m = mean_and_error(bias_n, bias_sum.value(kGridBits), bias_sq.value(2 * kGridBits));
     s.bias_mean = m.mean;

@@ -1,7 +1,13 @@
-// How a results document writes a double: JSON has no infinities or NaN,
-// so those are the strings "inf", "-inf" and "NaN" (as_double reads them
-// back), and the few readers every consumer of a document (the merge, the
-// pages, the FKC audit) reads its values with.
+// How a results document writes a double. JSON has no infinities or NaN:
+// in a document on disk such a figure is null, and the object holding it
+// lists it in its "nonfinite" member ({"max_frac_ulp": "inf"}; an array's
+// element as "edges[12]"), so that every figure is a number or null and a
+// reader that ignores the flags never takes a string for a number. In
+// memory (number(), as_double) a non-finite figure is a marked string
+// until encode_nonfinite writes the document; decode_nonfinite restores
+// the marks when a document is read back. Also the few readers every
+// consumer of a document (the merge, the pages, the FKC audit) reads its
+// values with.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +21,15 @@
 namespace kc::reports {
 
 nlohmann::json number(double v);
-// A document number (number, "inf", "-inf", "NaN" or null) as a double;
-// nullopt for null or anything else.
+// A document number (a number, a non-finite figure as number() or an older
+// document wrote it: "inf", "-inf", "NaN") as a double; nullopt for null
+// or anything else.
 std::optional<double> as_double(const nlohmann::json& v);
+// A document as written to disk: every non-finite figure null, named in
+// its object's "nonfinite" member. decode_nonfinite undoes it (a document
+// without "nonfinite" members is left as it is).
+void encode_nonfinite(nlohmann::json& doc);
+void decode_nonfinite(nlohmann::json& doc);
 // A field of an object, or null when `obj` is not an object or lacks it
 // (nlohmann's const operator[] on a missing key is undefined behaviour).
 const nlohmann::json& field(const nlohmann::json& obj, const char* key);

@@ -77,9 +77,16 @@ import html, json, os, re, sys
 site, docs = sys.argv[1], [json.load(open(p)) for p in sys.argv[2:]]
 index = open(os.path.join(site, "index.html"), encoding="utf-8").read()
 ok = True
-if index.count('<th colspan="4"') != len(docs) or not all(f'b{i}' in index for i in range(len(docs))):
+if index.count('<th colspan="5"') != len(docs) or not all(f'b{i}' in index for i in range(len(docs))):
     print("FAIL: not one column group per backend"); ok = False
-# Each row: kernel, dtype, then per backend max ulp (data-v) ... ; check the figures equal the documents'.
+# Each row: kernel, dtype, then per backend its verdict figure (data-v, data-metric), verdict, bound (tier),
+# max ulp / distance, claim; check the figures equal the documents' (a non-finite one: null, flagged).
+def figure(r, key):
+    v = r["accuracy"][key]
+    if v is None:
+        flag = r["accuracy"].get("nonfinite", {}).get(key)
+        return {"inf": "Infinity", "-inf": "-Infinity", "NaN": "NaN"}.get(flag)
+    return float(v)
 body = index[index.find("<tbody>"):]
 checked = 0
 for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
@@ -89,12 +96,17 @@ for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
     while i < len(cells) and b < len(docs):
         if "not graded" in cells[i]:
             i += 1; b += 1; continue
-        want = next((r["accuracy"]["max_frac_ulp"] for k in docs[b]["kernels"] if k["name"] == kernel for r in k["results"] if r["dtype"] == dtype), None)
+        metric = re.search(r'data-metric="([^"]*)"', cells[i])
+        key = "max_normalized" if metric and metric.group(1).startswith("normalized") else "max_frac_ulp"
+        want = next((figure(r, key) for k in docs[b]["kernels"] if k["name"] == kernel for r in k["results"] if r["dtype"] == dtype), None)
         got = re.search(r'data-v="([^"]*)"', cells[i])
-        if want is None or not got or float(got.group(1)) != float(want):
+        same = got and want is not None and (got.group(1) == want if isinstance(want, str) else float(got.group(1)) == want)
+        if not same:
             print("FAIL: figure", kernel, dtype, "backend", b, got and got.group(1), want); ok = False
+        if kernel.startswith("matmul") and key != "max_normalized":
+            print("FAIL:", kernel, "is condition-aware: its verdict figure is the normalized error"); ok = False
         checked += 1
-        i += 4; b += 1
+        i += 5; b += 1
 if checked < len(docs) * 5: print("FAIL: only", checked, "figures checked"); ok = False
 pages = {}
 for root, _, files in os.walk(site):

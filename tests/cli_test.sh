@@ -32,6 +32,23 @@ expect 2 "unknown subcommand"        -- "$kc" frobnicate
 expect 2 "unknown kernel"            -- "$kc" run --kernel nope
 expect 2 "unknown dtype"             -- "$kc" run --kernel exp --dtype f8
 expect 2 "unknown profile"           -- "$kc" run --kernel exp --profile strict
+# Non-finite figures in results.json (reports/json_number.h): every figure a
+# number or null; a null one flagged in its object's "nonfinite" member; the
+# report reads them back and shows them as inf.
+expect 1 "exp f32 saturating mutant" -- "$kc" run --kernel exp --dtype f32 --cases 20 --backend mutant:exp_overflow_finite --out "$work/nonfinite"
+python3 - "$work/nonfinite/results.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+acc = d["kernels"][0]["results"][0]["accuracy"]
+figures = ["max_frac_ulp", "mean_frac_ulp", "p99_frac_ulp", "max_absolute", "max_relative"]
+bad = [k for k in figures if not (acc[k] is None or isinstance(acc[k], (int, float)))]
+if bad or acc["max_frac_ulp"] is not None or acc.get("nonfinite", {}).get("max_frac_ulp") != "inf":
+    print("FAIL: non-finite figures not null and flagged:", bad, acc["max_frac_ulp"], acc.get("nonfinite")); sys.exit(1)
+print("ok:   results.json: max_frac_ulp null, flagged inf")
+PY
+expect 0 "report reads the flags back" -- "$kc" report "$work/nonfinite/results.json" --out "$work/nonfinite-site"
+grep -q 'data-v="Infinity"' "$work/nonfinite-site/index.html" && ! grep -rq "nonfinite:" "$work/nonfinite-site" || { echo "FAIL: the site does not show the flagged figure as inf"; fails=$((fails + 1)); }
+
 # Accuracy tiers (docs/accuracy-tiers.md): a bad name or tier file is exit 2
 # naming it (and the line); a tier's bound grades, the summary names it, and
 # a replay repeats --accuracy.

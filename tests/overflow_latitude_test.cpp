@@ -111,7 +111,11 @@ TEST(OverflowLatitude, AnF32BlockedOverflowPasses) {
 TEST(OverflowLatitude, TheInfiniteProductsSignRulesOutTheOtherInfinity) {
   const std::vector<double> p{-1.6e308, -1.6e308, INFINITY};
   EXPECT_EQ(grade(Fold::reversed, DType::f64, p, engine::Profile::conformance).verdict, engine::Verdict::pass);
-  EXPECT_EQ(grade(Fold::negative_infinity, DType::f64, p, engine::Profile::conformance).verdict, engine::Verdict::fail);
+  const auto wrong = grade(Fold::negative_infinity, DType::f64, p, engine::Profile::conformance);
+  EXPECT_EQ(wrong.verdict, engine::Verdict::fail);
+  // The failure has no finite normalized error: the maximum is infinite, not left out (issue 37, P2).
+  ASSERT_TRUE(wrong.accuracy.max_normalized);
+  EXPECT_TRUE(std::isinf(*wrong.accuracy.max_normalized));
 }
 
 // Planted: products summing to 0.61 max (P = 0.67 max < max / (1 + u)^3):

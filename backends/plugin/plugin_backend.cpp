@@ -38,6 +38,12 @@ constexpr Rule kStatusRules[] = {Rule::other,          Rule::arity,          Rul
                                  Rule::broadcast_incompatible, Rule::target_rank, Rule::target_incompatible,
                                  Rule::other};
 static_assert(std::size(kStatusRules) == KC_ERR_OTHER + 1);
+constexpr std::string_view kStatusNames[] = {
+    "KC_OK", "KC_ERR_ARITY", "KC_ERR_SHAPE_NEGATIVE_DIM", "KC_ERR_BUFFER_SIZE", "KC_ERR_DTYPE_UNSUPPORTED",
+    "KC_ERR_DTYPE_MISMATCH", "KC_ERR_SHAPE_MISMATCH", "KC_ERR_PARAM_MISSING", "KC_ERR_PARAM_TYPE",
+    "KC_ERR_PARAM_DOMAIN", "KC_ERR_DIM_OUT_OF_RANGE", "KC_ERR_DIM_EMPTY", "KC_ERR_BROADCAST_INCOMPATIBLE",
+    "KC_ERR_TARGET_RANK", "KC_ERR_TARGET_INCOMPATIBLE", "KC_ERR_OTHER"};
+static_assert(std::size(kStatusNames) == std::size(kStatusRules));
 
 const char* claim_name(std::int32_t m) {
   switch (m) {
@@ -216,6 +222,12 @@ class PluginBackend final : public Backend {
 };
 
 }  // namespace
+
+std::optional<std::string_view> status_for_rule(Rule rule) {
+  for (std::size_t s = KC_ERR_ARITY; s < KC_ERR_OTHER; ++s)
+    if (kStatusRules[s] == rule) return kStatusNames[s];
+  return std::nullopt;
+}
 
 std::unique_ptr<Backend> make_plugin_backend(const std::string& path, const IsolationOptions& isolation) {
   return std::make_unique<PluginBackend>(path, isolation);

@@ -25,6 +25,13 @@ Index index_of(const json& doc) {
         ix[k["name"].get<std::string>()][r["dtype"].get<std::string>()] = &r;
   return ix;
 }
+// Kernel name -> its document entry (the contract), per document.
+std::map<std::string, const json*> kernels_of(const json& doc) {
+  std::map<std::string, const json*> m;
+  for (const auto& k : field(doc, "kernels"))
+    if (field(k, "name").is_string()) m[k["name"].get<std::string>()] = &k;
+  return m;
+}
 
 // Rows in the order of the first document that has them.
 std::vector<std::pair<std::string, std::string>> rows_of(const std::vector<json>& docs) {
@@ -45,6 +52,30 @@ std::string claim_cell(const json& r) {
   if (v.empty() || v == "unclaimed") return "<td class=\"muted\">no claim</td>";
   return fmt::format("<td><span class=\"badge claim-{0}\">{0}</span> {1} &le; {2}</td>", v, str(d, "claim_metric"),
                      show(field(d, "claimed")));
+}
+
+// The figure that decides a result's accuracy verdict, as its bound reads
+// it: the largest normalized error (of 1) where the bound that graded it is
+// condition-aware, else the largest fractional ulp error. An older document
+// without accuracy_tier: the contract's kind decides.
+struct VerdictFigure {
+  const json* value;
+  std::string metric;
+};
+VerdictFigure verdict_figure(const json& kernel, const json& r) {
+  const json& acc = field(r, "accuracy");
+  const json& tier = field(r, "accuracy_tier");
+  const std::string bound = field(tier, "bound").is_string() ? tier["bound"].get<std::string>() : "";
+  const bool normalized = tier.is_object() ? bound.starts_with("normalized")
+                                           : str(contract_accuracy(kernel, str(r, "dtype")), "kind") == "condition-aware bound";
+  if (normalized) return {&field(acc, "max_normalized"), "normalized error (of 1)"};
+  return {&field(acc, "max_frac_ulp"), "fractional ulp"};
+}
+
+// Which profile and accuracy tier graded a document (a column's header).
+std::string graded_by(const json& run) {
+  const std::string tier = field(run, "accuracy_tier").is_string() ? run["accuracy_tier"].get<std::string>() : "reference";
+  return fmt::format("{} profile, {} accuracy tier", str(run, "profile").empty() ? "?" : str(run, "profile"), tier);
 }
 
 const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
@@ -112,18 +143,23 @@ Files render_comparison(const std::vector<json>& in) {
   for (const auto& d : in) docs.push_back(normalize(d));
   std::vector<std::string> labels;
   std::vector<Index> ix;
+  std::vector<std::map<std::string, const json*>> kx;
   for (const auto& d : docs) {
     labels.push_back(backend_label(d));
     ix.push_back(index_of(d));
+    kx.push_back(kernels_of(d));
   }
   Files files;
   std::string head = "<tr><th rowspan=\"2\">kernel</th><th rowspan=\"2\">dtype</th>", sub;
   for (std::size_t b = 0; b < docs.size(); ++b) {
     const json& run = docs[b]["run"];
-    head += fmt::format("<th colspan=\"4\" title=\"{}\">{}<br><span class=\"muted\">{}</span></th>",
+    head += fmt::format("<th colspan=\"5\" title=\"{}\">{}<br><span class=\"muted\">{}</span></th>",
                         escape_html(field(field(run, "plugin"), "build_flags").is_string() ? "built with " + run["plugin"]["build_flags"].get<std::string>() : ""),
-                        escape_html(labels[b]), escape_html(fmt::format("seed {}, {} cases", show(field(run, "seed")), show(field(run, "cases_per_kernel")))));
-    sub += "<th>max ulp</th><th>max distance</th><th>verdict</th><th>its claim</th>";
+                        escape_html(labels[b]),
+                        escape_html(fmt::format("{}; seed {}, {} cases", graded_by(run), show(field(run, "seed")),
+                                                show(field(run, "cases_per_kernel")))));
+    sub += "<th title=\"the figure the accuracy verdict rests on, against the bound that graded it\">verdict figure</th>"
+           "<th>verdict</th><th>bound (tier)</th><th>max ulp</th><th>its claim</th>";
   }
   std::string rows;
   for (const auto& [kernel, dtype] : rows_of(docs)) {
@@ -133,21 +169,34 @@ Files render_comparison(const std::vector<json>& in) {
       const auto k = ix[b].find(kernel);
       const json* r = k == ix[b].end() || !k->second.count(dtype) ? nullptr : k->second.at(dtype);
       if (!r) {
-        rows += "<td colspan=\"4\" class=\"muted\">not graded</td>";
+        rows += "<td colspan=\"5\" class=\"muted\">not graded</td>";
         continue;
       }
       const json& acc = field(*r, "accuracy");
       const std::string link = fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype));
-      rows += num_td(field(acc, "max_frac_ulp")) + num_td(field(acc, "max_distance")) +
-              fmt::format("<td><a href=\"{}\">{}</a></td>", escape_html(link), verdict_badge(str(*r, "verdict"))) + claim_cell(*r);
+      static const json none;
+      const VerdictFigure vf = verdict_figure(kx[b].count(kernel) ? *kx[b].at(kernel) : none, *r);
+      const json& tier = field(*r, "accuracy_tier");
+      const std::string bound = tier.is_object() ? fmt::format("{} ({}{})", str(tier, "bound"), str(tier, "name"),
+                                                               field(tier, "covered") == false ? ": not covered, the contract's" : "")
+                                                 : "the contract's";
+      rows += num_td(*vf.value, "verdict-figure").insert(3, fmt::format(" data-metric=\"{}\"", escape_html(vf.metric))) +
+              fmt::format("<td><a href=\"{}\">{}</a></td>", escape_html(link), verdict_badge(str(*r, "verdict"))) +
+              fmt::format("<td>{}</td>", escape_html(bound)) +
+              fmt::format("<td class=\"num\">{} / {}</td>", show(field(acc, "max_frac_ulp")), show(field(acc, "max_distance"))) +
+              claim_cell(*r);
     }
     rows += "</tr>\n";
   }
   std::string body = fmt::format(
-      "<h1>Backends side by side</h1><p>Every kernel x dtype graded by any of these runs against the MPFR oracle "
-      "under the same contract: the largest fractional ulp error and integer ulp distance measured, the verdict "
-      "(a link to the backend's own page for the kernel, with its failures and replay commands), and the verdict "
-      "of what the backend itself claims. A backend that did not grade a kernel x dtype says so.</p>"
+      "<h1>Backends side by side</h1><p>Every kernel x dtype graded by any of these runs against the MPFR oracle. "
+      "Per backend: the figure its accuracy verdict rests on (the largest normalized error, of 1, where the bound is "
+      "condition-aware: a sum's or a product's ulp error alone says nothing of its correctness; else the largest "
+      "fractional ulp error), the verdict (a link to the backend's own page for the kernel, with its failures and "
+      "replay commands), the bound that graded it and its accuracy tier, the largest fractional ulp error and integer "
+      "ulp distance measured (inf where a result was infinite or NaN), and the verdict of what the backend itself "
+      "claims. Each column's header names its profile and tier. A backend that did not grade a kernel x dtype says "
+      "so.</p>"
       "<table class=\"sortable\" id=\"comparison\"><thead>{}</tr><tr>{}</tr></thead><tbody>\n{}</tbody></table>",
       head, sub, rows);
   files.emplace_back("index.html", page("kconform: backends compared", body));

@@ -78,6 +78,7 @@ json parse_document(std::string_view text, const std::string& where) {
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("'{}' is not valid JSON: {}", where, e.what()));
   }
+  decode_nonfinite(doc);
   check_sizes(doc, where);
   validate_document(doc, where);
   return doc;

@@ -25,7 +25,11 @@ std::string show(const json& v) {
       s = fmt::format("{:.{}g}", d, digits);
     return escape_html(s);
   }
-  if (v.is_string()) return escape_html(v.get_ref<const std::string&>());
+  if (v.is_string()) {
+    // A non-finite figure (reports/json_number.h) reads as such: inf, -inf, NaN.
+    if (const auto d = as_double(v)) return std::isnan(*d) ? "NaN" : *d > 0 ? "inf" : "-inf";
+    return escape_html(v.get_ref<const std::string&>());
+  }
   return escape_html(v.dump());
 }
 
@@ -36,6 +40,7 @@ std::string exact(const json& v) {
     // JavaScript's parseFloat reads "Infinity", not "inf": the sort must see numbers.
     const auto d = as_double(v);
     if (d && std::isinf(*d)) return *d > 0 ? "Infinity" : "-Infinity";
+    if (d) return "NaN";
     return escape_html(v.get_ref<const std::string&>());
   }
   return escape_html(v.dump());
