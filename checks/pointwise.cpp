@@ -35,9 +35,10 @@ class Pointwise final : public Check {
                                .names = {"x"},
                                .replayable = true};
       acc.record(v.c, tally, false, engine::element_key(v.c, e), [&] {
-        // A property is checked by a run, not by `--input`: the replay is the case.
+        // `--input` checks the pointwise properties too (engine/runner.cpp
+        // replay_element): the element alone replays the failure.
         return engine::element_report(v.c, tally.name, v.case_id, v.path, v.cs, e, yv, v.y.bits_at(i), g, "(property)",
-                                      false);
+                                      false, true);
       });
     }
     tally.passed += held;

@@ -1,6 +1,10 @@
 #include "cli/isolation_options.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -21,6 +25,30 @@ CLI::Validator finite_in(double lo, double hi) {
         return "";
       },
       fmt::format("NUMBER in [{} - {}]", lo, hi));
+}
+
+std::vector<std::pair<std::string, std::string>> recorded_environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> patterns = extra;
+  for (std::size_t at = 0; at < std::string_view(kRecordedByDefault).size();) {
+    const std::string_view all(kRecordedByDefault);
+    const auto end = std::min(all.find(", ", at), all.size());
+    patterns.emplace_back(all.substr(at, end - at));
+    at = end + 2;
+  }
+  const auto matches = [&](std::string_view name) {
+    for (const auto& p : patterns)
+      if (p.ends_with('*') ? name.starts_with(std::string_view(p).substr(0, p.size() - 1)) : name == p) return true;
+    return false;
+  };
+  std::vector<std::pair<std::string, std::string>> v;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const auto eq = entry.find('=');
+    if (eq != std::string_view::npos && matches(entry.substr(0, eq)))
+      v.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
 void add_isolation_options(CLI::App& app, IsolationOptions& o) {
@@ -44,6 +72,12 @@ void add_isolation_options(CLI::App& app, IsolationOptions& o) {
                  "Milliseconds a worker waits after a call returns while the kernel's threads live, before it looks "
                  "for writes after the return and threads still running (default 2)")
       ->check(finite_in(0.0, 1000.0));
+  static std::vector<std::string> extra;  // (one command line parsed per process)
+  app.add_option("--record-env", extra,
+                 "Also record these environment variables (NAME, or a prefix as NAME*) in the results and in every "
+                 "printed replay; recorded always where set: " + std::string(kRecordedByDefault))
+      ->take_all();
+  app.parse_complete_callback([&o] { o.environment = recorded_environment(extra); });
   app.add_option("--align", o.align,
                  "Start every plug-in buffer at a multiple of this many bytes (a power of two; default 0: the element "
                  "size, so that a buffer's end lies against its guard page)")

@@ -59,7 +59,7 @@ engine::RunMetadata run_metadata_of(const engine::RunOptions& opts, std::uint64_
   engine::RunMetadata m = reports::collect_metadata(seed, backend_spec, command);
   m.profile = opts.profile;
   if (opts.tier) m.accuracy_tier = opts.tier->name, m.accuracy_tier_source = opts.tier->source;
-  if (const auto lib = backend.library()) m.plugin = *lib;
+  if (const auto lib = backend.library()) m.plugin = *lib, m.environment = opts.isolation.environment;
   return m;
 }
 

@@ -92,6 +92,11 @@ struct IsolationOptions {
   std::int64_t max_output_mb = 1024;     // one call's outputs together (--max-output-mb)
   double settle_ms = 2;              // wait after a return while other threads live (--settle-ms)
   std::int64_t align = 0;            // buffer alignment in bytes; 0: the element size (--align)
+  // The environment a plug-in's kernels may depend on (OPENBLAS_CORETYPE,
+  // OMP_NUM_THREADS, ...): the variables set when the run started whose
+  // names match the default list or --record-env, name and value, sorted.
+  // Recorded in the results and prefixed to every printed replay.
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 // "reference", "mutant:<name>" or "plugin:<path to a shared library>"

@@ -28,10 +28,25 @@ std::string isolation_flags(const IsolationOptions& o) {
   return s;
 }
 
+// A shell word: as it is where it is plain, else in single quotes.
+static std::string shell_word(std::string_view w) {
+  if (!w.empty() && w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
+                        std::string_view::npos)
+    return std::string(w);
+  std::string q = "'";
+  for (char ch : w) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
 std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, const RunOptions& o) {
   const RunOptions defaults;
-  std::string s = fmt::format("kconform {} --kernel {} --dtype {}", verb == ReplayVerb::run ? "run" : "exhaustive",
-                              kernel, dtype_name(t));
+  std::string s;
+  // A plug-in's recorded environment first (OPENBLAS_CORETYPE=SkylakeX ...):
+  // the failure may need it (the reference depends on none).
+  if (o.backend.starts_with("plugin:"))
+    for (const auto& [name, value] : o.isolation.environment) s += name + "=" + shell_word(value) + " ";
+  s += fmt::format("kconform {} --kernel {} --dtype {}", verb == ReplayVerb::run ? "run" : "exhaustive",
+                   kernel, dtype_name(t));
   if (o.backend != defaults.backend) s += " --backend " + o.backend;
   s += isolation_flags(o.isolation);
   if (o.profile != default_profile(o.backend)) s += fmt::format(" --profile {}", profile_name(o.profile));

@@ -248,6 +248,9 @@ struct RunMetadata {
   std::int64_t cases_per_kernel = 0;
   // The accuracy tier of the run (--accuracy) and where its bounds come from.
   std::string accuracy_tier = "reference", accuracy_tier_source;
+  // A plug-in's recorded environment (IsolationOptions::environment); written
+  // for plug-in runs only (the reference depends on none).
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 struct RunResults {

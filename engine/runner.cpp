@@ -335,6 +335,13 @@ ElementReport replay_element(const contract::KernelSpec& k, DType t, const Backe
       if (g.semantics_failed()) checks.push_back(kSemanticsCheck);
       if (!g.reference_choice.empty()) checks.push_back(kReferenceChoiceCheck);
     }
+    // The pointwise properties too (checks/pointwise.cpp: holds(x, y) on the
+    // element), so that a property failure a run or sweep found replays as one.
+    const auto* scalar = std::get_if<oracle::Scalar>(&e.in);
+    for (const auto& p : k.properties)
+      if (p.check == "pointwise" && p.holds && p.applies_to(t) && scalar && !std::isnan(scalar->x) &&
+          !p.holds(scalar->x, yv))
+        checks.push_back("property:" + std::string(p.name));
     failed = !checks.empty();
     r = element_report(c, failed ? checks.front() : graded, -1, {}, *cs, e, yv, out[0].bits_at(0), g,
                        exact_text(c, e, g), true);

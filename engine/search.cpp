@@ -33,14 +33,18 @@ struct Candidate {
   std::uint64_t bits;
 };
 
-// The element's score: a failure beats every passing error. Its error on
+// The element's score: its error, failing or not, so that the climb goes
+// on past the first failure to the largest error it can reach (a failure
+// scored above every error stopped at the first one: erf f32 at 0.585 ulp
+// where a run had found 1.692). A failure without a finite error (a wrong
+// NaN, infinity or special value) outscores every finite one. Its error on
 // the tallies' grid (engine/figure_grid.h): a fast-path grade's figure is
 // approximate, its grid point MPFR's, so the pool and the climb are the
 // same on every CPU; the worst found is graded again by MPFR for its
 // figures (exact_grade).
 double score_of(const Grade& g) {
-  if (!g.pass) return INFINITY;
-  return std::isfinite(g.frac) ? on_grid(g.frac) : -1;
+  if (std::isfinite(g.frac)) return on_grid(g.frac);
+  return g.pass ? -1 : INFINITY;
 }
 
 // One search's state and its phases (search.h): the pool of the
@@ -59,7 +63,7 @@ class WorstSearch {
   void grade_batch(const std::vector<std::uint64_t>& bits, const Params& params);
   template <class With>
   void exact_grade(std::uint64_t bits, With&& with);
-  static double exact_score(const Grade& g) { return !g.pass ? INFINITY : std::isfinite(g.frac) ? g.frac : -1; }
+  static double exact_score(const Grade& g) { return std::isfinite(g.frac) ? g.frac : g.pass ? -1 : INFINITY; }
 
   const Context& c_;
   std::int64_t evaluations_;

@@ -77,6 +77,8 @@ json run_json(const engine::RunMetadata& m) {
     run["plugin"] = {{"name", m.plugin->name}, {"version", m.plugin->version}, {"build_flags", m.plugin->build_flags},
                      {"path", m.plugin->path}};
     if (!m.plugin->notes.empty()) run["plugin"]["notes"] = m.plugin->notes;
+    run["environment"] = json::object();  // (what a replay sets: the failure may depend on it)
+    for (const auto& [name, value] : m.environment) run["environment"][name] = value;
   }
   if (!m.interrupted_by.empty()) {
     run["interrupted_by"] = m.interrupted_by;

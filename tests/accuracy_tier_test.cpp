@@ -164,3 +164,44 @@ TEST(AccuracyTier, PropertyLatitudeFollowsTheGradedModel) {
 
 }  // namespace
 }  // namespace kc
+
+namespace kc {
+namespace {
+
+// tanh whose results at and above 1 - 2^-24 come back as 1 + 2^-23: within
+// the contract's bound (distance 1 <= 2), outside |tanh(x)| <= 1. A run
+// flags the property; `--input` on the failing element replays it too
+// (issue 37, P2: it replayed as PASS).
+class TanhPastOne final : public Backend {
+ public:
+  TanhPastOne() : ref_(make_backend("reference")) {}
+  std::string name() const override { return "tanh_past_one_test"; }
+  std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = ref_->run(kernel, in, p);
+    for (std::int64_t i = 0; i < out[0].numel(); ++i)
+      if (out[0].value_at(i) == 1.0) out[0].set_bits(i, std::bit_cast<std::uint32_t>(1.0f + 0x1p-23f));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+};
+
+TEST(ReplayElement, RunsThePointwiseProperties) {
+  const TanhPastOne backend;
+  engine::RunOptions opts{.checks = &checks::registry()};
+  opts.profile = engine::Profile::conformance;
+  opts.backend = backend.name();
+  const contract::KernelSpec& k = *contract::find_kernel("tanh");
+  bool failed = false;
+  const auto r = engine::replay_element(k, DType::f32, backend, {std::bit_cast<std::uint32_t>(10.0f)}, {}, opts, failed);
+  EXPECT_TRUE(failed) << r.message;
+  EXPECT_EQ(r.check, "property:|tanh(x)| <= 1") << r.message;
+  failed = true;
+  engine::replay_element(k, DType::f32, backend, {std::bit_cast<std::uint32_t>(0.5f)}, {}, opts, failed);
+  EXPECT_FALSE(failed) << "tanh(0.5) is the reference's";
+}
+
+}  // namespace
+}  // namespace kc

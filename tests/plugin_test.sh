@@ -37,6 +37,19 @@ p = d["run"]["plugin"]
 assert p["name"] == "fastmath" and p["version"] == "0.1.0" and p["build_flags"] == "-O2 -fPIC", p
 assert d["run"]["profile"] == "conformance", d["run"]["profile"]
 PY
+# Replays carry the environment a plug-in may depend on (issue 37, item 9):
+# the default list (OPENBLAS_*, OMP_*, ...) and --record-env's names are
+# recorded in results.json and prefixed to every printed replay.
+cp "$work/out" "$work/out.fm"
+expect 1 "recorded environment" -- env OPENBLAS_CORETYPE=Haswell KC_TEST_TUNING='a b' "$kc" run --backend "plugin:$fastmath" \
+  --kernel exp --dtype f32 --cases 5 --record-env 'KC_TEST_*' --out "$work/env"
+check grep -q "replay: *KC_TEST_TUNING='a b' OPENBLAS_CORETYPE=Haswell kconform run --kernel exp" "$work/out"
+check python3 - "$work/env/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["run"]["environment"] == {"KC_TEST_TUNING": "a b", "OPENBLAS_CORETYPE": "Haswell"}, d["run"]["environment"]
+PY
+cp "$work/out.fm" "$work/out"
 # Every printed replay of the expf failure reproduces it.
 grep -o "replay: *kconform run --kernel exp .*" "$work/out" | sed 's/^replay: *kconform //' | sort -u | head -4 >"$work/replays"
 [ -s "$work/replays" ] || { echo "FAIL: no replay printed for exp"; fails=$((fails + 1)); }

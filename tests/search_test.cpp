@@ -12,10 +12,12 @@
 // (2^-16 of an input range 176 wide).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "checks/check.h"
 #include "core/backend.h"
+#include "engine/conformance.h"
 #include "engine/search.h"
 
 namespace kc {
@@ -69,6 +71,48 @@ TEST(WorstCaseSearch, FindsADefectOnA2ToTheMinus16IntervalThatRandomCasesMiss) {
   std::printf("random phase: %lld elements, worst %.4g ulp; climb: worst %.4g ulp (distance %lld) at %s = %.9g\n",
               static_cast<long long>(r.random_evaluations), r.random_worst_frac, r.worst.frac_ulp,
               static_cast<long long>(r.worst_distance), r.worst.input_hex.c_str(), r.worst.input);
+}
+
+// A defect whose error rises smoothly to a known peak of 3.4 ulps at x0
+// and fails the contract (distance > 1) well before it: the search keeps
+// climbing past its first failure to the largest error, at least the
+// run's own figure (issue 37, item 7: it stopped at the first failure).
+class PeakExp final : public Backend {
+ public:
+  PeakExp() : ref_(make_backend("reference")) {}
+  std::string name() const override { return "planted:exp_peak"; }
+  std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
+  std::vector<Tensor> run(std::string_view k, std::span<const Tensor> in, const Params& p) const override {
+    auto out = ref_->run(k, in, p);
+    if (k != "exp" || in[0].dtype() != DType::f32) return out;
+    for (std::int64_t i = 0; i < out[0].numel(); ++i) {
+      const double x = in[0].value_at(i), z = std::exp(x);
+      if (!std::isfinite(out[0].value_at(i)) || out[0].value_at(i) == 0 || z < 0x1p-126) continue;
+      const double e = 3.4 * std::max(0.0, 1 - std::fabs(x - kX0) / 0.25);  // 0 beyond 0.25 of x0
+      const double ulp = std::ldexp(1.0, std::ilogb(z) - 23);
+      out[0].set_bits(i, double_to_bits(DType::f32, static_cast<float>(z + e * ulp)));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+};
+
+TEST(WorstCaseSearch, KeepsClimbingPastTheFirstFailure) {
+  const PeakExp backend;
+  const auto* k = contract::find_kernel("exp");
+  engine::RunOptions opts{.checks = &checks::registry()};
+  opts.backend = backend.name();
+  opts.profile = engine::Profile::conformance;
+  const auto run = engine::run_kernel_dtype(*k, DType::f32, backend, opts);
+  ASSERT_EQ(run.verdict, engine::Verdict::fail);
+  const auto r = engine::search_worst(*k, DType::f32, backend, opts, 20000, 7);
+  ASSERT_TRUE(r.failed);
+  EXPECT_GE(r.worst_frac, run.accuracy.max_frac_ulp) << "the search's worst is below the run's";
+  EXPECT_GT(r.worst_frac, 3.2) << "the peak is 3.4 ulps (plus the rounding's half)";
+  EXPECT_LT(r.worst_frac, 4.0) << "the figure is the error found, not a failure scored infinite";
+  EXPECT_LT(std::fabs(r.worst.input - kX0), 0.02);
 }
 
 TEST(WorstCaseSearch, OnTheReferenceTheWorstIsWithinTheContract) {

@@ -78,6 +78,23 @@ std::string graded_by(const json& run) {
   return fmt::format("{} profile, {} accuracy tier", str(run, "profile").empty() ? "?" : str(run, "profile"), tier);
 }
 
+// One backend's cells of a row: the verdict figure (its metric in
+// data-metric), the verdict (linked to `link`), the bound and its tier,
+// max ulp / distance, the claim.
+std::string result_cells(const json& kernel, const json& r, const std::string& link) {
+  const json& acc = field(r, "accuracy");
+  const VerdictFigure vf = verdict_figure(kernel, r);
+  const json& tier = field(r, "accuracy_tier");
+  const std::string bound = tier.is_object() ? fmt::format("{} ({}{})", str(tier, "bound"), str(tier, "name"),
+                                                           field(tier, "covered") == false ? ": not covered, the contract's" : "")
+                                             : "the contract's";
+  return num_td(*vf.value, "verdict-figure").insert(3, fmt::format(" data-metric=\"{}\"", escape_html(vf.metric))) +
+         fmt::format("<td><a href=\"{}\">{}</a></td>", escape_html(link), verdict_badge(str(r, "verdict"))) +
+         fmt::format("<td>{}</td>", escape_html(bound)) +
+         fmt::format("<td class=\"num\">{} / {}</td>", show(field(acc, "max_frac_ulp")), show(field(acc, "max_distance"))) +
+         claim_cell(r);
+}
+
 const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
 
 // The backends' max fractional ulp per input slice, one polyline each, x by
@@ -172,19 +189,9 @@ Files render_comparison(const std::vector<json>& in) {
         rows += "<td colspan=\"5\" class=\"muted\">not graded</td>";
         continue;
       }
-      const json& acc = field(*r, "accuracy");
-      const std::string link = fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype));
       static const json none;
-      const VerdictFigure vf = verdict_figure(kx[b].count(kernel) ? *kx[b].at(kernel) : none, *r);
-      const json& tier = field(*r, "accuracy_tier");
-      const std::string bound = tier.is_object() ? fmt::format("{} ({}{})", str(tier, "bound"), str(tier, "name"),
-                                                               field(tier, "covered") == false ? ": not covered, the contract's" : "")
-                                                 : "the contract's";
-      rows += num_td(*vf.value, "verdict-figure").insert(3, fmt::format(" data-metric=\"{}\"", escape_html(vf.metric))) +
-              fmt::format("<td><a href=\"{}\">{}</a></td>", escape_html(link), verdict_badge(str(*r, "verdict"))) +
-              fmt::format("<td>{}</td>", escape_html(bound)) +
-              fmt::format("<td class=\"num\">{} / {}</td>", show(field(acc, "max_frac_ulp")), show(field(acc, "max_distance"))) +
-              claim_cell(*r);
+      rows += result_cells(kx[b].count(kernel) ? *kx[b].at(kernel) : none, *r,
+                           fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype)));
     }
     rows += "</tr>\n";
   }
