@@ -38,6 +38,8 @@ struct RunCommand {
   std::string only_case;  // "" or a case index
   std::string shrink;  // "3,0,1"
   std::string input;   // 0x... bit pattern: single-element replay
+  std::string save_case;  // with --case: the whole case to this folder (cli/saved_case.h)
+  std::string load_case;  // grade a saved case
   std::string params;
   bool bad_input = false;  // replay only the bad-input checks
   bool quiet = false;

@@ -95,6 +95,11 @@ CLI::App* add_run_options(CLI::App& app, kc::cli::RunCommand& o) {
   sub->add_option("--case", o.only_case, "Replay one case (as printed by a failure)");
   sub->add_option("--shrink", o.shrink, "With --case: follow these shrink steps (as printed)");
   sub->add_option("--input", o.input, "Grade one element given by its hex bit pattern (as printed)");
+  sub->add_option("--save-case", o.save_case,
+                  "With --case: write the whole case to this folder (case.json and NumPy .npy files: every input, the "
+                  "parameters, the backend's outputs and the reference's), then run as usual");
+  sub->add_option("--load-case", o.load_case,
+                  "Grade the case saved in this folder (by --save-case; its inputs may be edited) with every check");
   sub->add_option("--params", o.params, "Parameters for --input, e.g. n=3 or c=0.5r");
   sub->add_flag("--bad-input", o.bad_input, "Replay the bad-input checks only");
   sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary (and no progress)");

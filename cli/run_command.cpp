@@ -17,6 +17,7 @@
 #include "cli/plan.h"
 #include "cli/progress.h"
 #include "cli/run_journal.h"
+#include "cli/saved_case.h"
 #include "cli/signals.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -247,15 +248,40 @@ int finish_run(const std::vector<reports::ResultEntry>& entries, engine::RunMeta
 
 }  // namespace
 
+// --load-case: one saved case graded with every check of a run.
+int grade_loaded_case(const RunCommand& o, const Backend& backend, engine::RunOptions& opts) {
+  const LoadedCase lc = load_case(o.load_case);
+  const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, backend, {{lc.kernel, lc.dtype}});
+  if (tier) opts.tier = &*tier;
+  // (its replay is this command: the case is the folder's, not a seed's)
+  const std::string again = fmt::format("kconform run --load-case {}{}{}", o.load_case,
+                                        o.backend == "reference" ? "" : " --backend " + o.backend,
+                                        tier ? " --accuracy " + tier->spec : "");
+  opts.case_command = [&](std::int64_t) { return again; };
+  const engine::KernelDTypeResult r = engine::grade_given_case(*lc.kernel, lc.dtype, backend, opts, lc.cs);
+  fmt::print("{}\n", summary_line(r));
+  if (r.verdict == engine::Verdict::fail)
+    for (const auto& f : r.failures) fmt::print("{}\n\n", f.message);
+  return r.verdict == engine::Verdict::fail ? 1 : 0;
+}
+
 int run(const RunCommand& o) {
   const auto start = std::chrono::steady_clock::now();
   engine::RunOptions opts = run_options(o);
   const auto backend = make_backend(o.backend, opts.isolation);
+  if (!o.load_case.empty()) return grade_loaded_case(o, *backend, opts);
   const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
   const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
   if (tier) opts.tier = &*tier;
   check_case_in_range(plan, opts);
   if (!o.input.empty()) return replay_one_element(o, plan, *backend, opts);
+  if (!o.save_case.empty()) {
+    if (!opts.only_case || plan.size() != 1)
+      throw UsageError("--save-case DIR saves one case: give --kernel, --dtype and --case N (as a replay prints them)");
+    save_case(o.save_case, *plan[0].first, plan[0].second, *backend, opts, o.command_line);
+    fmt::print("saved case {} of {} {} to {} (kconform run --load-case {} grades it)\n", *opts.only_case,
+               plan[0].first->name, dtype_name(plan[0].second), o.save_case, o.save_case);
+  }
 
   RunOutputs out;
   open_outputs(o, out, opts);

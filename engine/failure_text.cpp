@@ -127,6 +127,17 @@ std::string element_key(const Context& c, const drivers::Element& e) {
   return fmt::format("{}#{}:{:016x}", joined_hex(c, e), n, h);
 }
 
+// Every operand's shape, by name where the contract names it: "a [2, 3],
+// b [3, 4]" (one operand: its shape alone, as before).
+static std::string operand_shapes(const Context& c, const gen::Case& cs) {
+  if (cs.inputs.size() == 1) return dims_to_string(cs.inputs[0].dims());
+  std::string s;
+  for (std::size_t i = 0; i < cs.inputs.size(); ++i)
+    s += fmt::format("{}{} {}", i ? ", " : "", i < c.k.inputs.size() ? c.k.inputs[i].name : std::string_view("input"),
+                     dims_to_string(cs.inputs[i].dims()));
+  return s;
+}
+
 ElementReport element_report(const Context& c, const std::string& check, std::int64_t case_id,
                              const std::vector<int>& path, const gen::Case& cs, const drivers::Element& e, double y,
                              std::uint64_t y_bits, const Grade& g, const std::string& exact, bool alone,
@@ -166,7 +177,8 @@ ElementReport element_report(const Context& c, const std::string& check, std::in
       "  replay:            {}",
       c.k.name, dtype_name(c.t), check, g.why.empty() ? "" : ": " + g.why,
       case_id < 0 ? std::string("the one element given by --input")
-                  : fmt::format("output element {} of case {} (input shape {}{})", e.out, case_id, r.dims,
+                  : fmt::format("output element {} of case {} (input shape{} {}{})", e.out, case_id,
+                                cs.inputs.size() == 1 ? "" : "s", operand_shapes(c, cs),
                                 r.params.empty() ? "" : ", params " + r.params),
       input_text(c, e), fmt_value(y), r.result_hex, r.exact,
       fmt_value(g.rn), r.correctly_rounded_hex, err, r.repro);
@@ -183,8 +195,9 @@ ElementReport case_report(const Context& c, const std::string& check, std::int64
   r.dims = cs.inputs.empty() ? "" : dims_to_string(cs.inputs.front().dims());
   r.params = cs.params.to_string();
   r.repro = case_repro(c, case_id, path);
-  r.message = fmt::format("{} {}: {}: {}\n  where:  case {} (shape {}{})\n  replay: {}", c.k.name, dtype_name(c.t),
-                          check, what, case_id, r.dims, r.params.empty() ? "" : ", params " + r.params, r.repro);
+  r.message = fmt::format("{} {}: {}: {}\n  where:  case {} (shape{} {}{})\n  replay: {}", c.k.name, dtype_name(c.t),
+                          check, what, case_id, cs.inputs.size() == 1 ? "" : "s", operand_shapes(c, cs),
+                          r.params.empty() ? "" : ", params " + r.params, r.repro);
   return r;
 }
 

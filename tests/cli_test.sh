@@ -49,6 +49,42 @@ PY
 expect 0 "report reads the flags back" -- "$kc" report "$work/nonfinite/results.json" --out "$work/nonfinite-site"
 grep -q 'data-v="Infinity"' "$work/nonfinite-site/index.html" && ! grep -rq "nonfinite:" "$work/nonfinite-site" || { echo "FAIL: the site does not show the flagged figure as inf"; fails=$((fails + 1)); }
 
+# The whole failing case (issue 37, item 6): --save-case writes every
+# operand, the parameters and both backends' outputs as .npy files with a
+# manifest; --load-case grades it again (and replays as itself); every
+# operand's shape is in the failure text.
+expect 1 "matmul mutant case 0, saved" -- "$kc" run --kernel matmul --dtype f32 --backend mutant:matmul_drops_last_k --cases 5 --case 0 --save-case "$work/case3"
+grep -q "input shapes a \[.*\], b \[" "$work/out" || { echo "FAIL: the failure text lacks b's shape"; fails=$((fails + 1)); }
+python3 - "$work/case3" <<'PY' || fails=$((fails + 1))
+import json, os, struct, sys
+d = sys.argv[1]
+m = json.load(open(os.path.join(d, "case.json")))
+def npy(path):  # a reader of NumPy's format 1.0, without NumPy
+    b = open(path, "rb").read()
+    assert b[:8] == b"\x93NUMPY\x01\x00", path
+    n = struct.unpack("<H", b[8:10])[0]
+    h = eval(b[10:10 + n].decode("latin1"))
+    count = 1
+    for s in h["shape"]: count *= s
+    assert h["descr"] == "<f4" and not h["fortran_order"], h
+    return h["shape"], struct.unpack("<%df" % count, b[10 + n:])
+assert m["format"] == "kconform-case/1" and m["kernel"] == "matmul" and m["case"] == 0, m
+shapes = [tuple(e["shape"]) for e in m["inputs"]]
+for e in m["inputs"] + m["outputs"] + m["reference_outputs"]:
+    shape, values = npy(os.path.join(d, e["file"]))
+    assert tuple(shape) == tuple(e["shape"]), (e, shape)
+(a, b), (y,) = shapes, [tuple(e["shape"]) for e in m["outputs"]]
+assert y == a[:-1] + b[-1:], (a, b, y)
+_, out = npy(os.path.join(d, m["outputs"][0]["file"])); _, ref = npy(os.path.join(d, m["reference_outputs"][0]["file"]))
+assert out != ref, "the mutant's outputs equal the reference's"
+print("ok:   saved case: %d inputs, shapes %s, outputs and the reference's" % (len(shapes), shapes))
+PY
+expect 1 "the saved case graded again fails" -- "$kc" run --load-case "$work/case3" --backend mutant:matmul_drops_last_k
+grep -q "replay: *kconform run --load-case $work/case3 --backend mutant:matmul_drops_last_k" "$work/out" || { echo "FAIL: a loaded case's replay is not itself"; fails=$((fails + 1)); }
+expect 0 "the saved case on the reference passes" -- "$kc" run --load-case "$work/case3"
+expect 2 "--save-case without --case" -- "$kc" run --kernel matmul --dtype f32 --save-case "$work/nocase"
+expect 2 "--load-case of a folder without a case" -- "$kc" run --load-case "$work"
+
 # Accuracy tiers (docs/accuracy-tiers.md): a bad name or tier file is exit 2
 # naming it (and the line); a tier's bound grades, the summary names it, and
 # a replay repeats --accuracy.
