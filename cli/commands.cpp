@@ -17,6 +17,10 @@
 namespace kc::cli {
 
 int list(const ListOptions& o) {
+  if (!o.backend.empty()) {
+    if (o.backends || !o.kernel.empty()) throw UsageError("list --backend SPEC takes no KERNEL and no --backends");
+    return list_backend(o.backend, o.json);
+  }
   if (!o.kernel.empty()) {
     if (o.backends || !o.family.empty()) throw UsageError("list KERNEL takes neither --backends nor --family");
     return list_kernel(o.kernel, o.json);

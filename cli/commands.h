@@ -14,6 +14,7 @@ namespace kc::cli {
 
 struct ListOptions {
   std::string kernel;  // one kernel's contract in full
+  std::string backend;  // --backend SPEC: what that backend declares
   bool json = false;
   bool backends = false;
   std::string family;
@@ -21,6 +22,9 @@ struct ListOptions {
 int list(const ListOptions& o);
 // `kconform list KERNEL` (cli/list_kernel.cpp).
 int list_kernel(const std::string& name, bool json);
+// `kconform list --backend SPEC` (cli/list_kernel.cpp): the kernels x dtypes
+// a backend implements and its claims, as kconform sees them.
+int list_backend(const std::string& spec, bool json);
 
 struct RunCommand {
   std::vector<std::string> kernels, dtypes;

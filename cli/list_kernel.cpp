@@ -75,6 +75,43 @@ void print_accuracy(const contract::KernelSpec& k) {
 
 }  // namespace
 
+int list_backend(const std::string& spec, bool json) {
+  const auto b = make_backend(spec);
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : contract::all_kernels()) {
+    const auto dtypes = b->supported(k.name);
+    if (!dtypes) continue;
+    nlohmann::json e{{"kernel", k.name}, {"dtypes", nlohmann::json::array()}, {"claims", nlohmann::json::array()}};
+    for (DType t : dtypes->list()) {
+      if (!k.accuracy_for(t)) continue;  // (a dtype the contract does not list is never graded)
+      e["dtypes"].push_back(dtype_name(t));
+      const Backend::Declared d = b->declared(k.name, t);
+      if (!d.claim_metric.empty())
+        e["claims"].push_back({{"dtype", dtype_name(t)}, {"metric", d.claim_metric}, {"bound", d.claim_bound}});
+    }
+    if (!e["dtypes"].empty()) kernels.push_back(e);
+  }
+  const auto lib = b->library();
+  const nlohmann::json doc{{"backend", spec},
+                           {"library", lib ? nlohmann::json{{"name", lib->name}, {"version", lib->version},
+                                                            {"build_flags", lib->build_flags}}
+                                           : nlohmann::json(nullptr)},
+                           {"kernels", kernels}};
+  if (json) {
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
+  if (lib) fmt::print("{} {} (built with {})\n", lib->name, lib->version, lib->build_flags);
+  for (const auto& e : kernels) {
+    std::string claims;
+    for (const auto& c : e["claims"])
+      claims += fmt::format("{}{} {} <= {}", claims.empty() ? "; claims " : ", ", c["dtype"].get<std::string>(),
+                            c["metric"].get<std::string>(), c["bound"].get<double>());
+    fmt::print("  {:<24} {}{}\n", e["kernel"].get<std::string>(), fmt::join(e["dtypes"].get<std::vector<std::string>>(), " "), claims);
+  }
+  return 0;
+}
+
 int list_kernel(const std::string& name, bool json) {
   const contract::KernelSpec* k = contract::find_kernel(name);
   if (!k) throw UsageError(fmt::format("unknown kernel '{}' (kconform list shows them all)", name));

@@ -65,6 +65,9 @@ CLI::App* add_list_options(CLI::App& app, kc::cli::ListOptions& o) {
   sub->add_flag("--json", o.json, "Print every contract as JSON");
   sub->add_flag("--backends", o.backends, "List the backends (reference and mutants) instead");
   sub->add_option("--family", o.family, "Only kernels of this family");
+  sub->add_option("--backend", o.backend,
+                  "What this backend (plugin:PATH, mutant:NAME, reference) implements: its library, kernels x dtypes "
+                  "and accuracy claims, as a run sees them");
   return sub;
 }
 
