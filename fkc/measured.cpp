@@ -74,8 +74,10 @@ std::string run_summary(const json& results) {
     const json& v = field(run, k);
     return v.is_string() ? v.get<std::string>() : v.is_null() ? std::string("?") : v.dump();
   };
-  return fmt::format("kconform {}, backend {}, seed {}, commit {}, {} cases per kernel", s("kconform"), s("backend"), s("seed"),
-                     s("commit"), s("cases_per_kernel"));
+  // (a document without accuracy_tier was graded against the contract's bounds)
+  const std::string tier = field(run, "accuracy_tier").is_string() ? s("accuracy_tier") : "reference";
+  return fmt::format("kconform {}, backend {}, seed {}, commit {}, {} cases per kernel, {} profile, accuracy tier {}",
+                     s("kconform"), s("backend"), s("seed"), s("commit"), s("cases_per_kernel"), s("profile"), tier);
 }
 
 }  // namespace kc::fkc

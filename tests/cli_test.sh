@@ -85,6 +85,16 @@ expect 0 "the saved case on the reference passes" -- "$kc" run --load-case "$wor
 expect 2 "--save-case without --case" -- "$kc" run --kernel matmul --dtype f32 --save-case "$work/nocase"
 expect 2 "--load-case of a folder without a case" -- "$kc" run --load-case "$work"
 
+# kconform list KERNEL: one contract in full, with what the plug-in ABI returns per rule.
+expect 0 "list matmul" -- "$kc" list matmul
+for want in "a  *f32, f64, bf16, f16  *rank 2..6" "inner.mismatch  *b  *kc_error.rule = \"inner.mismatch\"" \
+            "dtype.mismatch  *b  *KC_ERR_DTYPE_MISMATCH" "f32  *reference: normalized error <= 1" "batch.empty .*the reference's limit"; do
+  grep -q "$want" "$work/out" || { echo "FAIL: list matmul lacks: $want"; fails=$((fails + 1)); }
+done
+expect 0 "list exp: bounds per tier" -- "$kc" list exp
+grep -q "opencl-full-profile: <= 3 ulp" "$work/out" && grep -q "cuda-programming-guide: <= 2.5 ulp, distance <= 2" "$work/out" || { echo "FAIL: list exp lacks the tiers' bounds"; fails=$((fails + 1)); }
+expect 2 "list of an unknown kernel" -- "$kc" list expp
+
 # Accuracy tiers (docs/accuracy-tiers.md): a bad name or tier file is exit 2
 # naming it (and the line); a tier's bound grades, the summary names it, and
 # a replay repeats --accuracy.

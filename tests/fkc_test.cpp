@@ -141,6 +141,7 @@ TEST(Fkc, ExportReplacesOnlyThePrecisionBlocksAndItsClaimsHold) {
   EXPECT_FALSE(nb.precision.max_relative);
   EXPECT_EQ(nb.precision.audited, true);
   EXPECT_NE(nb.precision.notes.find("f32 max distance 3 (2.7 ulp)"), std::string::npos) << nb.precision.notes;
+  EXPECT_NE(nb.precision.notes.find("accuracy tier reference"), std::string::npos) << "the export names its tier";
   const auto a = kc::fkc::audit({out}, res);
   EXPECT_EQ(a.count(Verdict::refuted), 0);
   EXPECT_EQ(claim(a, "max_ulp", "f32").verdict, Verdict::confirmed);
