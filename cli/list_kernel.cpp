@@ -43,6 +43,16 @@ void print_preconditions(const contract::KernelSpec& k) {
   }
 }
 
+void print_allowed_rejections(const contract::KernelSpec& k) {
+  if (k.allowed_rejections.empty()) return;
+  fmt::print("valid calls the reference answers that a correct implementation may also reject (this rule, this operand):\n");
+  for (const auto& a : k.allowed_rejections) {
+    const auto status = plugin::status_for_rule(a.rule);
+    fmt::print("  {:<24} {:<10} {:<36} {}\n", rule_name(a.rule), a.operand,
+               status ? std::string(*status) : fmt::format("kc_error.rule = \"{}\"", rule_name(a.rule)), a.why);
+  }
+}
+
 void print_specials_and_properties(const contract::KernelSpec& k) {
   if (!k.specials.empty()) {
     fmt::print("special values (input -> output; 'also': another answer the conformance profile accepts):\n");
@@ -123,6 +133,7 @@ int list_kernel(const std::string& name, bool json) {
   fmt::print("{} ({}): {}\n", k->name, k->family, k->summary);
   print_operands(*k);
   print_preconditions(*k);
+  print_allowed_rejections(*k);
   print_specials_and_properties(*k);
   print_accuracy(*k);
   if (!k->notes.empty()) fmt::print("notes: {}\n", k->notes);

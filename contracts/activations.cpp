@@ -19,10 +19,14 @@ using namespace unary_family;  // NOLINT: the family's shared vocabulary, contra
 
 namespace {
 // x times a gate in [0, 1] (gelu's both forms, silu): NaN stays NaN, the
-// zeros keep their sign, +inf passes, and -inf gives -inf * 0 = NaN.
+// zeros keep their sign, +inf passes, and -inf gives the reference's
+// -inf * 0 = NaN; the function's limit there is -0 (x gate(x) -> 0 from
+// below), which a kernel that evaluates the limit (or 0 for a gate that
+// underflows) returns: the conformance profile accepts -0 and +0 as well
+// (docs/conformance-audit.md).
 const std::vector<SpecialRule> kGatedSpecials{{VC::nan, OC::nan},
                                               {VC::pos_inf, OC::pos_inf},
-                                              {VC::neg_inf, OC::nan},
+                                              {VC::neg_inf, OC::nan, {OC::neg_zero, OC::pos_zero}},
                                               {VC::pos_zero, OC::pos_zero},
                                               {VC::neg_zero, OC::neg_zero}};
 }  // namespace

@@ -23,6 +23,7 @@
 #include "core/dtype.h"
 #include "core/params.h"
 #include "core/rules.h"
+#include "core/tensor.h"
 #include "core/vocabulary.h"
 #include "oracles/oracle.h"
 
@@ -213,6 +214,19 @@ struct ValueProfile {
   ResultSet (*reaches_for)(DType) = nullptr;
 };
 
+// A valid call the reference accepts and a correct implementation may
+// reject (an empty max_all: the reference answers -inf, PyTorch rejects it
+// for want of an identity). The conformance profile accepts the rejection
+// with this rule for the calls `applies` holds for; the reference profile's
+// "accepts valid input, as the reference does" records it as a difference
+// (docs/conformance-audit.md).
+struct AllowedRejection {
+  Rule rule;
+  std::string_view operand;
+  std::string_view why;
+  bool (*applies)(std::span<const Tensor> inputs, const Params& params);
+};
+
 struct KernelSpec {
   std::string_view name;      // backend op name
   std::string_view family;    // a label for reports and --family
@@ -256,6 +270,7 @@ struct KernelSpec {
   // a kernel using the exact constants is as correct, so the bias check,
   // which would see the constants' difference, is a reference-profile check.
   std::string_view reference_constants = {};
+  std::vector<AllowedRejection> allowed_rejections = {};
 
   DTypeSet dtypes() const;              // the first operand's dtypes
   // None when the output is an integer dtype: classes are of floats.

@@ -44,6 +44,28 @@ KernelSpec convolution(KernelSpec k) {
   return k;
 }
 
+// conv_transpose2d's parameters the reference accepts and PyTorch and
+// oneDNN reject: a stride or dilation of 0 (no transposed convolution), an
+// output padding not smaller than the stride or the dilation.
+bool any_zero(const Params& p, const char* name) {
+  for (const auto v : p.shape(name))
+    if (v == 0) return true;
+  return false;
+}
+const std::vector<AllowedRejection> kTransposedDomain{
+    {Rule::param_domain, "stride", "a stride of 0: PyTorch and oneDNN reject it",
+     [](std::span<const Tensor>, const Params& p) { return any_zero(p, "stride"); }},
+    {Rule::param_domain, "dilation", "a dilation of 0: PyTorch and oneDNN reject it",
+     [](std::span<const Tensor>, const Params& p) { return any_zero(p, "dilation"); }},
+    {Rule::param_domain, "output_padding",
+     "an output padding not smaller than the stride or the dilation: PyTorch rejects it",
+     [](std::span<const Tensor>, const Params& p) {
+       const auto &op = p.shape("output_padding"), &s = p.shape("stride"), &d = p.shape("dilation");
+       for (std::size_t i = 0; i < op.size() && i < s.size() && i < d.size(); ++i)
+         if (op[i] >= s[i] && op[i] >= d[i]) return true;
+       return false;
+     }}};
+
 }  // namespace
 
 void register_conv(std::vector<KernelSpec>& out) {
@@ -108,7 +130,9 @@ void register_conv(std::vector<KernelSpec>& out) {
          .oracle_text = "sum over the (c, h, w, ki, kj) reaching the output of x w (exact), in that order; S as conv2d's",
          .notes = "H_out = (max(H - 1, 0) sh + dh (Kh - 1) + oph + 1) - 2 ph. Contributions arrive per output in "
                   "lexicographic order of (ic, h, w, ki, kj) onto +0 in T. Stride 0, dilation 0 and output_padding >= "
-                  "stride are accepted, as the reference accepts them."}));
+                  "stride are accepted, as the reference accepts them; the conformance profile also accepts their "
+                  "rejection (param.domain), as PyTorch and oneDNN reject them.",
+         .allowed_rejections = kTransposedDomain}));
   }
   out.push_back(convolution(
       {.name = "conv2d_simple", .summary = "legacy 2-D convolution: scalar stride and padding, no groups, no bias",
@@ -128,7 +152,15 @@ void register_conv(std::vector<KernelSpec>& out) {
                 with(param_rules("stride", "an integer"), param_rules("padding", "an integer")))),
        .oracle_text = "as conv2d: the taps inside, exact",
        .notes = "h_out = saturating(h + 2p - kH) / stride + 1: a kernel taller than the padded input gives one "
-                "partial window (no panic). Not exec-wired."}));
+                "partial window (no panic); the conformance profile also accepts its rejection (kernel.too_large), "
+                "as conv2d and PyTorch reject it. Not exec-wired.",
+       .allowed_rejections = {{Rule::kernel_too_large, "kernel",
+                               "a kernel taller or wider than the padded input: conv2d and PyTorch reject it",
+                               [](std::span<const Tensor> in, const Params& p) {
+                                 const Dims &x = in[0].dims(), &k = in[1].dims();
+                                 const std::int64_t pad = p.integer("padding");
+                                 return x[2] + 2 * pad < k[2] || x[3] + 2 * pad < k[3];
+                               }}}}));
   out.push_back({.name = "max_pool2d", .family = "conv", .driver = "pool",
                  .summary = "2-D max pool: square window, scalar stride, no padding, floor mode", .source = "ops.rs:2301",
                  .inputs = {{.name = "x", .dtypes = kFloatSet, .min_rank = 4, .max_rank = 4}},

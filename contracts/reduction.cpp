@@ -37,6 +37,20 @@ std::vector<Precondition> dim_rules(bool arg) {
   if (arg) v.push_back({Rule::dim_empty, "x", "the reduced axis is non-empty when the output is (the reference panics)"});
   return x_rules(v);
 }
+// An empty max or min has no identity: the reference answers -inf (+inf),
+// PyTorch and NumPy reject the call; either is correct (dim.empty, x).
+const AllowedRejection kEmptyWhole{Rule::dim_empty, "x", "an empty max or min has no identity: PyTorch rejects it",
+                                   [](std::span<const Tensor> in, const Params&) { return in[0].numel() == 0; }};
+const AllowedRejection kEmptyAxis{
+    Rule::dim_empty, "x", "a max or min over an empty axis has no identity: PyTorch rejects it",
+    [](std::span<const Tensor> in, const Params& p) {
+      const Dims& d = in[0].dims();
+      const auto dim = static_cast<std::size_t>(p.integer("dim"));
+      std::int64_t rest = 1;
+      for (std::size_t i = 0; i < d.size(); ++i) rest *= i == dim ? 1 : d[i];
+      return dim < d.size() && d[dim] == 0 && rest > 0;
+    }};
+
 std::vector<Precondition> target_rules(bool source_is_bigger) {
   std::vector<Precondition> v = param_rules("target", "a shape");
   v.push_back({Rule::target_rank, "target", source_is_bigger ? "rank(target) <= rank(x)" : "rank(x) <= rank(target)"});
@@ -87,11 +101,13 @@ void register_reduction(std::vector<KernelSpec>& out) {
   out.push_back(reduction({.name = "max_all", .summary = "start -inf, replace on strict >", .source = "ops.rs:352",
                            .preconditions = x_rules({}), .accuracy = exact(),
                            .zero_sign_checked = true, .values = kMaxMinValues, .math = {oracle::max_fold, oracle::replay::max_fold}, 
-                           .oracle_text = "max ignoring NaN, first of equals; empty or all NaN: -inf"}));
+                           .oracle_text = "max ignoring NaN, first of equals; empty or all NaN: -inf",
+                           .allowed_rejections = {kEmptyWhole}}));
   out.push_back(reduction({.name = "min_all", .summary = "start +inf, replace on strict <", .source = "ops.rs:364",
                            .preconditions = x_rules({}), .accuracy = exact(),
                            .values = kMaxMinValues, .math = {oracle::min_fold, oracle::replay::min_fold}, 
-                           .oracle_text = "min ignoring NaN, first of equals; empty or all NaN: +inf"}));
+                           .oracle_text = "min ignoring NaN, first of equals; empty or all NaN: +inf",
+                           .allowed_rejections = {kEmptyWhole}}));
   out.push_back(reduction({.name = "mean_all", .summary = "sum_all / T(n); empty: NaN", .source = "ops.rs:376",
                            .preconditions = x_rules({}), .accuracy = mean,
                            .values = kSumValues, .math = {oracle::mean, oracle::replay::mean}, 
@@ -110,7 +126,9 @@ void register_reduction(std::vector<KernelSpec>& out) {
                              .values = summing ? kSumValues : kMaxMinValues, .math = math, 
                              .oracle_text = summing ? "per output cell, as sum_all / mean_all over the reduced axis"
                                                     : "per output cell, as max_all / min_all over the reduced axis",
-                             .notes = summing ? kSumNotes : "NaN ignored; an empty axis gives the identity."}));
+                             .notes = summing ? kSumNotes : "NaN ignored; an empty axis gives the identity.",
+                             .allowed_rejections = summing ? std::vector<AllowedRejection>{}
+                                                           : std::vector<AllowedRejection>{kEmptyAxis}}));
   }
   for (const bool is_max : {true, false}) {
     out.push_back(reduction(

@@ -14,7 +14,19 @@ namespace {
 
 std::string case_key(std::int64_t case_id) { return fmt::format("case {}", case_id); }
 
-// The call itself; a valid call that throws fails the case.
+// The contract's allowed rejection that `e` is, for this call (the rule and
+// operand it names, a call it applies to); nullptr where none is.
+const contract::AllowedRejection* allowed_rejection(const contract::KernelSpec& k, const KernelError& e, const gen::Case& cs) {
+  for (const auto& a : k.allowed_rejections)
+    try {
+      if (a.rule == e.rule() && a.operand == e.operand() && a.applies(cs.inputs, cs.params)) return &a;
+    } catch (const std::exception&) {  // (a parameter the predicate reads is missing: not that call)
+    }
+  return nullptr;
+}
+
+// The call itself; a valid call that throws fails the case (but for a
+// rejection the contract allows).
 bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vector<int>& path, const gen::Case& cs,
           std::vector<Tensor>& out) {
   auto& run = acc.tally("accepts valid input", CheckKind::run);
@@ -29,6 +41,24 @@ bool call(const Context& c, Tallies& acc, std::int64_t case_id, const std::vecto
     // Crash, abort, exception, hang, a write outside a buffer: the kind leads the message.
     const std::string what = fmt::format("{}: {}", e.kind(), e.what());
     acc.record(c, returns, false, case_key(case_id), [&] { return case_report(c, returns.name, case_id, path, cs, what); });
+    return false;
+  } catch (const KernelError& e) {
+    const contract::AllowedRejection* allowed = allowed_rejection(c.k, e, cs);
+    if (!allowed) {
+      const std::string what = fmt::format("a valid call failed: {}", e.what());
+      acc.record(c, run, false, case_key(case_id), [&] { return case_report(c, run.name, case_id, path, cs, what); });
+      return false;
+    }
+    // A rejection the operation allows (contracts/contract.h
+    // AllowedRejection): correct, and not the reference's answer.
+    acc.record(c, returns, true);
+    acc.record(c, run, true);
+    auto& as_reference = acc.tally("accepts valid input, as the reference does", CheckKind::run, Profile::reference);
+    acc.record(c, as_reference, false, case_key(case_id), [&] {
+      return case_report(c, as_reference.name, case_id, path, cs,
+                         fmt::format("rejected ({}), which the operation allows ({}) where the reference answers",
+                                     e.what(), allowed->why));
+    });
     return false;
   } catch (const std::exception& e) {
     const std::string what = fmt::format("a valid call failed: {}", e.what());

@@ -33,6 +33,11 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
     j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
     if (pc.reference_limit) j["preconditions"].back()["reference_limit"] = true;
   }
+  if (!k.allowed_rejections.empty()) {  // (valid calls a correct implementation may reject)
+    j["allowed_rejections"] = json::array();
+    for (const auto& a : k.allowed_rejections)
+      j["allowed_rejections"].push_back({{"rule", rule_name(a.rule)}, {"operand", a.operand}, {"why", a.why}});
+  }
   j["accuracy"] = json::array();
   for (const auto& a : k.accuracy) {
     const auto& m = a.accuracy;

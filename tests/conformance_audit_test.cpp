@@ -12,6 +12,7 @@
 #include "backends/reference/executor.h"
 #include "checks/check.h"
 #include "core/error.h"
+#include "drivers/driver.h"
 #include "engine/conformance.h"
 
 namespace kc {
@@ -87,6 +88,152 @@ TEST(ConformanceAudit, AResultOfAnotherShapeStillFails) {
     return e.message.find("where the defined result is f32 [0, ") != std::string::npos;
   });
   EXPECT_TRUE(named) << "the failure names the defined result";
+}
+
+// Every rule marked as the reference's limit, each kernel that has one: a
+// backend that answers the call with the defined (empty) result passes the
+// conformance profile's check of the rule and fails the reference profile's
+// "rejected as the reference does" (one test per changed rule:
+// docs/conformance-audit.md).
+class DefinedResult final : public Backend {
+ public:
+  DefinedResult() : ref_(make_backend("reference")) {}
+  std::string name() const override { return "defined_result_test"; }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    try {
+      return ref_->run(kernel, in, p);
+    } catch (const KernelError& e) {
+      const contract::KernelSpec& k = *contract::find_kernel(kernel);
+      const bool limit = std::any_of(k.preconditions.begin(), k.preconditions.end(), [&](const contract::Precondition& r) {
+        return r.reference_limit && r.rule == e.rule();
+      });
+      if (!limit) throw;
+      const gen::Case cs{{in.begin(), in.end()}, p};
+      std::vector<Tensor> out;
+      for (const auto& part : drivers::of(k).expected_output(k, cs).parts) out.emplace_back(part.dtype, part.dims);
+      return out;
+    }
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+};
+
+TEST(ConformanceAudit, EveryReferenceLimitAcceptsTheDefinedResult) {
+  const DefinedResult backend;
+  int rules = 0;
+  for (const auto& k : contract::all_kernels())
+    for (const auto& rule : k.preconditions) {
+      if (!rule.reference_limit) continue;
+      ++rules;
+      const std::string name = fmt::format("bad-input:{} ({})", rule_name(rule.rule), rule.operand);
+      for (const auto profile : {engine::Profile::conformance, engine::Profile::reference}) {
+        engine::RunOptions opts{.checks = &checks::registry()};
+        opts.cases = 3;
+        opts.profile = profile;
+        opts.backend = backend.name();
+        const auto r = engine::run_kernel_dtype(k, k.dtypes().list().front(), backend, opts);
+        if (profile == engine::Profile::conformance) {
+          EXPECT_EQ(tally(r, name).failed, 0) << k.name << " " << name;
+          EXPECT_GT(tally(r, name + ", rejected as the reference does").differs, 0) << k.name;
+        } else {
+          EXPECT_GT(tally(r, name + ", rejected as the reference does").failed, 0) << k.name;
+        }
+      }
+    }
+  EXPECT_GE(rules, 8) << "matmul, matmul_f32_bf16, fused_linear, transpose_last_two, triu, tril, layer_norm, rms_norm";
+}
+
+// silu, gelu, gelu_erf at -inf: the function's limit -0 (or +0) is as
+// correct as the reference's -inf * 0 = NaN; a wrong value (+inf) is not.
+class GatedAtMinusInf final : public Backend {
+ public:
+  explicit GatedAtMinusInf(double answer) : ref_(make_backend("reference")), answer_(answer) {}
+  std::string name() const override { return "gated_limit_test"; }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = ref_->run(kernel, in, p);
+    for (std::int64_t i = 0; i < in[0].numel(); ++i)
+      if (in[0].value_at(i) == -INFINITY) out[0].set_bits(i, double_to_bits(out[0].dtype(), answer_));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+  double answer_;
+};
+
+TEST(ConformanceAudit, GatedActivationsAtMinusInfinityMayReturnTheLimit) {
+  for (const char* kernel : {"silu", "gelu", "gelu_erf"})
+    for (const double answer : {-0.0, 0.0, static_cast<double>(INFINITY)}) {
+      const GatedAtMinusInf backend(answer);
+      for (const auto profile : {engine::Profile::conformance, engine::Profile::reference}) {
+        engine::RunOptions opts{.checks = &checks::registry()};
+        opts.cases = 20;
+        opts.profile = profile;
+        opts.backend = backend.name();
+        const auto r = engine::run_kernel_dtype(*contract::find_kernel(kernel), DType::f32, backend, opts);
+        const bool correct = answer == 0 && profile == engine::Profile::conformance;
+        EXPECT_EQ(r.verdict, correct ? engine::Verdict::pass : engine::Verdict::fail)
+            << kernel << " -> " << answer << " in " << engine::profile_name(profile) << ": " << r.headline;
+      }
+    }
+}
+
+// A check's failures and differences (0 where the run has no such check).
+std::int64_t outcomes(const engine::KernelDTypeResult& r, std::string_view name) {
+  for (const auto& c : r.checks)
+    if (c.name == name) return c.failed + c.differs;
+  return 0;
+}
+
+// Valid calls the reference answers and a correct implementation may
+// reject (contracts' allowed_rejections: an empty max, conv_transpose2d's
+// stride 0, ...): a backend that rejects exactly those, with the rule,
+// passes the conformance profile and fails the reference profile's
+// "accepts valid input, as the reference does"; one that names another
+// rule fails both.
+class RejectsAllowed final : public Backend {
+ public:
+  explicit RejectsAllowed(bool right_rule) : ref_(make_backend("reference")), right_rule_(right_rule) {}
+  std::string name() const override { return "rejects_allowed_test"; }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = ref_->run(kernel, in, p);  // (bad input: the reference's errors)
+    for (const auto& a : contract::find_kernel(kernel)->allowed_rejections)
+      if (a.applies(in, p))
+        throw KernelError(std::string(kernel), std::string(a.operand), right_rule_ ? a.rule : Rule::shape_mismatch, "test");
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+  bool right_rule_;
+};
+
+TEST(ConformanceAudit, EveryAllowedRejectionIsAcceptedWithItsRule) {
+  int kernels = 0;
+  for (const auto& k : contract::all_kernels()) {
+    if (k.allowed_rejections.empty()) continue;
+    ++kernels;
+    for (const bool right : {true, false})
+      for (const auto profile : {engine::Profile::conformance, engine::Profile::reference}) {
+        const RejectsAllowed backend(right);
+        engine::RunOptions opts{.checks = &checks::registry()};
+        opts.cases = 60;
+        opts.profile = profile;
+        opts.backend = backend.name();
+        const auto r = engine::run_kernel_dtype(k, k.dtypes().list().front(), backend, opts);
+        EXPECT_GT(outcomes(r, "accepts valid input, as the reference does") + outcomes(r, "accepts valid input"), 0)
+            << k.name << ": no call was rejected: the run drew none the rule allows";
+        const bool correct = right && profile == engine::Profile::conformance;
+        EXPECT_EQ(r.verdict, correct ? engine::Verdict::pass : engine::Verdict::fail)
+            << k.name << (right ? " with its rule" : " with another rule") << " in " << engine::profile_name(profile)
+            << ": " << r.headline;
+      }
+  }
+  EXPECT_EQ(kernels, 6) << "max_all, min_all, max_dim, min_dim, conv_transpose2d, conv2d_simple";
 }
 
 }  // namespace
