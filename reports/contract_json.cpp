@@ -8,6 +8,23 @@ namespace kc::reports {
 
 using nlohmann::json;
 
+namespace {
+
+// What a call must meet, and the valid calls a correct implementation may reject.
+void rules_json(const contract::KernelSpec& k, json& j) {
+  j["preconditions"] = json::array();
+  for (const auto& pc : k.preconditions) {
+    j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
+    if (pc.reference_limit) j["preconditions"].back()["reference_limit"] = true;
+  }
+  if (k.allowed_rejections.empty()) return;
+  j["allowed_rejections"] = json::array();
+  for (const auto& a : k.allowed_rejections)
+    j["allowed_rejections"].push_back({{"rule", rule_name(a.rule)}, {"operand", a.operand}, {"why", a.why}});
+}
+
+}  // namespace
+
 json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   json j;
   j["name"] = k.name;
@@ -28,16 +45,7 @@ json contract_json(const contract::KernelSpec& k, const Backend* backend) {
   const drivers::Driver* d = drivers::find(k.driver);
   j["output"] = d ? d->output_rule(k) : "(unknown driver)";
   j["layout"] = contract::layout_text(k.layout);
-  j["preconditions"] = json::array();
-  for (const auto& pc : k.preconditions) {
-    j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
-    if (pc.reference_limit) j["preconditions"].back()["reference_limit"] = true;
-  }
-  if (!k.allowed_rejections.empty()) {  // (valid calls a correct implementation may reject)
-    j["allowed_rejections"] = json::array();
-    for (const auto& a : k.allowed_rejections)
-      j["allowed_rejections"].push_back({{"rule", rule_name(a.rule)}, {"operand", a.operand}, {"why", a.why}});
-  }
+  rules_json(k, j);
   j["accuracy"] = json::array();
   for (const auto& a : k.accuracy) {
     const auto& m = a.accuracy;
