@@ -94,6 +94,18 @@ static inline kc_status ad_check_binary(const kc_tensor* in, int32_t n, kc_dtype
   }                                                                                                              \
   AD_BINARY_BLOCK(id, T, KC, ad_##id##_##T##_map)
 
+/* kconform_plugin_register's body: the library's name and version, the
+ * flags the adapter was built with, its kernel table. */
+static inline int ad_register(kc_plugin_info* info, const char* name, const char* version, const char* flags,
+                              const kc_kernel* kernels, size_t n) {
+  info->name = name;
+  info->version = version;
+  info->build_flags = flags;
+  info->kernels = kernels;
+  info->n_kernels = (int32_t)n;
+  return KC_PLUGIN_ABI_VERSION;
+}
+
 /* A kernel table entry for `ad_<id>_<T>`. */
 #define AD_ENTRY(name, id, T, KC, claim, bound) {name, KC, ad_##id##_##T, claim, bound, NULL}
 

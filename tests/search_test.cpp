@@ -25,33 +25,40 @@ namespace {
 
 constexpr double kX0 = 0.71875, kHalfWidth = 0x1p-17;
 
-class PlantedExp final : public Backend {
+// f32 exp pushed by error(x) ulps, from the exact value (in double), so
+// that a push under half an ulp moves the result where it lies near a
+// rounding boundary.
+class PushedExp final : public Backend {
  public:
-  PlantedExp() : ref_(make_backend("reference")) {}
-  std::string name() const override { return "planted:exp_needle"; }
+  PushedExp(std::string name, double (*error)(double)) : ref_(make_backend("reference")), name_(std::move(name)), error_(error) {}
+  std::string name() const override { return name_; }
   std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
   std::vector<Tensor> run(std::string_view k, std::span<const Tensor> in, const Params& p) const override {
     auto out = ref_->run(k, in, p);
     if (k != "exp" || in[0].dtype() != DType::f32) return out;
     for (std::int64_t i = 0; i < out[0].numel(); ++i) {
-      // From the exact value (in double), so that a push under half an
-      // ulp moves the result where it lies near a rounding boundary.
       const double x = in[0].value_at(i), z = std::exp(x);
       if (!std::isfinite(out[0].value_at(i)) || out[0].value_at(i) == 0 || z < 0x1p-126) continue;
-      const double d = std::fabs(x - kX0);
-      const double e = d < kHalfWidth ? 3.0 : 0.45 * std::pow(kHalfWidth / d, 0.25);
       const double ulp = std::ldexp(1.0, std::ilogb(z) - 23);
-      out[0].set_bits(i, double_to_bits(DType::f32, static_cast<float>(z + e * ulp)));
+      out[0].set_bits(i, double_to_bits(DType::f32, static_cast<float>(z + error_(x) * ulp)));
     }
     return out;
   }
 
  private:
   std::unique_ptr<Backend> ref_;
+  std::string name_;
+  double (*error_)(double);
 };
 
+// The needle: 3 ulps within 2^-17 of x0, 0.45 (2^-17 / d)^(1/4) outside.
+double needle(double x) {
+  const double d = std::fabs(x - kX0);
+  return d < kHalfWidth ? 3.0 : 0.45 * std::pow(kHalfWidth / d, 0.25);
+}
+
 TEST(WorstCaseSearch, FindsADefectOnA2ToTheMinus16IntervalThatRandomCasesMiss) {
-  const PlantedExp backend;
+  const PushedExp backend("planted:exp_needle", needle);
   const auto* k = contract::find_kernel("exp");
   engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = backend.name();
@@ -77,30 +84,10 @@ TEST(WorstCaseSearch, FindsADefectOnA2ToTheMinus16IntervalThatRandomCasesMiss) {
 // and fails the contract (distance > 1) well before it: the search keeps
 // climbing past its first failure to the largest error, at least the
 // run's own figure (issue 37, item 7: it stopped at the first failure).
-class PeakExp final : public Backend {
- public:
-  PeakExp() : ref_(make_backend("reference")) {}
-  std::string name() const override { return "planted:exp_peak"; }
-  std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
-  std::vector<Tensor> run(std::string_view k, std::span<const Tensor> in, const Params& p) const override {
-    auto out = ref_->run(k, in, p);
-    if (k != "exp" || in[0].dtype() != DType::f32) return out;
-    for (std::int64_t i = 0; i < out[0].numel(); ++i) {
-      const double x = in[0].value_at(i), z = std::exp(x);
-      if (!std::isfinite(out[0].value_at(i)) || out[0].value_at(i) == 0 || z < 0x1p-126) continue;
-      const double e = 3.4 * std::max(0.0, 1 - std::fabs(x - kX0) / 0.25);  // 0 beyond 0.25 of x0
-      const double ulp = std::ldexp(1.0, std::ilogb(z) - 23);
-      out[0].set_bits(i, double_to_bits(DType::f32, static_cast<float>(z + e * ulp)));
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<Backend> ref_;
-};
+double peak(double x) { return 3.4 * std::max(0.0, 1 - std::fabs(x - kX0) / 0.25); }  // 0 beyond 0.25 of x0
 
 TEST(WorstCaseSearch, KeepsClimbingPastTheFirstFailure) {
-  const PeakExp backend;
+  const PushedExp backend("planted:exp_peak", peak);
   const auto* k = contract::find_kernel("exp");
   engine::RunOptions opts{.checks = &checks::registry()};
   opts.backend = backend.name();

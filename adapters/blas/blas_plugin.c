@@ -165,10 +165,5 @@ int kconform_plugin_register(kc_plugin_info* info) {
 #else
   snprintf(version, sizeof version, "unknown");
 #endif
-  info->name = KC_BLAS_NAME;
-  info->version = version;
-  info->build_flags = KC_ADAPTER_FLAGS;
-  info->kernels = kKernels;
-  info->n_kernels = (int32_t)(sizeof kKernels / sizeof kKernels[0]);
-  return KC_PLUGIN_ABI_VERSION;
+  return ad_register(info, KC_BLAS_NAME, version, KC_ADAPTER_FLAGS, kKernels, sizeof kKernels / sizeof kKernels[0]);
 }

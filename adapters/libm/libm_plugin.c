@@ -32,10 +32,5 @@ static const kc_kernel kKernels[] = {LIBM_UNARY(ENTRIES) AD_ENTRY("pow", pow, fl
 int kconform_plugin_register(kc_plugin_info* info) {
   static char version[64];
   snprintf(version, sizeof version, "glibc %s", gnu_get_libc_version());
-  info->name = "glibc-libm";
-  info->version = version;
-  info->build_flags = KC_ADAPTER_FLAGS;
-  info->kernels = kKernels;
-  info->n_kernels = (int32_t)(sizeof kKernels / sizeof kKernels[0]);
-  return KC_PLUGIN_ABI_VERSION;
+  return ad_register(info, "glibc-libm", version, KC_ADAPTER_FLAGS, kKernels, sizeof kKernels / sizeof kKernels[0]);
 }

@@ -56,10 +56,5 @@ static const kc_kernel kKernels[] = {MVEC_UNARY(ENTRIES) AD_ENTRY("pow", pow, fl
 int kconform_plugin_register(kc_plugin_info* info) {
   static char version[128];
   snprintf(version, sizeof version, "glibc %s libmvec, %s", gnu_get_libc_version(), isa());
-  info->name = "glibc-libmvec";
-  info->version = version;
-  info->build_flags = KC_ADAPTER_FLAGS;
-  info->kernels = kKernels;
-  info->n_kernels = (int32_t)(sizeof kKernels / sizeof kKernels[0]);
-  return KC_PLUGIN_ABI_VERSION;
+  return ad_register(info, "glibc-libmvec", version, KC_ADAPTER_FLAGS, kKernels, sizeof kKernels / sizeof kKernels[0]);
 }

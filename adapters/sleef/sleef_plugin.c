@@ -77,10 +77,5 @@ int kconform_plugin_register(kc_plugin_info* info) {
   static char name[64], version[96];
   snprintf(name, sizeof name, "sleef-u%d-%s", SLEEF_U, SLEEF_VECTOR ? "vector" : "scalar");
   snprintf(version, sizeof version, "SLEEF %d.%d.%d, %s", SLEEF_VERSION_MAJOR, SLEEF_VERSION_MINOR, SLEEF_VERSION_PATCHLEVEL, isa());
-  info->name = name;
-  info->version = version;
-  info->build_flags = KC_ADAPTER_FLAGS;
-  info->kernels = kKernels;
-  info->n_kernels = (int32_t)(sizeof kKernels / sizeof kKernels[0]);
-  return KC_PLUGIN_ABI_VERSION;
+  return ad_register(info, name, version, KC_ADAPTER_FLAGS, kKernels, sizeof kKernels / sizeof kKernels[0]);
 }
