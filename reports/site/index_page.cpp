@@ -14,7 +14,8 @@ namespace {
 std::string run_metadata(const json& run) {
   static const std::pair<const char*, const char*> fields[] = {
       {"commit", "project commit"}, {"kconform", "kconform version"}, {"backend", "backend"},
-      {"profile", "contract profile"},  {"plugin", "plug-in"},
+      {"profile", "contract profile"},  {"accuracy_tier", "accuracy tier"}, {"accuracy_tier_source", "its bounds' source"},
+      {"plugin", "plug-in"},            {"environment", "recorded environment"},
       {"compiler", "compiler"},     {"flags", "flags"},               {"mpfr", "MPFR"},
       {"gmp", "GMP"},               {"glibc", "glibc"},               {"boost", "Boost"},
       {"seed", "seed"},             {"cases_per_kernel", "random cases per kernel x dtype"},

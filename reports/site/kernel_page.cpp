@@ -257,7 +257,12 @@ Metric metric_of(const json& r, const json& model) {
 // on a pass the figure that holds.
 std::string verdict_block(const json& r) {
   const std::string v = r["verdict"].get<std::string>();
-  std::string s;
+  // Which bound graded the accuracy check (docs/accuracy-tiers.md).
+  const json& tier = field(r, "accuracy_tier");
+  std::string s = !tier.is_object() ? ""
+                  : fmt::format("<p class=\"tier\">accuracy tier <strong>{}</strong>: {}</p>", str(tier, "name"),
+                                field(tier, "covered") == false ? "not covered: graded against the contract's bound"
+                                                                : str(tier, "bound"));
   const json& f = r.contains("findings") && r["findings"].is_array() ? r["findings"] : json::array();
   if (v == "fail" && !f.empty()) {
     s += "<ul class=\"findings\">";
@@ -268,7 +273,7 @@ std::string verdict_block(const json& r) {
                        i == 0 ? "<strong>" + str(f[i], "text") + "</strong>" : str(f[i], "text"));
     return s + "</ul>";
   }
-  return fmt::format("<p class=\"headline\">{}</p>", str(r, "headline"));
+  return s + fmt::format("<p class=\"headline\">{}</p>", str(r, "headline"));
 }
 
 std::string figures(const json& r, const json& model, const std::string& dt) {
