@@ -120,13 +120,30 @@ void powi(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   mpfr_pow_si(raw(*out.unreplayed), raw(in.x), n, MPFR_RNDN);
 }
 
-// Parameters are converted into T as the reference's NumCast does.
+// Parameters are converted into T as the reference's NumCast does. The
+// conformance profile also accepts the scalar kept in f32 or exact (f64),
+// with one rounding to T, or for the halves PyTorch's opmath: x and f32(c)
+// in f32, rounded to f32 and then to T. The operation is x + c; where c
+// and the sum are rounded is the implementation's (docs/conformance-audit.md).
+template <class Op>
+void with_scalar(const MpScalar& in, Exact& out, Op op) {
+  const double c = in.ctx.params->real("c");
+  const double c32 = static_cast<double>(static_cast<float>(c));
+  out.value = op(in.x, Mp(num_cast(in.ctx.dtype, c)));
+  const bool half = in.ctx.dtype == DType::bf16 || in.ctx.dtype == DType::f16;
+  for (Mp v : {op(in.x, Mp(c32)), op(in.x, Mp(c)), half ? rn(DType::f32, op(in.x, Mp(c32))) : out.value})
+    if (!(v == out.value) && !is_nan(v)) out.alternatives.push_back(std::move(v));
+}
 void add_scalar(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
-  out.value = in.x + Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
+  with_scalar(in, out, [](const Mp& x, const Mp& c) { return Mp(x + c); });
 }
 void mul_scalar(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
-  out.value = in.x * Mp(num_cast(in.ctx.dtype, in.ctx.params->real("c")));
+  with_scalar(in, out, [](const Mp& x, const Mp& c) { return Mp(x * c); });
 }
+// The conformance profile also accepts PyTorch's answers where the
+// reference's is one choice among valid ones: max everywhere when min >
+// max (torch.clamp's documented rule), and either zero where x and a bound
+// are zeros of opposite signs (a max/min that orders -0 below +0).
 void clamp(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   const Mp lo(num_cast(in.ctx.dtype, in.ctx.params->real("min")));
   const Mp hi(num_cast(in.ctx.dtype, in.ctx.params->real("max")));
@@ -134,6 +151,9 @@ void clamp(const Scalar& given, Exact& out) { const MpScalar in = mp(given);
   else if (in.x < lo) out.value = lo;
   else if (in.x > hi) out.value = hi;
   else out.value = in.x;
+  if (is_nan(in.x)) return;
+  if (hi < lo && !(out.value == hi)) out.alternatives.push_back(hi);
+  if (is_zero(in.x) && (is_zero(lo) || is_zero(hi))) out.alternatives.push_back(-out.value);
 }
 
 // ---- The replays: the reference's bits. ----

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "drivers/driver.h"
 #include "engine/conformance.h"
+#include "oracles/rounding.h"
 
 namespace kc {
 namespace {
@@ -234,6 +235,69 @@ TEST(ConformanceAudit, EveryAllowedRejectionIsAcceptedWithItsRule) {
       }
   }
   EXPECT_EQ(kernels, 6) << "max_all, min_all, max_dim, min_dim, conv_transpose2d, conv2d_simple";
+}
+
+// PyTorch's answers where the reference's is one valid choice: the scalar
+// of add_scalar/mul_scalar kept in f32 (opmath: x and c in f32, then T),
+// and clamp's max everywhere when min > max, with -0 ordered below +0.
+// Correct in the conformance profile, not the reference's bits; a wrong
+// answer (the scalar truncated to bf16) still fails.
+enum class Torchlike { opmath, truncated_scalar, clamp };
+class TorchScalars final : public Backend {
+ public:
+  explicit TorchScalars(Torchlike how) : ref_(make_backend("reference")), how_(how) {}
+  std::string name() const override { return "torch_scalars_test"; }
+  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = ref_->run(kernel, in, p);  // (bad input: the reference's errors)
+    const DType t = in[0].dtype();
+    for (std::int64_t i = 0; i < in[0].numel(); ++i) {
+      const float x = static_cast<float>(in[0].value_at(i));
+      float y = 0;
+      if (how_ == Torchlike::clamp) {
+        const auto lo = static_cast<float>(oracle::num_cast(t, p.real("min"))), hi = static_cast<float>(oracle::num_cast(t, p.real("max")));
+        const auto below = [](float a, float b) { return a < b || (a == 0 && b == 0 && std::signbit(a) && !std::signbit(b)); };
+        y = std::isnan(x) ? x : lo > hi ? hi : below(x, lo) ? lo : below(hi, x) ? hi : x;
+      } else {
+        const double c = p.real("c");
+        const float cf = how_ == Torchlike::opmath ? static_cast<float>(c) : static_cast<float>(std::trunc(c) + 0.25);
+        y = kernel == "add_scalar" ? x + cf : x * cf;
+      }
+      out[0].set_bits(i, double_to_bits(t, round_to_format(y, t)));  // (then to T, to nearest)
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Backend> ref_;
+  Torchlike how_;
+};
+
+TEST(ConformanceAudit, PyTorchsScalarAndClampChoicesAreCorrect) {
+  const auto verdict = [](Torchlike how, const char* kernel, DType t, engine::Profile profile) {
+    const TorchScalars backend(how);
+    engine::RunOptions opts{.checks = &checks::registry()};
+    opts.cases = 40;
+    opts.profile = profile;
+    opts.backend = backend.name();
+    opts.exhaustive_halves = false;
+    return engine::run_kernel_dtype(*contract::find_kernel(kernel), t, backend, opts);
+  };
+  for (const char* kernel : {"add_scalar", "mul_scalar"})
+    for (const DType t : {DType::bf16, DType::f16}) {
+      const auto conf = verdict(Torchlike::opmath, kernel, t, engine::Profile::conformance);
+      EXPECT_EQ(conf.verdict, engine::Verdict::pass) << kernel << " " << dtype_name(t) << ": " << conf.headline << "\n" << (conf.failures.empty() ? "" : conf.failures[0].message);
+      EXPECT_EQ(verdict(Torchlike::opmath, kernel, t, engine::Profile::reference).verdict, engine::Verdict::fail)
+          << kernel << " " << dtype_name(t) << ": the reference rounds c to T first";
+    }
+  EXPECT_EQ(verdict(Torchlike::truncated_scalar, "mul_scalar", DType::bf16, engine::Profile::conformance).verdict,
+            engine::Verdict::fail);
+  for (const DType t : {DType::f32, DType::bf16}) {
+    const auto conf = verdict(Torchlike::clamp, "clamp", t, engine::Profile::conformance);
+    EXPECT_EQ(conf.verdict, engine::Verdict::pass) << dtype_name(t) << ": " << conf.headline;
+    EXPECT_EQ(verdict(Torchlike::clamp, "clamp", t, engine::Profile::reference).verdict, engine::Verdict::fail)
+        << dtype_name(t) << ": min > max gives max everywhere, not the reference's min below it";
+  }
 }
 
 }  // namespace
