@@ -46,8 +46,10 @@ class Symmetry final : public Check {
       if (std::isnan(x.value_at(i))) continue;
       const std::uint64_t a = v.y.bits_at(i), b = out2[0].bits_at(i);
       const double av = v.y.value_at(i), bv = out2[0].value_at(i);
+      // (the latitude only where it is not 0: bit for bit, a zero's sign included, otherwise)
+      const double lat = property_latitude(v.c, av, bv);
       const bool ok = (std::isnan(av) && std::isnan(bv)) || (odd_ ? b == (a ^ sign) : b == a) ||
-                      std::fabs(bv - (odd_ ? -av : av)) <= property_latitude(v.c, av, bv);
+                      (lat > 0 && std::fabs(bv - (odd_ ? -av : av)) <= lat);
       if (ok) {
         acc.record(v.c, tally, true);
         continue;

@@ -139,11 +139,22 @@ LoadedCase load_case(const fs::path& dir) {
   lc.cs.params = parse_params_for(*lc.kernel, m.value("params", ""));
   if (!m.contains("inputs") || !m["inputs"].is_array()) throw bad("no inputs");
   for (const auto& in : m["inputs"]) {
-    const auto dt = parse_dtype(in.value("dtype", ""));
-    if (!dt || !in.contains("shape") || !in["shape"].is_array() || !in.contains("file")) throw bad("an input lacks dtype, shape or file");
+    const auto dt = in.is_object() && in.contains("dtype") && in["dtype"].is_string() ? parse_dtype(in["dtype"].get<std::string>()) : std::nullopt;
+    if (!dt || !in.contains("shape") || !in["shape"].is_array() || !in.contains("file") || !in["file"].is_string())
+      throw bad("an input lacks its dtype, shape or file");
     Dims dims;
-    for (const auto& d : in["shape"]) dims.push_back(d.get<std::int64_t>());
+    for (const auto& d : in["shape"]) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 0) throw bad("a shape holds something other than dims >= 0");
+      dims.push_back(d.get<std::int64_t>());
+    }
     lc.cs.inputs.push_back(read_npy(file.parent_path() / in["file"].get<std::string>(), *dt, dims));
+  }
+  // An edited case must still be a valid call of the kernel: the
+  // reference's preconditions say (a case every check can grade).
+  try {
+    make_backend("reference")->run(lc.kernel->name, lc.cs.inputs, lc.cs.params);
+  } catch (const KernelError& e) {
+    throw bad(fmt::format("not a valid call of {}: {}", lc.kernel->name, e.what()));
   }
   return lc;
 }

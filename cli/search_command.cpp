@@ -32,6 +32,8 @@ int search(const SearchCommand& o) {
     return !why.empty();
   });
   if (plan.empty()) throw UsageError("no one-input elementwise kernel among those asked for");
+  const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
+  if (tier) opts.tier = &*tier;
   std::optional<reports::StagedFile> json_out;
   if (!o.json.empty()) json_out.emplace(o.json);
   nlohmann::json doc = nlohmann::json::array();

@@ -30,7 +30,7 @@ std::optional<contract::Accuracy> bound_of(std::string_view metric, double value
   if (metric == "exact") return contract::Accuracy{.kind = AccuracyKind::exact};
   if (!(value >= 0) || !std::isfinite(value)) return std::nullopt;
   if (metric == "frac_ulp") return contract::Accuracy{.kind = AccuracyKind::ulp_bound, .max_frac_ulp = value};
-  if (metric == "distance" && value == std::floor(value))
+  if (metric == "distance" && value == std::floor(value) && value <= 0x1p62)
     return contract::Accuracy{.kind = AccuracyKind::ulp_bound, .max_frac_ulp = value + 0.5,
                               .max_distance = static_cast<std::int64_t>(value)};
   return std::nullopt;
@@ -78,7 +78,7 @@ AccuracyTier parse_tier(std::string_view text, std::string_view file) {
       if (end == value.c_str() || *end != '\0') throw fail(fmt::format("bound '{}' is not a number", value));
     }
     const std::optional<contract::Accuracy> a = bound_of(metric, v);
-    if (!a) throw fail(fmt::format("'{} {}' is not a bound (frac_ulp >= 0, distance a whole number >= 0)", metric, value));
+    if (!a) throw fail(fmt::format("'{} {}' is not a bound (frac_ulp >= 0, distance a whole number from 0 to 2^62)", metric, value));
     if (!tier.bounds.emplace(std::pair{kernel, *t}, *a).second) throw fail(fmt::format("{} {} listed twice", kernel, dtype));
   }
   if (tier.name.empty()) throw UsageError(fmt::format("tier file {}: no 'name:' line", file));

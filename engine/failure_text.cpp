@@ -50,7 +50,7 @@ std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, co
   if (o.backend != defaults.backend) s += " --backend " + o.backend;
   s += isolation_flags(o.isolation);
   if (o.profile != default_profile(o.backend)) s += fmt::format(" --profile {}", profile_name(o.profile));
-  if (o.tier) s += " --accuracy " + o.tier->spec;
+  if (o.tier) s += " --accuracy " + shell_word(o.tier->spec);
   if (verb != ReplayVerb::run) return s;
   if (o.cases != defaults.cases) s += fmt::format(" --cases {}", o.cases);
   if (o.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", o.sweeps);

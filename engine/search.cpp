@@ -28,23 +28,27 @@ namespace {
 constexpr std::size_t kPool = 16;
 constexpr std::int64_t kBatch = 256;
 
+// An element's rank: failures above passes, and within each by error, so
+// that the climb goes on past the first failure to the largest failing
+// error it can reach (a failure ranked above every error, whatever its
+// size, stopped at the first one: erf f32 at 0.585 ulp where a run had
+// found 1.692), and a failure whose error is small (a zero's sign) is
+// still the worst over any pass. A failure without a finite error (a wrong
+// NaN, infinity or special value) outranks every finite one. The error is
+// taken on the tallies' grid (engine/figure_grid.h): a fast-path grade's
+// figure is approximate, its grid point MPFR's, so the pool and the climb
+// are the same on every CPU; the worst found is graded again by MPFR for
+// its figures (exact_grade).
 struct Candidate {
-  double score;  // the fractional error; +inf when the element failed
-  std::uint64_t bits;
+  bool failed = false;
+  double score = -INFINITY;  // the fractional error; +inf for a failure without one
+  std::uint64_t bits = 0;
+  bool beats(const Candidate& o) const { return failed != o.failed ? failed : score > o.score; }
 };
 
-// The element's score: its error, failing or not, so that the climb goes
-// on past the first failure to the largest error it can reach (a failure
-// scored above every error stopped at the first one: erf f32 at 0.585 ulp
-// where a run had found 1.692). A failure without a finite error (a wrong
-// NaN, infinity or special value) outscores every finite one. Its error on
-// the tallies' grid (engine/figure_grid.h): a fast-path grade's figure is
-// approximate, its grid point MPFR's, so the pool and the climb are the
-// same on every CPU; the worst found is graded again by MPFR for its
-// figures (exact_grade).
-double score_of(const Grade& g) {
-  if (std::isfinite(g.frac)) return on_grid(g.frac);
-  return g.pass ? -1 : INFINITY;
+Candidate score_of(const Grade& g, std::uint64_t bits) {
+  const double s = std::isfinite(g.frac) ? on_grid(g.frac) : g.pass ? -1 : INFINITY;
+  return {!g.pass, s, bits};
 }
 
 // One search's state and its phases (search.h): the pool of the
@@ -64,27 +68,27 @@ class WorstSearch {
   template <class With>
   void exact_grade(std::uint64_t bits, With&& with);
   static double exact_score(const Grade& g) { return std::isfinite(g.frac) ? g.frac : g.pass ? -1 : INFINITY; }
+  bool found() const { return best_.score > -INFINITY || best_.failed; }
 
   const Context& c_;
   std::int64_t evaluations_;
   std::vector<Candidate> pool_;
-  double best_ = -INFINITY;
-  std::uint64_t best_bits_ = 0;
+  Candidate best_;
   Params params_;
 };
 
 // An element graded: counted, the best kept, and the pool entered where it
 // outscores the pool's last (each input once).
 void WorstSearch::consider(std::uint64_t bits, const Grade& g) {
-  const double s = score_of(g);
+  const Candidate s = score_of(g, bits);
   ++res.evaluations;
   res.failed |= !g.pass;
-  if (s > best_) best_ = s, best_bits_ = bits;
+  if (s.beats(best_)) best_ = s;
   if (std::any_of(pool_.begin(), pool_.end(), [&](const Candidate& p) { return p.bits == bits; })) return;
-  if (pool_.size() < kPool) pool_.push_back({s, bits});
-  else if (s > pool_.back().score) pool_.back() = {s, bits};
+  if (pool_.size() < kPool) pool_.push_back(s);
+  else if (s.beats(pool_.back())) pool_.back() = s;
   else return;
-  std::stable_sort(pool_.begin(), pool_.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+  std::stable_sort(pool_.begin(), pool_.end(), [](const Candidate& a, const Candidate& b) { return a.beats(b); });
 }
 
 // Grades the inputs `bits` (one kernel call): each element's grade.
@@ -129,9 +133,9 @@ void WorstSearch::random_phase() {
     if (!bits.empty()) grade_batch(bits, cs.params);
   }
   res.random_evaluations = res.evaluations;
-  res.random_worst_frac = best_;
-  if (best_ > -INFINITY)
-    exact_grade(best_bits_, [&](const gen::Case&, const drivers::Element&, const Tensor&, const Grade& g) {
+  res.random_worst_frac = best_.score;
+  if (found())
+    exact_grade(best_.bits, [&](const gen::Case&, const drivers::Element&, const Tensor&, const Grade& g) {
       res.random_worst_frac = exact_score(g);
     });
   res.random_failed = res.failed;
@@ -161,8 +165,8 @@ void WorstSearch::climb(std::uint64_t seed) {
 
 // The worst element, in full.
 void WorstSearch::finish() {
-  res.worst_frac = best_;
-  exact_grade(best_bits_, [&](const gen::Case& one, const drivers::Element& e, const Tensor& y, const Grade& g) {
+  res.worst_frac = best_.score;
+  exact_grade(best_.bits, [&](const gen::Case& one, const drivers::Element& e, const Tensor& y, const Grade& g) {
     res.worst_frac = exact_score(g);
     res.worst_distance = g.distance;
     res.worst = element_report(c_, g.pass ? "accuracy" : (g.special ? "special:" + g.rule : "accuracy"), -1, {}, one, e,

@@ -27,10 +27,11 @@ class OverflowReach {
   // below double's range that matters to an overflow).
   void add_product(double a, double b);
 
-  // Whether some order of the n terms' additions, each rounded to t (and
+  // Whether some order of the terms' additions, each rounded to t (and
   // each product rounded to t, where products are), reaches +inf, -inf,
   // or NaN. Necessary conditions (never refuses a reachable result), within
-  // a relative (1 + u)^(2n + 2) of sufficient ones.
+  // a relative (1 + u)^(2m) (1 + (m + 132) 2^-63) of sufficient ones, m the terms of
+  // the sign that overflows.
   bool reaches_pos_inf(DType t) const;
   bool reaches_neg_inf(DType t) const;
   bool reaches_nan(DType t) const;
@@ -44,9 +45,10 @@ class OverflowReach {
   void admit(DType t, Exact& out) const;
 
  private:
-  long double pos_ = 0, neg_ = 0;  // sums of the finite terms' magnitudes, by sign
-  bool pos_inf_ = false, neg_inf_ = false, nan_ = false;
-  std::size_t n_ = 0;
+  bool sign_overflows(long double magnitude, std::size_t m, DType t) const;
+  long double pos_ = 0, neg_ = 0;  // sums of the finite non-zero terms' magnitudes, by sign
+  std::size_t n_pos_ = 0, n_neg_ = 0;  // how many there are
+  bool pos_inf_ = false, neg_inf_ = false, nan_ = false, products_ = false;
 };
 
 }  // namespace kc::oracle

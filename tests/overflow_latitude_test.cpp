@@ -130,18 +130,26 @@ TEST(OverflowLatitude, AnOverflowNoOrderReachesFails) {
 }
 
 // The test's band (oracles/overflow_reach.h): a positive total just below
-// max / (1 + u)^n reaches nothing; at max it reaches +inf; both signs
-// reaching their infinity reach NaN.
+// max / (1 + u)^(m - 2) reaches nothing; at max it reaches +inf; both signs
+// reaching their infinity reach NaN. One term of a sign never overflows
+// a sum ([max, -max] is 0 in every order; [max] has no addition), nor one
+// product that is itself finite.
 TEST(OverflowLatitude, TheReachTestsThreshold) {
   const double max = 1.7976931348623157e308;
-  oracle::OverflowReach below, at, both;
+  oracle::OverflowReach below, at, both, opposite, single, product;
   for (int i = 0; i < 4; ++i) below.add(max / 4 * (1 - 0x1p-35));
   for (int i = 0; i < 4; ++i) at.add(max / 4);
-  both.add(max), both.add(-max), both.add(1);
+  for (double v : {max, max, -max, -max}) both.add(v);
+  opposite.add(max), opposite.add(-max);
+  single.add(max);
+  product.add_product(max, 1.0);
   EXPECT_FALSE(below.reaches_pos_inf(DType::f64));
   EXPECT_TRUE(at.reaches_pos_inf(DType::f64));
   EXPECT_FALSE(at.reaches_nan(DType::f64));
   EXPECT_TRUE(both.reaches_nan(DType::f64) && both.reaches_pos_inf(DType::f64) && both.reaches_neg_inf(DType::f64));
+  EXPECT_FALSE(opposite.reaches_nan(DType::f64) || opposite.reaches_pos_inf(DType::f64) || opposite.reaches_neg_inf(DType::f64));
+  EXPECT_FALSE(single.reaches_pos_inf(DType::f64));
+  EXPECT_FALSE(product.reaches_pos_inf(DType::f64));
 }
 
 }  // namespace
