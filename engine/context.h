@@ -22,9 +22,12 @@ struct Context {
   // Which of the kernel's outputs is being graded (drivers::Expectation::
   // parts): its dtype is the one its elements are graded in.
   std::size_t output = 0;
+  // The bound the accuracy check grades against (the run's tier, else the
+  // contract's): looked up once per kernel x dtype, not per element (a
+  // tier's lookup builds a key string).
+  const contract::Accuracy* graded = graded_accuracy(opts, k, t);
   DType out_dtype() const { return k.out_dtype(t, output); }
-  // The bound the accuracy check grades against (the run's tier, else the contract's).
-  const contract::Accuracy* accuracy() const { return graded_accuracy(opts, k, t); }
+  const contract::Accuracy* accuracy() const { return graded; }
 };
 
 }  // namespace kc::engine

@@ -151,15 +151,17 @@ TEST(AccuracyTier, ClaimedWithoutClaimsCoversNothing) {
 TEST(AccuracyTier, PropertyLatitudeFollowsTheGradedModel) {
   const auto ref = make_backend("reference");
   const contract::KernelSpec& k = *contract::find_kernel("cos");
-  engine::RunOptions opts;
-  const engine::Context plain{k, DType::f32, *ref, drivers::of(k), opts};
+  const auto latitude = [&](const engine::AccuracyTier& tier, double a, double b) {
+    engine::RunOptions opts;
+    opts.tier = &tier;
+    const engine::Context c{k, DType::f32, *ref, drivers::of(k), opts};  // (the bound is looked up here)
+    return checks::property_latitude(c, a, b);
+  };
   const engine::AccuracyTier cr = engine::parse_tier("name: cr\nsource: s\ncos f32 correctly_rounded\n", "c.tier");
-  opts.tier = &cr;
-  EXPECT_EQ(checks::property_latitude(plain, 0.5, 0.5), 0);
+  EXPECT_EQ(latitude(cr, 0.5, 0.5), 0);
   const engine::AccuracyTier four = engine::parse_tier("name: four\nsource: s\ncos f32 frac_ulp 4\n", "f.tier");
-  opts.tier = &four;
-  EXPECT_EQ(checks::property_latitude(plain, 0.75, 0.75), 2 * 4 * 2 * 0x1p-24);
-  EXPECT_EQ(checks::property_latitude(plain, INFINITY, 0.75), 0);
+  EXPECT_EQ(latitude(four, 0.75, 0.75), 2 * 4 * 2 * 0x1p-24);
+  EXPECT_EQ(latitude(four, INFINITY, 0.75), 0);
 }
 
 }  // namespace
