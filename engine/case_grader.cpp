@@ -91,6 +91,7 @@ void CaseGrader::element(const drivers::Element& e) {
   acc_.escalations += g.escalations;
   if (full_stats_) acc_.add_coverage(*c_, e, g, yv);
   record(e, g, yv, yb);
+  if (full_stats_ && c_->opts.dump) dump(e, g, yb);  // (not a shrink's or a property's regrade)
   if (keep_.grades) grades_.push_back(g);
   if (g.special) {
     ++acc_.special;
@@ -154,11 +155,19 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   }
 }
 
+// One line per graded element (the format is the README's "--dump"): the
+// first six fields name the element and its bits, the last two say how it
+// was graded, so a reader recomputing the accuracy figures takes the
+// `accuracy` lines and a reader looking at a failing case sees all of it.
+void CaseGrader::dump(const drivers::Element& e, const Grade& g, std::uint64_t yb) const {
+  const char* how = g.special ? "special" : g.replayed ? "replayed" : std::isfinite(g.frac) ? "accuracy" : "nonfinite";
+  *c_->opts.dump << c_->k.name << ' ' << dtype_name(c_->t) << ' ' << v_.case_id << ' ' << e.out << ' '
+                 << joined_hex(*c_, e) << ' ' << hex_bits(c_->out_dtype(), yb) << ' ' << how << ' '
+                 << (g.pass ? "pass" : "fail") << '\n';
+}
+
 void CaseGrader::record_statistics(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb,
                                    const Tallies::Place& place) {
-  if (std::isfinite(g.frac) && c_->opts.dump)
-    *c_->opts.dump << c_->k.name << ' ' << dtype_name(c_->t) << ' ' << v_.case_id << ' ' << e.out << ' '
-                  << joined_hex(*c_, e) << ' ' << hex_bits(c_->out_dtype(), yb) << '\n';
   // (A replayed element, the unbounded ones included, has no statistics:
   // what is shown here is always an accuracy figure.)
   auto report = [&] { return report_as("accuracy", e, g, yv, yb); };

@@ -49,6 +49,7 @@ class CaseGrader {
   void tally_pass(const Figures& f, std::span<const double> args, bool profiled, std::uint64_t x_bits, double yv);
   // The verdict's tallies, reports and statistics of a graded element.
   void record(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb);
+  void dump(const drivers::Element& e, const Grade& g, std::uint64_t yb) const;
   void record_statistics(const drivers::Element& e, const Grade& g, double yv, std::uint64_t yb,
                          const Tallies::Place& place);
   ElementReport report_as(const std::string& check, const drivers::Element& e, const Grade& g, double yv,

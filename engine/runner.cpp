@@ -118,7 +118,10 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
                    const std::string& check) {
   const std::vector<int> path = shrink(c, checks, id, cs, check);
   Tallies scratch;
-  grade_case(c, checks, scratch, id, path, cs, true);
+  // (Graded again for its report only: --dump holds the run's own cases.)
+  RunOptions undumped = c.opts;
+  undumped.dump = nullptr;
+  grade_case(Context{c.k, c.t, c.backend, c.driver, undumped, c.statistics_case}, checks, scratch, id, path, cs, true);
   for (const ElementReport& first : scratch.failures) {
     if (first.check != check) continue;
     ElementReport f = first;

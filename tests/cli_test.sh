@@ -205,6 +205,24 @@ script -qec "$kc run --family unary --dtype f32" /dev/null >"$work/err" 2>&1
 progress_check "terminal: a live line redrawn in place, erased before each result line" \
   'python3 -c "import re,sys; d=b\"\\n\"+open(sys.argv[1],\"rb\").read(); sys.exit(0 if re.search(rb\"\\r\\x1b\\[K\\[[0-9]+/[0-9]+ kernel x dtype\\]\", d) and not re.search(rb\"(?<!\\n)(?<!\\x1b\\[K)PASS \", d) else 1)" "$work/err"'
 
+# --dump with --case: every element of that case, the failing ones and those
+# with no finite ulp figure included (issue 37: it wrote an empty file for a
+# failing matmul case), and none of the shrinker's regrades.
+"$kc" run --kernel matmul --dtype f32 --backend mutant:matmul_drops_last_k --seed 1 --case 0 --quiet \
+  --dump "$work/case0.txt" --save-case "$work/case0" >/dev/null 2>&1
+if /usr/bin/python3 - "$work/case0.txt" "$work/case0/case.json" <<'PY'
+import json, math, sys
+lines = [l.split() for l in open(sys.argv[1])]
+shape = json.load(open(sys.argv[2]))["outputs"][0]["shape"]
+n = math.prod(shape)
+assert all(len(l) == 8 and l[2] == "0" for l in lines), "a line of another case or format"
+assert sorted(int(l[3]) for l in lines) == list(range(n)), f"{len(lines)} lines for {n} elements"
+kinds = {(l[6], l[7]) for l in lines}
+assert ("nonfinite", "fail") in kinds and ("accuracy", "fail") in kinds, kinds
+PY
+then echo "ok:   --dump --case: every element of the failing case, once"
+else echo "FAIL: --dump --case"; fails=$((fails + 1)); fi
+
 # Published max fractional ulp of f32 exp == an independent MPFR computation.
 "$kc" run --kernel exp --dtype f32 --out "$work/exp" --dump "$work/elements.txt" >/dev/null
 expect 0 "independent MPFR check of exp f32's max ulp" -- "$independent" "$work/exp/results.json" "$work/elements.txt"

@@ -39,14 +39,16 @@ int main(int argc, char** argv) {
   mpfr_t x, z, y, d;
   mpfr_inits2(200, x, z, y, d, static_cast<mpfr_ptr>(nullptr));
   std::ifstream ef(argv[2]);
-  std::string line, kernel, dtype, xh, yh;
+  std::string line, kernel, dtype, xh, yh, how;
   long long case_id, elem;
   double max_err = 0;
   std::int64_t n = 0;
   while (std::getline(ef, line)) {
     std::istringstream is(line);
-    is >> kernel >> dtype >> case_id >> elem >> xh >> yh;
-    if (kernel != "exp" || dtype != "f32") continue;
+    is >> kernel >> dtype >> case_id >> elem >> xh >> yh >> how;
+    // (Special values and replayed elements are dumped too; the published
+    // maximum is over the elements whose ulp error it counts.)
+    if (kernel != "exp" || dtype != "f32" || how != "accuracy") continue;
     const float xf = std::bit_cast<float>(static_cast<std::uint32_t>(std::stoul(xh, nullptr, 16)));
     const float yf = std::bit_cast<float>(static_cast<std::uint32_t>(std::stoul(yh, nullptr, 16)));
     mpfr_set_flt(x, xf, MPFR_RNDN);
