@@ -196,6 +196,14 @@ struct TierResult {
   std::string name = "reference";
   std::string bound;
   bool covered = true;
+  // The graded bound's figures, which a pass's headline quotes (a merge
+  // writes its headline from them, not from the contract's): its kind
+  // ("": no bound graded), fractional ulp bound, distance bound (-1: none)
+  // and the parameter the bound depends on ("": none).
+  std::string kind;
+  double max_frac_ulp = 0;
+  std::int64_t max_distance = -1;
+  std::string bound_param;
   bool operator==(const TierResult&) const = default;
 };
 

@@ -197,6 +197,12 @@ KernelDTypeResult result_for(const contract::KernelSpec& k, DType t, const RunOp
   res.tier = TierResult{.name = opts.tier ? opts.tier->name : "reference",
                         .bound = a ? contract::bound_summary(*a) : "",
                         .covered = !opts.tier || tier_covers(opts, k, t)};
+  if (a) {
+    res.tier.kind = contract::accuracy_kind_name(a->kind);
+    res.tier.max_frac_ulp = a->max_frac_ulp;
+    res.tier.max_distance = a->max_distance;
+    res.tier.bound_param = a->param_bound ? std::string(a->bound_param) : "";
+  }
   return res;
 }
 

@@ -54,9 +54,16 @@ json merge_results(const json& a, const json& b, const json& contract, engine::P
     return run ? fmt::format("{} of run {}", where, *run) : where + " of the runs merged before";
   };
   engine::KernelDTypeResult r = read_result(a, "", "", of_run(a));
-  engine::combine(r, read_result(b, "", "", of_run(b)),
-                  {.model = model_figures(contract_accuracy(kernel, dtype)), .profile = profile, .where = where,
-                   .pool = checks::pool_bias});
+  const engine::KernelDTypeResult from = read_result(b, "", "", of_run(b));
+  if (r.tier.name != from.tier.name)
+    throw UsageError(fmt::format("{}: graded under accuracy tier '{}' in one document and '{}' in another; results "
+                                 "are merged only under one tier",
+                                 where, r.tier.name, from.tier.name));
+  // (The pass headline quotes the bound graded: the tier's, recorded in the
+  // result; a document before tiers recorded it was graded by the contract's.)
+  const json& tier = field(a, "accuracy_tier");
+  const json& graded = field(tier, "kind").is_string() ? tier : contract_accuracy(kernel, dtype);
+  engine::combine(r, from, {.model = model_figures(graded), .profile = profile, .where = where, .pool = checks::pool_bias});
   return result_json(r);
 }
 
@@ -72,12 +79,28 @@ engine::Profile runs_profile(const std::vector<json>& docs) {
                            : engine::Profile::reference;
 }
 
+// The documents' runs graded under one accuracy tier (by name and source:
+// two tier files may share a name).
+void same_tier(const std::vector<json>& docs) {
+  auto tier_of = [](const json& d) {
+    const json& run = field(d, "run");
+    return std::pair{field(run, "accuracy_tier"), field(run, "accuracy_tier_source")};
+  };
+  const auto first = tier_of(docs[0]);
+  for (const json& d : docs)
+    if (tier_of(d) != first)
+      throw UsageError(fmt::format("the documents grade under other accuracy tiers ({} and {}): results are merged "
+                                   "only under one tier",
+                                   first.first.dump(), tier_of(d).first.dump()));
+}
+
 }  // namespace
 
 json merge_documents(const std::vector<json>& docs) {
   if (docs.empty()) throw UsageError("no results document given");
   if (docs.size() == 1) return docs[0];
   const engine::Profile profile = runs_profile(docs);
+  same_tier(docs);
   json out{{"schema", kSchema}, {"run", docs[0]["run"]}, {"runs", json::array()}, {"kernels", json::array()}};
   // Which runs each kernel x dtype came from, to refuse the same cases twice.
   std::map<std::pair<std::string, std::string>, std::set<std::string>> seen;

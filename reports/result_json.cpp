@@ -48,6 +48,18 @@ json nan_as_null(double v) { return std::isnan(v) ? json(nullptr) : number(v); }
 json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
 
 // The accuracy summary of a result: its statistics, worst elements and histograms.
+// The tier and the figures of the bound it graded, in the contract's
+// accuracy format (kind, max_frac_ulp, max_distance, bound_depends_on).
+json tier_json(const engine::TierResult& t) {
+  json j{{"name", t.name}, {"bound", t.bound}, {"covered", t.covered}};
+  if (t.kind.empty()) return j;
+  j["kind"] = t.kind;
+  j["max_frac_ulp"] = number(t.max_frac_ulp);
+  j["max_distance"] = t.max_distance < 0 ? json(nullptr) : json(t.max_distance);
+  if (!t.bound_param.empty()) j["bound_depends_on"] = t.bound_param;
+  return j;
+}
+
 json accuracy_json(const engine::AccuracyStats& a) {
   json acc{{"graded", a.graded},
            {"special", a.special},
@@ -144,7 +156,7 @@ json result_json(const engine::KernelDTypeResult& r) {
             {"claim_verdict", engine::claim_verdict_name(r.declared.verdict)},
             {"expected_failure", r.declared.expected_failure},
             {"expected_outcome", r.declared.expected_outcome}}},
-          {"accuracy_tier", {{"name", r.tier.name}, {"bound", r.tier.bound}, {"covered", r.tier.covered}}},
+          {"accuracy_tier", tier_json(r.tier)},
           {"differences", differences},
           {"coverage",
            {{"value_classes", r.coverage.value_classes},

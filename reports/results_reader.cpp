@@ -280,6 +280,12 @@ engine::KernelDTypeResult read_result(const json& result, const std::string& ker
   r.declared = declared(f.sub("declared"));
   const Fields tier = f.sub("accuracy_tier");
   r.tier = {.name = tier.text("name"), .bound = tier.text("bound"), .covered = tier.flag("covered")};
+  if (tier.has("kind")) {  // (a document before tiers recorded the graded bound's figures has none)
+    r.tier.kind = tier.text("kind");
+    r.tier.max_frac_ulp = tier.real("max_frac_ulp");
+    r.tier.max_distance = tier.raw("max_distance").is_null() ? -1 : tier.count("max_distance");
+    if (tier.has("bound_depends_on")) r.tier.bound_param = tier.text("bound_depends_on");
+  }
   r.differences = objects(f, "differences", element);
   r.coverage = coverage(f.sub("coverage"));
   r.profile = profile(f.sub("error_profile"));

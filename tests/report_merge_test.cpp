@@ -198,6 +198,38 @@ TEST(Report, MergesOneKernelAndDtypeAcrossSeeds) {
   EXPECT_NE(slurp(dir.path / "site" / reports::page_name("exp")).find("Merged from runs"), std::string::npos);
 }
 
+// Runs graded under an accuracy tier merge under it: the merged pass
+// headline quotes the tier's bound, not the contract's (issue 37: it quoted
+// the contract's 1-ulp distance for a run graded at 3 ulp); documents of
+// another tier are refused, whole or result by result.
+TEST(Report, MergedRunsKeepTheirTierAndRefuseAnother) {
+  const engine::AccuracyTier tier = engine::parse_tier("name: wide\nsource: a test\nexp f32 frac_ulp 3\n", "wide.tier");
+  const json s1 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 1, "reference", &tier));
+  const json s2 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 2, "reference", &tier));
+  const json m = reports::merge_documents({s1, s2});
+  const json& r = merged_result(m, "exp", "f32");
+  ASSERT_EQ(r["verdict"], "pass");
+  EXPECT_EQ(r["accuracy_tier"]["name"], "wide");
+  EXPECT_EQ(r["accuracy_tier"]["max_frac_ulp"], 3.0);
+  EXPECT_NE(r["headline"].get<std::string>().find("<= 3"), std::string::npos) << r["headline"];
+  EXPECT_EQ(r["headline"].get<std::string>().find("distance"), std::string::npos) << r["headline"];
+  const std::string one_run = merged_result(s1, "exp", "f32")["headline"].get<std::string>();
+  EXPECT_EQ(r["headline"].get<std::string>().substr(0, 4), one_run.substr(0, 4));
+  // Against the reference tier's run of another seed: refused, by the runs'
+  // tiers and (with those made equal) by the results'.
+  const json s3 = reports::results_json(testing_support::small_run({"exp"}, {DType::f32}, 3));
+  EXPECT_THROW(reports::merge_documents({s1, s3}), UsageError);
+  json same_run = s3;
+  same_run["run"]["accuracy_tier"] = s1["run"]["accuracy_tier"];
+  same_run["run"]["accuracy_tier_source"] = s1["run"]["accuracy_tier_source"];
+  try {
+    reports::merge_documents({s1, same_run});
+    ADD_FAILURE() << "results of two tiers merged";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("'wide' in one document and 'reference'"), std::string::npos) << e.what();
+  }
+}
+
 // A failing kernel merged across seeds: the findings' counts add, and the
 // text says the sum; each failure is listed once.
 TEST(Report, MergedFailuresAddTheirCountsAndAreListedOnce) {
