@@ -54,7 +54,9 @@ CastFacts facts(DType src, DType dst) {
     return {models::exact(), oracle::cast_saturating_u32, "Rust `as`: truncate toward zero, saturate",
             "trunc(x) clamped to [0, 4294967295]; NaN and negatives -> 0",
             "Saturates (well-defined Rust `as`), not UB as the inventory says: 3.99 -> 3, -0.5 -> 0, +inf and "
-            "values >= 2^32 -> 4294967295."};
+            "values >= 2^32 -> 4294967295. Where trunc(x) is outside [0, 2^32) (NaN and infinities included) IEEE "
+            "754 5.8 leaves the result unspecified: the conformance profile accepts any u32 there, the reference "
+            "profile the saturated value."};
   if (widening(src, dst)) return {models::exact(), oracle::identity, "exact widening", "x", ""};
   if (src == DType::f64 && dst == DType::bf16)
     return {models::near_correct(std::ldexp(1.0, -13),

@@ -88,7 +88,13 @@ Grade grade_integer(double y, const oracle::Exact& ex) {
       g.pass = true;
       g.reference_choice = "another of the indices the operation allows (a tie, or the first NaN)";
     }
-  if (!g.pass) g.why = "not the exact integer result", g.failure = Failure::wrong_integer;
+  // (Where the definition leaves the result unspecified, a cast's invalid
+  // operation, the value is the reference's choice: a semantics finding of
+  // the reference profile, not an accuracy failure.)
+  g.replayed = ex.replayed;
+  g.unbounded = ex.replayed && ex.unbounded;
+  if (!g.pass && g.unbounded) g.why = "not the reference's answer where the operation leaves the result unspecified";
+  else if (!g.pass) g.why = "not the exact integer result", g.failure = Failure::wrong_integer;
   return g;
 }
 

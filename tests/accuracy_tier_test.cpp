@@ -8,6 +8,8 @@
 // every error names the file and the line.
 #include <gtest/gtest.h>
 
+#include "tests/test_support.h"
+
 #include <bit>
 #include <cmath>
 
@@ -25,13 +27,11 @@ namespace {
 
 // The reference, every finite non-zero f32 result of a non-zero input moved
 // `ulps` units up in magnitude (exp(0) = 1 is a special-value rule).
-class UlpsOff final : public Backend {
+class UlpsOff final : public testing_support::ReferenceBut {
  public:
-  explicit UlpsOff(int ulps) : ref_(make_backend("reference")), ulps_(ulps) {}
-  std::string name() const override { return "ulps_off_test"; }
-  std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
+  explicit UlpsOff(int ulps) : ReferenceBut("ulps_off_test"), ulps_(ulps) {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    std::vector<Tensor> out = ref_->run(kernel, in, p);
+    std::vector<Tensor> out = reference(kernel, in, p);
     if (out[0].dtype() != DType::f32) return out;
     for (std::int64_t i = 0; i < out[0].numel(); ++i) {
       const float v = static_cast<float>(out[0].value_at(i));
@@ -42,7 +42,6 @@ class UlpsOff final : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> ref_;
   int ulps_;
 };
 
@@ -174,20 +173,16 @@ namespace {
 // the contract's bound (distance 1 <= 2), outside |tanh(x)| <= 1. A run
 // flags the property; `--input` on the failing element replays it too
 // (issue 37, P2: it replayed as PASS).
-class TanhPastOne final : public Backend {
+class TanhPastOne final : public testing_support::ReferenceBut {
  public:
-  TanhPastOne() : ref_(make_backend("reference")) {}
-  std::string name() const override { return "tanh_past_one_test"; }
-  std::optional<DTypeSet> supported(std::string_view k) const override { return ref_->supported(k); }
+  TanhPastOne() : ReferenceBut("tanh_past_one_test") {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    std::vector<Tensor> out = ref_->run(kernel, in, p);
+    std::vector<Tensor> out = reference(kernel, in, p);
     for (std::int64_t i = 0; i < out[0].numel(); ++i)
       if (out[0].value_at(i) == 1.0) out[0].set_bits(i, std::bit_cast<std::uint32_t>(1.0f + 0x1p-23f));
     return out;
   }
 
- private:
-  std::unique_ptr<Backend> ref_;
 };
 
 TEST(ReplayElement, RunsThePointwiseProperties) {

@@ -7,6 +7,8 @@
 // another shape fails both.
 #include <gtest/gtest.h>
 
+#include "tests/test_support.h"
+
 #include <algorithm>
 
 #include "backends/reference/executor.h"
@@ -22,21 +24,18 @@ namespace {
 enum class EmptyBatch { rejected, empty_product, wrong_shape };
 
 // The reference, but for a call with a zero-sized batch dim, which it answers as `how` says.
-class EmptyBatchBackend final : public Backend {
+class EmptyBatchBackend final : public testing_support::ReferenceBut {
  public:
-  explicit EmptyBatchBackend(EmptyBatch how) : ref_(make_backend("reference")), how_(how) {}
-  std::string name() const override { return "empty_batch_test"; }
-  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  explicit EmptyBatchBackend(EmptyBatch how) : ReferenceBut("empty_batch_test"), how_(how) {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
     const bool empty_batch = in.size() == 2 && in[0].rank() == 3 && in[0].dims()[0] == 0 && in[1].rank() == 3 &&
                              in[1].dims()[0] == 0 && in[0].dims()[2] == in[1].dims()[1];
-    if (!empty_batch || how_ == EmptyBatch::rejected) return ref_->run(kernel, in, p);
+    if (!empty_batch || how_ == EmptyBatch::rejected) return reference(kernel, in, p);
     const Dims out{0, in[0].dims()[1], how_ == EmptyBatch::wrong_shape ? in[1].dims()[2] + 1 : in[1].dims()[2]};
     return {Tensor(in[0].dtype(), out)};
   }
 
  private:
-  std::unique_ptr<Backend> ref_;
   EmptyBatch how_;
 };
 
@@ -96,14 +95,12 @@ TEST(ConformanceAudit, AResultOfAnotherShapeStillFails) {
 // conformance profile's check of the rule and fails the reference profile's
 // "rejected as the reference does" (one test per changed rule:
 // docs/conformance-audit.md).
-class DefinedResult final : public Backend {
+class DefinedResult final : public testing_support::ReferenceBut {
  public:
-  DefinedResult() : ref_(make_backend("reference")) {}
-  std::string name() const override { return "defined_result_test"; }
-  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  DefinedResult() : ReferenceBut("defined_result_test") {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
     try {
-      return ref_->run(kernel, in, p);
+      return reference(kernel, in, p);
     } catch (const KernelError& e) {
       const contract::KernelSpec& k = *contract::find_kernel(kernel);
       const bool limit = std::any_of(k.preconditions.begin(), k.preconditions.end(), [&](const contract::Precondition& r) {
@@ -117,8 +114,6 @@ class DefinedResult final : public Backend {
     }
   }
 
- private:
-  std::unique_ptr<Backend> ref_;
 };
 
 TEST(ConformanceAudit, EveryReferenceLimitAcceptsTheDefinedResult) {
@@ -148,20 +143,17 @@ TEST(ConformanceAudit, EveryReferenceLimitAcceptsTheDefinedResult) {
 
 // silu, gelu, gelu_erf at -inf: the function's limit -0 (or +0) is as
 // correct as the reference's -inf * 0 = NaN; a wrong value (+inf) is not.
-class GatedAtMinusInf final : public Backend {
+class GatedAtMinusInf final : public testing_support::ReferenceBut {
  public:
-  explicit GatedAtMinusInf(double answer) : ref_(make_backend("reference")), answer_(answer) {}
-  std::string name() const override { return "gated_limit_test"; }
-  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  explicit GatedAtMinusInf(double answer) : ReferenceBut("gated_limit_test"), answer_(answer) {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    std::vector<Tensor> out = ref_->run(kernel, in, p);
+    std::vector<Tensor> out = reference(kernel, in, p);
     for (std::int64_t i = 0; i < in[0].numel(); ++i)
       if (in[0].value_at(i) == -INFINITY) out[0].set_bits(i, double_to_bits(out[0].dtype(), answer_));
     return out;
   }
 
  private:
-  std::unique_ptr<Backend> ref_;
   double answer_;
 };
 
@@ -195,13 +187,11 @@ std::int64_t outcomes(const engine::KernelDTypeResult& r, std::string_view name)
 // passes the conformance profile and fails the reference profile's
 // "accepts valid input, as the reference does"; one that names another
 // rule fails both.
-class RejectsAllowed final : public Backend {
+class RejectsAllowed final : public testing_support::ReferenceBut {
  public:
-  explicit RejectsAllowed(bool right_rule) : ref_(make_backend("reference")), right_rule_(right_rule) {}
-  std::string name() const override { return "rejects_allowed_test"; }
-  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  explicit RejectsAllowed(bool right_rule) : ReferenceBut("rejects_allowed_test"), right_rule_(right_rule) {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    std::vector<Tensor> out = ref_->run(kernel, in, p);  // (bad input: the reference's errors)
+    std::vector<Tensor> out = reference(kernel, in, p);  // (bad input: the reference's errors)
     for (const auto& a : contract::find_kernel(kernel)->allowed_rejections)
       if (a.applies(in, p))
         throw KernelError(std::string(kernel), std::string(a.operand), right_rule_ ? a.rule : Rule::shape_mismatch, "test");
@@ -209,7 +199,6 @@ class RejectsAllowed final : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> ref_;
   bool right_rule_;
 };
 
@@ -243,13 +232,11 @@ TEST(ConformanceAudit, EveryAllowedRejectionIsAcceptedWithItsRule) {
 // Correct in the conformance profile, not the reference's bits; a wrong
 // answer (the scalar truncated to bf16) still fails.
 enum class Torchlike { opmath, truncated_scalar, clamp };
-class TorchScalars final : public Backend {
+class TorchScalars final : public testing_support::ReferenceBut {
  public:
-  explicit TorchScalars(Torchlike how) : ref_(make_backend("reference")), how_(how) {}
-  std::string name() const override { return "torch_scalars_test"; }
-  std::optional<DTypeSet> supported(std::string_view kernel) const override { return ref_->supported(kernel); }
+  explicit TorchScalars(Torchlike how) : ReferenceBut("torch_scalars_test"), how_(how) {}
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    std::vector<Tensor> out = ref_->run(kernel, in, p);  // (bad input: the reference's errors)
+    std::vector<Tensor> out = reference(kernel, in, p);  // (bad input: the reference's errors)
     const DType t = in[0].dtype();
     for (std::int64_t i = 0; i < in[0].numel(); ++i) {
       const float x = static_cast<float>(in[0].value_at(i));
@@ -269,7 +256,6 @@ class TorchScalars final : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> ref_;
   Torchlike how_;
 };
 

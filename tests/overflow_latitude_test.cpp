@@ -8,6 +8,8 @@
 // infinite product rules out.
 #include <gtest/gtest.h>
 
+#include "tests/test_support.h"
+
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -26,13 +28,12 @@ enum class Fold { reversed, doubled, negative_infinity };
 // matmul of a [m, k] and b [k, n] in T, by `how`: kk descending; the
 // products doubled and the sum halved at the end (overflows at half the
 // range: a planted defect); or -inf for every output (a planted sign).
-class FoldBackend final : public Backend {
+class FoldBackend final : public testing_support::ReferenceBut {
  public:
-  explicit FoldBackend(Fold how) : ref_(make_backend("reference")), how_(how) {}
-  std::string name() const override { return "fold_test"; }
+  explicit FoldBackend(Fold how) : ReferenceBut("fold_test"), how_(how) {}
   std::optional<DTypeSet> supported(std::string_view) const override { return DTypeSet{DType::f32, DType::f64}; }
   std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
-    ref_->run(kernel, in, p);  // (bad input raises the reference's errors)
+    reference(kernel, in, p);  // (bad input raises the reference's errors)
     const DType t = in[0].dtype();
     const std::int64_t m = in[0].dims()[0], k = in[0].dims()[1], n = in[1].dims()[1];
     Tensor y(t, {m, n});
@@ -56,7 +57,6 @@ class FoldBackend final : public Backend {
     }
     return how_ == Fold::doubled ? acc / 2 : acc;
   }
-  std::unique_ptr<Backend> ref_;
   Fold how_;
 };
 
