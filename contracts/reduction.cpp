@@ -167,7 +167,8 @@ void register_reduction(std::vector<KernelSpec>& out) {
        .accuracy = exact(), .values = kSelectValues, .math = {oracle::max_backward, oracle::replay::max_backward}, 
        .oracle_text = "s * mask with s = RN(up / max(count_T, 1)), mask = (x == cell max), replayed exactly",
        .notes = "The count is accumulated in T (bf16 counts stop at 256). Non-selected positions are s * 0, "
-                "which is NaN when s is inf or NaN. The target is up's shape (exec.rs:1700)."}));
+                "which is NaN when s is inf or NaN. The target is up's shape (exec.rs:1700). Conformance also accepts "
+                "+0 or -0 off the maxima and a share with the ties counted exactly (PyTorch)."}));
   out.back().inputs = {{.name = "x", .dtypes = kFloatSet}, {.name = "up", .dtypes = kFloatSet}};
   out.push_back(reduction({.name = "broadcast_to", .family = "reduce_to", .driver = "broadcast_to",
                            .summary = "NumPy broadcast to target; zero-copy when only leading 1s are added",

@@ -215,6 +215,15 @@ void argmin(const Terms& given, Exact& out) { const MpTerms in = mp(given);
 // The gradient at x_i: s * mask_i with s = up / max(count, 1), count the
 // number of maxima of the cell counted in T (fair share, §7). Every step is
 // a basic operation: the replay is the exact definition.
+//
+// The conformance profile's latitude (docs/conformance-audit.md): the
+// gradient of a position that is not a maximum is zero, which a kernel
+// that selects (where(mask, s, 0)) gives as +0 where the reference's s * 0
+// gives -0 (s < 0) or NaN (s infinite or NaN): either zero, or the
+// reference's value, is correct. A maximum's share is up / count with the
+// count exact (PyTorch counts the mask as an integer), not rounded into T
+// one tie at a time; for the halves also as PyTorch's opmath gives it,
+// divided in f32 and rounded to T.
 void max_backward(const CellElement& given, Exact& out) { const MpCell in = mp(given);
   const DType t = in.ctx.dtype;
   const Mp& y = in.cell_max;
@@ -224,8 +233,15 @@ void max_backward(const CellElement& given, Exact& out) { const MpCell in = mp(g
   for (std::int64_t i = 0; i < in.ties; ++i) count = rn(t, count + Mp(1));
   const Mp safe = count < Mp(1) ? Mp(1) : count;
   const Mp s = rn(t, in.up / safe);
-  const Mp mask = in.x == y ? Mp(1) : Mp(0);
-  out.value = rn(t, s * mask);
+  const bool selected = in.x == y;
+  out.value = rn(t, s * (selected ? Mp(1) : Mp(0)));
+  if (!selected) {
+    out.alternatives = {Mp(0), -Mp(0)};
+    return;
+  }
+  const Mp exact_count(static_cast<double>(std::max<std::int64_t>(in.ties, 1)));
+  out.alternatives = {rn(t, in.up / exact_count)};
+  if (t == DType::bf16 || t == DType::f16) out.alternatives.push_back(rn(t, rn(DType::f32, in.up / exact_count)));
 }
 
 }  // namespace kc::oracle

@@ -8,9 +8,12 @@
 #include "tests/test_support.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 
 #include "contracts/contract.h"
+#include "oracles/exact.h"
+#include "oracles/rounding.h"
 #include "engine/conformance.h"
 
 namespace kc {
@@ -60,6 +63,70 @@ TEST(ConformanceLatitude, ACastToU32OutsideItsRangeMayGiveAnyValue) {
     expect_correct_not_reference(CastU32(false), kernel, t, 30);
     expect_wrong(CastU32(true), kernel, t, 30);
   }
+}
+
+// reduce_max_to_backward as a select: where(x == cell max, s, +0), where
+// the reference's s * 0 gives -0 (s < 0) or NaN (s not finite) off the
+// maxima; the planted defect routes 1 to every position off the maxima.
+class SelectMaxBackward final : public testing_support::ReferenceBut {
+ public:
+  explicit SelectMaxBackward(bool wrong) : ReferenceBut(wrong ? "max_backward_leaks_test" : "max_backward_select_test"), wrong_(wrong) {}
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = reference(kernel, in, p);
+    const Tensor &x = in[0], &up = in[1];
+    std::vector<double> cell_max(static_cast<std::size_t>(up.numel()), -INFINITY);
+    for (std::int64_t i = 0; i < x.numel(); ++i) {
+      if (std::isnan(x.value_at(i))) return out;  // (a NaN's cell: the reference's answer)
+      double& m = cell_max[static_cast<std::size_t>(cell_of(x.dims(), up.dims(), i))];
+      m = std::max(m, x.value_at(i));
+    }
+    for (std::int64_t i = 0; i < x.numel(); ++i)
+      if (x.value_at(i) != cell_max[static_cast<std::size_t>(cell_of(x.dims(), up.dims(), i))])
+        out[0].set_bits(i, double_to_bits(x.dtype(), wrong_ ? 1.0 : 0.0));
+    return out;
+  }
+
+ private:
+  // The element of up (the target, right-aligned; a dim of 1 is reduced) that x's element i reduces into.
+  static std::int64_t cell_of(const Dims& xd, const Dims& ud, std::int64_t i) {
+    std::int64_t cell = 0, stride = 1;
+    for (std::ptrdiff_t a = std::ssize(xd) - 1, b = std::ssize(ud) - 1; a >= 0; --a, --b) {
+      const std::int64_t coord = i % xd[static_cast<std::size_t>(a)];
+      i /= xd[static_cast<std::size_t>(a)];
+      if (b < 0) continue;
+      const std::int64_t n = ud[static_cast<std::size_t>(b)];
+      if (n != 1) cell += coord * stride;
+      stride *= n;
+    }
+    return cell;
+  }
+  bool wrong_;
+};
+
+TEST(ConformanceLatitude, AMaxBackwardMayGiveAPlusZeroOffTheMaxima) {
+  for (const DType t : {DType::f32, DType::bf16}) {
+    expect_correct_not_reference(SelectMaxBackward(false), "reduce_max_to_backward", t, 30);
+    expect_wrong(SelectMaxBackward(true), "reduce_max_to_backward", t, 30);
+  }
+}
+
+// A maximum's share with the count exact: bf16 counts 300 ties as 256 one
+// increment at a time; 1/300 (PyTorch's integer count) is correct too, and
+// another count's share is not.
+TEST(ConformanceLatitude, AMaxBackwardMayCountTiesExactly) {
+  using oracle::Mp;
+  oracle::CellElement e{.ctx = {.dtype = DType::bf16, .out_dtype = DType::bf16}, .x = 2, .up = 1, .cell_max = 2, .ties = 300};
+  oracle::PrecisionScope scope(oracle::working_bits(DType::bf16));
+  oracle::Exact ex;
+  ex.reset();
+  contract::find_kernel("reduce_max_to_backward")->math.exact(oracle::Input(e), ex);
+  EXPECT_EQ(oracle::round_to(DType::bf16, ex.value), oracle::round_to(DType::bf16, Mp(1.0 / 256)));
+  const auto allowed = [&](double v) {
+    return std::any_of(ex.alternatives.begin(), ex.alternatives.end(),
+                       [&](const Mp& a) { return oracle::round_to(DType::bf16, a) == oracle::round_to(DType::bf16, Mp(v)); });
+  };
+  EXPECT_TRUE(allowed(1.0 / 300));
+  EXPECT_FALSE(allowed(1.0 / 128));
 }
 
 }  // namespace
