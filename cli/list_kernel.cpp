@@ -39,7 +39,9 @@ void print_preconditions(const contract::KernelSpec& k) {
     const auto status = plugin::status_for_rule(p.rule);
     const std::string how = status ? std::string(*status) : fmt::format("kc_error.rule = \"{}\"", rule_name(p.rule));
     fmt::print("  {:<24} {:<10} {:<36} {}{}\n", rule_name(p.rule), p.operand, how, p.text,
-               p.reference_limit ? " [the reference's limit: the conformance profile also accepts the empty result]" : "");
+               !p.reference_limit ? ""
+               : p.defined_result ? " [the reference's limit: the conformance profile also accepts the defined result]"
+                                  : " [the reference's limit: the conformance profile also accepts the empty result]");
   }
 }
 

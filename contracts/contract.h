@@ -74,6 +74,10 @@ struct Precondition {
   // or that result (of the driver's expected shape and dtype); the
   // reference profile requires the rejection (docs/conformance-audit.md).
   bool reference_limit = false;
+  // A reference_limit rule's defined result where it is not empty,
+  // computed from the call and compared bit for bit (squeeze of an axis
+  // of size > 1: x unchanged, PyTorch's no-op); nullptr: the empty result.
+  std::vector<Tensor> (*defined_result)(std::span<const Tensor> inputs, const Params& params) = nullptr;
 };
 
 // Accuracy model of one dtype. See docs/accuracy-bounds.md for every

@@ -50,7 +50,11 @@ void register_sequence(std::vector<KernelSpec>& out) {
                       "shape_view"));
   {
     std::vector<Precondition> r = dim_rules();
-    r.push_back({Rule::dim_not_one, "dim", "x.shape[dim] == 1 (`squeeze: dim D has size S, expected 1`)"});
+    // PyTorch's squeeze(dim) of an axis of size > 1 returns x unchanged; the
+    // reference rejects it (docs/conformance-audit.md).
+    r.push_back({.rule = Rule::dim_not_one, .operand = "dim",
+                 .text = "x.shape[dim] == 1 (`squeeze: dim D has size S, expected 1`)", .reference_limit = true,
+                 .defined_result = [](std::span<const Tensor> in, const Params&) { return std::vector<Tensor>{in[0]}; }});
     out.push_back(sequence_mover({.name = "squeeze", .summary = "exec's Squeeze: x without the size-1 axis `dim` (a view)",
                          .source = "exec.rs:1140", .inputs = {{.name = "x", .dtypes = kFloatAndU32, .min_rank = 1}},
                          .params = {dim_param("0 <= dim < rank(x), x.shape[dim] == 1")}, .layout = Layout::zero_copy,

@@ -109,8 +109,10 @@ class ShapeView final : public Movement {
       return c;
     }
     if (r == Rule::dim_out_of_range) return dim_past_rank(valid, index, mode_of(k) == unsqueeze ? 1 : 0);
-    if (r == Rule::dim_not_one) {  // an axis of size 2 + index
+    if (r == Rule::dim_not_one) {  // an axis of size 2 + index, of distinct values (the defined result is x)
       c.inputs[0] = gen::zeros(x.dtype(), {3, 2 + i});
+      for (std::int64_t j = 0; j < c.inputs[0].numel(); ++j)
+        c.inputs[0].set_bits(j, double_to_bits(x.dtype(), static_cast<double>(j + 1)));
       c.params.set("dim", std::int64_t{1});
       return c;
     }

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "contracts/contract.h"
+#include "core/error.h"
 #include "oracles/exact.h"
 #include "oracles/rounding.h"
 #include "engine/conformance.h"
@@ -127,6 +128,37 @@ TEST(ConformanceLatitude, AMaxBackwardMayCountTiesExactly) {
   };
   EXPECT_TRUE(allowed(1.0 / 300));
   EXPECT_FALSE(allowed(1.0 / 128));
+}
+
+// squeeze of an axis of size > 1: x unchanged (PyTorch's no-op) is the
+// defined result; the planted defect returns x with its first element
+// negated.
+class SqueezeNoOp final : public testing_support::ReferenceBut {
+ public:
+  explicit SqueezeNoOp(bool wrong) : ReferenceBut(wrong ? "squeeze_changes_test" : "squeeze_noop_test"), wrong_(wrong) {}
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    try {
+      return reference(kernel, in, p);
+    } catch (const KernelError& e) {
+      if (e.rule() != Rule::dim_not_one) throw;
+    }
+    Tensor x(in[0].dtype(), in[0].dims());
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set_bits(i, in[0].bits_at(i));
+    if (wrong_ && x.numel() > 0) x.set_bits(0, double_to_bits(x.dtype(), -1 - in[0].value_at(0)));
+    return {x};
+  }
+
+ private:
+  bool wrong_;
+};
+
+TEST(ConformanceLatitude, SqueezingAnAxisLongerThanOneMayBeANoOp) {
+  for (const DType t : {DType::f32, DType::u32}) {
+    const auto conf = run_profile(SqueezeNoOp(false), "squeeze", t, Profile::conformance, 5);
+    EXPECT_EQ(conf.verdict, Verdict::pass) << conf.headline;
+    EXPECT_EQ(run_profile(SqueezeNoOp(false), "squeeze", t, Profile::reference, 5).verdict, Verdict::fail);
+    expect_wrong(SqueezeNoOp(true), "squeeze", t, 5);
+  }
 }
 
 }  // namespace
