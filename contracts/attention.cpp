@@ -106,7 +106,9 @@ void register_attention(std::vector<KernelSpec>& out) {
                 "skips its V row (an inf or NaN there does not propagate). Causal is top-left aligned (no Sq/Sk "
                 "offset); windows saturate. GQA: kv head = hq / (Hq / Hk); the ALiBi slope is the query head's, the "
                 "distance f32(kj) - f32(qi). Rows with a non-finite input or score are graded against the replay "
-                "(flash's answer also accepted).";
+                "(flash's answer also accepted). "
+                "Conformance also accepts -0 or NaN (PyTorch) for a row with no admissible key, and the scale and softcap "
+                "read as given (not narrowed to f32 and T).";
   out.push_back(std::move(naive));
   KernelSpec flash = attention_entry("attention_flash", kFloatSet);
   flash.summary = "FlashAttention-2 forward: tiles of 16 keys, online softmax (m, l, O rescaled by e^(m - m_new)), "
@@ -114,7 +116,9 @@ void register_attention(std::vector<KernelSpec>& out) {
   flash.source = "attention.rs:229 (not exec-wired)";
   flash.math = {oracle::attention_flash, oracle::replay::attention_flash};
   flash.oracle_text = "as attention_naive's exact value; S = the tiled steps' bound / u";
-  flash.notes = "Normalises once at the end; a +inf score drops only its tile (naive zeroes the row); l = 0 gives +0.";
+  flash.notes = "Normalises once at the end; a +inf score drops only its tile (naive zeroes the row); l = 0 gives +0. "
+                "Conformance also accepts -0 or NaN (PyTorch) for a row with no admissible key, and the scale and softcap "
+                "read as given (not narrowed to f32 and T).";
   flash.properties = {{.name = "equals attention_naive within both bounds", .check = "flash_matches_naive",
                        .dtypes = kF32F64,
                        .related = "attention_naive"}};
@@ -218,7 +222,8 @@ void register_attention(std::vector<KernelSpec>& out) {
        .math = {oracle::attention_paged, oracle::replay::attention_paged},
        .oracle_text = "attention_naive's exact value and bound on the gathered context, qi = the absolute position a",
        .notes = "No causal flag and no window: the mask is implicit, tied to context_lens[b] - Sq + qp (saturating). "
-                "ALiBi's distance is in absolute positions. L = 0 or no admissible key gives a zero row. The "
+                "ALiBi's distance is in absolute positions. L = 0 or no admissible key gives a zero row (conformance: "
+                "also -0 or NaN; the scale and softcap may be read as given). The "
                 "reference does not check that a context fits its table row (it reads the next sequence's entries or "
                 "out of bounds); the port raises context_len.capacity."});
 }

@@ -256,14 +256,20 @@ void accept_other_choice(const Context& c, const contract::Accuracy& acc, DType 
       return;
     }
   }
-  if (!ex.replayed || !ex.unreplayed) return;
+  const bool unreplayed = ex.replayed && ex.unreplayed;
+  std::optional<Mp> reading;
+  if (!unreplayed && ex.other_reading) reading = ex.other_reading();
+  if (!unreplayed && !reading) return;
   oracle::Exact exact = ex;
-  exact.value = *ex.unreplayed;
+  exact.other_reading = nullptr;
+  exact.value = unreplayed ? *ex.unreplayed : *reading;
   exact.replayed = false;
   Grade other = grade_at(c.k, acc, t_out, x, y, params, exact, oracle::round_checked(t_out, exact.value));
   if (!other.pass) return;
-  other.reference_choice = "within the accuracy model of the exact value, where the reference's evaluation order "
-                           "leaves the normal range";
+  other.reference_choice = unreplayed ? "within the accuracy model of the exact value, where the reference's "
+                                        "evaluation order leaves the normal range"
+                                      : "within the accuracy model of the exact value with the parameters as given "
+                                        "(the reference narrows them to f32, then T)";
   g = other;
 }
 

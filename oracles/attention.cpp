@@ -195,6 +195,25 @@ Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
   return st.mul(o, st.div(Stages::exact(1), lsum));
 }
 
+// Exact: the softmax-weighted sum of V's column in MPFR.
+Mp weighted_column(const Layout& l, const Mask& mk, const Scores& s, std::size_t col) {
+  const auto d = static_cast<std::size_t>(l.d);
+  attention::ExactWeights ew;  // (fresh: Mp values keep the precision they were made at)
+  attention::exact_weights(l, mk, s, ew);
+  Mp num(0);
+  for (std::size_t j = 0; j < s.t.size(); ++j)
+    if (s.admissible[j] && std::isfinite(l.v[j * d + col])) num += ew.w[j] * Mp(l.v[j * d + col]);
+  return num / ew.sum;
+}
+
+// The element's exact value with the scale and softcap as given.
+std::optional<Mp> given_column(const Row& in) {
+  const Mask given = Mask::of(*in.ctx.params, in.ctx.dtype).as_given(*in.ctx.params);
+  const Layout l = Layout::of(in.a);
+  Stages st(in.ctx.dtype);
+  return weighted_column(l, given, scores(l, given, in.ctx.dtype, st), static_cast<std::size_t>(in.i));
+}
+
 void attend(const Row& in, Exact& out, bool flash) {
   const DType t = in.ctx.dtype;
   const Layout l = Layout::of(in.a);
@@ -226,16 +245,14 @@ void attend(const Row& in, Exact& out, bool flash) {
     // derived here: the reference profile grades its bits.
     out.unbounded = s.any && std::isfinite(own);
     if (!(other == own || (std::isnan(other) && std::isnan(own)))) out.alternatives.push_back(Mp(other));
+    // A row with no admissible key has no weights: the reference's +0,
+    // FlashAttention's 0 and PyTorch's softmax of an all -inf row (NaN)
+    // are each a correct answer (docs/conformance-audit.md).
+    if (!s.any) out.alternatives.insert(out.alternatives.end(), {-Mp(0), Mp(NAN)});
     return;
   }
-  // Exact: the softmax-weighted sum in MPFR.
-  const auto d = static_cast<std::size_t>(l.d);
-  attention::ExactWeights ew;  // (fresh: Mp values keep the precision they were made at)
-  attention::exact_weights(l, mk, s, ew);
-  Mp num(0);
-  for (std::size_t j = 0; j < s.t.size(); ++j)
-    if (s.admissible[j] && std::isfinite(l.v[j * d + col])) num += ew.w[j] * Mp(l.v[j * d + col]);
-  out.value = num / ew.sum;
+  out.value = weighted_column(l, mk, s, col);
+  if (!(mk.as_given(*in.ctx.params) == mk)) out.other_reading = [&in] { return given_column(in); };
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
   const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e, y.rms());
@@ -251,6 +268,14 @@ void attention_paged(const Row& in, Exact& out) {
   Row as_naive = in;
   as_naive.ctx.params = &naive;
   attend(as_naive, out, false);
+  // (as_naive and its parameters end here: the other reading rebuilds them)
+  if (out.other_reading)
+    out.other_reading = [&in] {
+      const Params given = replay::paged_as_naive(*in.ctx.params);
+      Row r = in;
+      r.ctx.params = &given;
+      return given_column(r);
+    };
 }
 
 }  // namespace kc::oracle

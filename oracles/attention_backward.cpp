@@ -126,6 +126,8 @@ struct CellGrades {
   bool special = false, overflow = false;
   bool inputs_finite = true;  // special only through the reference's own steps (an overflowed score)
   std::vector<Mp> z;       // the exact outputs
+  std::vector<Mp> z_given;  // ... with the scale and softcap as given (Exact::other_reading), once asked
+  bool given_done = false;
   std::vector<B> bound;    // their bounds
   std::vector<B> rms;      // their rms bounds (rows::Stage::r: the case statistics)
   std::vector<double> replay;  // special cells: the kernel's replay
@@ -272,6 +274,29 @@ bool grade_row(const CellCtx& cx, std::int64_t gi, std::int64_t qi, RowWork& w,
   return true;
 }
 
+// The exact outputs under the other reading of the parameters (their
+// values as given, not narrowed to f32 and T), where it differs; left
+// empty where a score overflows under it.
+void exact_as_given(const Row& in, CellGrades& cg) {
+  if (std::exchange(cg.given_done, true)) return;
+  const DType t = in.ctx.dtype;
+  const Cell c = Cell::of(in.a);
+  const Mask mk = Mask::of(*in.ctx.params, t).as_given(*in.ctx.params);
+  const replay::InT a{t};
+  Stages st(t);
+  const CellCtx cx{c, mk, t, a, st, static_cast<std::size_t>(c.d), static_cast<std::size_t>(c.sk), c.dq_count(),
+                   a.div(1.0, mk.softcap), st.div(Stages::exact(1), Stages::exact(mk.softcap))};
+  std::vector<std::vector<Stage>> terms(c.outputs());  // (unused: the bound is the first reading's)
+  RowWork w(cx.nk);
+  cg.z_given.assign(c.outputs(), Mp(0));
+  for (std::int64_t gi = 0; gi < c.g; ++gi)
+    for (std::int64_t qi = 0; qi < c.sq; ++qi)
+      if (!grade_row(cx, gi, qi, w, terms, cg.z_given)) {
+        cg.z_given.clear();
+        return;
+      }
+}
+
 void grade_cell(const Row& in, CellGrades& cg) {
   const DType t = in.ctx.dtype;
   const Cell c = Cell::of(in.a);
@@ -309,7 +334,7 @@ void grade_cell(const Row& in, CellGrades& cg) {
 
 void attention_flash_backward(const Row& in, Exact& out) {
   static thread_local rows::RowKey key;
-  static thread_local CellGrades cg;
+  static thread_local CellGrades cg;  // (the cell of the element being graded: other_reading's too)
   if (!key.same_or_set(in)) {
     cg = CellGrades{};
     grade_cell(in, cg);
@@ -325,6 +350,12 @@ void attention_flash_backward(const Row& in, Exact& out) {
     return;
   }
   out.value = cg.z.at(in.i);
+  const Mask mk = Mask::of(*in.ctx.params, in.ctx.dtype);
+  if (!(mk.as_given(*in.ctx.params) == mk))
+    out.other_reading = [&in]() -> std::optional<Mp> {
+      exact_as_given(in, cg);
+      return cg.z_given.empty() ? std::nullopt : std::optional<Mp>(cg.z_given.at(in.i));
+    };
   const B bound = cg.bound.at(in.i);
   if (std::isfinite(bound)) rows::set_bound(out, in.ctx.dtype, bound, cg.rms.at(in.i));
   // (a non-finite replay raises the overflow flag first: only then can the

@@ -81,6 +81,16 @@ struct Mask {
             replay::narrow(t, static_cast<float>(p.real("softmax_scale"))),
             replay::narrow(t, static_cast<float>(p.real("softcap")))};
   }
+  // The same positions with the scale and softcap as the call gives them
+  // (an f64 kernel's, or PyTorch's opmath for the halves): the definition's
+  // other reading (Exact::other_reading).
+  Mask as_given(const Params& p) const {
+    Mask m = *this;
+    m.scale = p.real("softmax_scale");
+    m.softcap = p.real("softcap");
+    return m;
+  }
+  bool operator==(const Mask&) const = default;
   // position_admissible, in its order (top-left causal, no Sq/Sk offset).
   bool admissible(std::int64_t qi, std::int64_t kj) const {
     if (causal && kj > qi) return false;

@@ -10,6 +10,7 @@
 // says).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -66,6 +67,14 @@ struct Exact {
   // order against under the entry's accuracy model (`unreplayed`).
   std::vector<Mp> alternatives;
   std::optional<Mp> unreplayed;
+  // The exact value under another reading of the parameters the definition
+  // allows (attention's scale and softcap as given, where the reference
+  // narrows them to f32 and then T): a result within the accuracy model of
+  // either value is correct. Evaluated only for a result the first value
+  // fails (it costs another exact evaluation), and only while the element
+  // is graded (it may refer to the oracle's input); nullopt from it: no
+  // other reading here.
+  std::function<std::optional<Mp>()> other_reading;
   // `value` is a replay because no bound exists here (a stage's error has
   // no finite bound: scores of 1e30, whose rounding alone decides a
   // softmax; or a finite output of a row with a non-finite input): only
@@ -95,6 +104,7 @@ struct Exact {
     replayed = false;
     alternatives.clear();
     unreplayed.reset();
+    other_reading = nullptr;
     unbounded = false;
     error_variance.reset();
   }
