@@ -103,6 +103,45 @@ const LayerRow& layer_row(const Row& in) {
   return L;
 }
 
+// The row's count and eps as the reference reads them (T(n), T(eps): a
+// bf16 row of 257 counts 256) or as given (n exact, eps the parameter's
+// value: PyTorch's opmath for the halves), the definition's other reading
+// (Exact::other_reading, asked only for a result the first one fails).
+struct Reading {
+  Mp nn, ee;
+};
+Reading in_t(const Row& in) {
+  const DType t = in.ctx.dtype;
+  return {Mp(num_cast(t, static_cast<double>(in.a.size()))), Mp(num_cast(t, eps_of(in)))};
+}
+Reading as_given(const Row& in) { return {Mp(static_cast<double>(in.a.size())), Mp(eps_of(in))}; }
+
+// Each kernel's exact value under a reading, from the row alone (the
+// forward's mean and r computed again: the other reading's path).
+Mp layer_value(const Row& in, const Reading& rd, bool backward) {
+  const std::size_t n = in.a.size();
+  const Mp mu = exact_sum(in.a) / rd.nn;
+  Mp v(0);
+  for (double x : in.a) v += (Mp(x) - mu) * (Mp(x) - mu);
+  const Mp r = inv_sqrt(v / rd.nn + rd.ee), yh_i = (Mp(in.a[in.i]) - mu) * r;
+  if (!backward) return yh_i;
+  Mp sgy(0);
+  for (std::size_t j = 0; j < n; ++j) sgy += Mp(in.b[j]) * ((Mp(in.a[j]) - mu) * r);
+  return r * ((Mp(in.b[in.i]) - exact_sum(in.b) / rd.nn) - yh_i * (sgy / rd.nn));
+}
+Mp rms_value(const Row& in, const Reading& rd, bool backward) {
+  const Mp d = exact_sum(in.a, in.a) / rd.nn + rd.ee;
+  if (!backward) return Mp(in.a[in.i]) * inv_sqrt(d);
+  return inv_sqrt(d) * (Mp(in.b[in.i]) - Mp(in.a[in.i]) * (exact_sum(in.b, in.a) / (rd.nn * d)));
+}
+
+// The other reading where it differs from the reference's.
+void other_reading(const Row& in, Mp (*value)(const Row&, const Reading&, bool), bool backward, Exact& out) {
+  const Reading ref = in_t(in), given = as_given(in);
+  if (ref.nn == given.nn && ref.ee == given.ee) return;
+  out.other_reading = [&in, value, backward] { return std::optional<Mp>(value(in, as_given(in), backward)); };
+}
+
 // The exact value is set; the bound and the replay rules follow.
 void finish(const Row& in, double (*replay_fn)(const Row&), const Stage& y, bool overflow, bool undefined, Exact& out) {
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, in.ctx.dtype, y.e, y.rms());
@@ -112,6 +151,7 @@ void finish(const Row& in, double (*replay_fn)(const Row&), const Stage& y, bool
 }  // namespace
 
 void layer_norm(const Row& in, Exact& out) {
+  other_reading(in, layer_value, false, out);
   const LayerRow& L = layer_row(in);
   out.value = (Mp(in.a[in.i]) - L.mu) * L.r;
   Stages st(in.ctx.dtype);
@@ -120,6 +160,7 @@ void layer_norm(const Row& in, Exact& out) {
 }
 
 void layer_norm_backward(const Row& in, Exact& out) {
+  other_reading(in, layer_value, true, out);
   const LayerRow& L = layer_row(in);
   const DType t = in.ctx.dtype;
   const std::size_t n = in.a.size();
@@ -145,6 +186,7 @@ void layer_norm_backward(const Row& in, Exact& out) {
 }
 
 void rms_norm(const Row& in, Exact& out) {
+  other_reading(in, rms_value, false, out);
   const DType t = in.ctx.dtype;
   const std::size_t n = in.a.size();
   const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
@@ -160,6 +202,7 @@ void rms_norm(const Row& in, Exact& out) {
 }
 
 void rms_norm_backward(const Row& in, Exact& out) {
+  other_reading(in, rms_value, true, out);
   const DType t = in.ctx.dtype;
   const std::size_t n = in.a.size();
   const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));

@@ -144,7 +144,8 @@ void sum_wide(const Terms& given, Exact& out) { const MpTerms in = mp(given);
 }
 
 // mean = sum / T(n) with the count rounded into T (§0.3): bf16 divides a
-// 257-element sum by 256. Empty: 0/0 = NaN.
+// 257-element sum by 256. Empty: 0/0 = NaN. The count exact (PyTorch's) is
+// the definition's other reading (Exact::other_reading).
 void mean(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   const SumParts s = sum_parts(in, in.ctx.dtype);
   const Mp n = count_in(in.ctx.dtype, in.terms.size());
@@ -152,6 +153,8 @@ void mean(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;
   out.value = s.overflowed ? rn(in.ctx.dtype, s.fold / n) : s.exact / n;
   if (s.overflowed) out.unreplayed = s.exact / n;
+  if (const Mp exact_n(static_cast<double>(in.terms.size())); exact_n != n && !s.overflowed)
+    out.other_reading = [v = Mp(s.exact / exact_n)] { return std::optional<Mp>(v); };
   admit_reachable_overflows(in, s, in.ctx.dtype, out);  // (an infinite sum over n is infinite, NaN stays NaN)
 }
 

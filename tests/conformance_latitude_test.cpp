@@ -254,5 +254,44 @@ TEST(ConformanceLatitude, TheBackwardAndPagedAttentionMayReadTheirParametersAsGi
   }
 }
 
+// The count and eps of a mean or a norm, read as given (n exact, PyTorch)
+// besides the reference's T(n), T(eps): a bf16 row of 257 counts 256 one
+// way and 257 the other. The other reading is offered exactly where it
+// differs, and is the mean, or the normalized value, with the exact count.
+TEST(ConformanceLatitude, MeansAndNormsMayCountExactly) {
+  using oracle::Mp;
+  Params eps;
+  eps.set("eps", 0x1p-10);
+  const auto exact_of = [&](const char* kernel, const oracle::Input& in) {
+    oracle::Exact ex;
+    ex.reset();
+    contract::find_kernel(kernel)->math.exact(in, ex);
+    return ex;
+  };
+  oracle::PrecisionScope scope(200);
+  for (const std::size_t n : {257u, 200u}) {
+    std::vector<double> x(n);
+    long double sum = 0, sq = 0;
+    for (std::size_t j = 0; j < n; ++j) sum += x[j] = static_cast<double>((j * 37) % 11) - 5;
+    const long double mu = sum / n;
+    for (double v : x) sq += (v - mu) * (v - mu);
+    const oracle::Context ctx{.dtype = DType::bf16, .out_dtype = DType::bf16, .params = &eps};
+    // (The inputs outlive the evaluations: the other reading refers to them.)
+    const oracle::Input terms = oracle::Terms{ctx, x}, row = oracle::Row{ctx, x, {}, 7};
+    const oracle::Exact mean = exact_of("mean_all", terms);
+    const oracle::Exact norm = exact_of("layer_norm_last_dim", row);
+    if (n == 200) {  // (200 and 2^-10 are bf16 values: one reading)
+      EXPECT_FALSE(mean.other_reading || norm.other_reading);
+      continue;
+    }
+    ASSERT_TRUE(mean.other_reading && norm.other_reading);
+    EXPECT_NEAR(mean.other_reading()->convert_to<double>(), static_cast<double>(mu), 1e-15);
+    EXPECT_NE(mean.value, *mean.other_reading());
+    const long double want = (x[7] - mu) / std::sqrt(sq / n + 0x1p-10L);
+    EXPECT_NEAR(norm.other_reading()->convert_to<double>(), static_cast<double>(want), 1e-12);
+    EXPECT_GT(std::fabs(norm.value.convert_to<double>() - static_cast<double>(want)), 1e-6) << "the reference counts 256";
+  }
+}
+
 }  // namespace
 }  // namespace kc
