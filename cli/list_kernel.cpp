@@ -93,15 +93,19 @@ int list_backend(const std::string& spec, bool json) {
   for (const auto& k : contract::all_kernels()) {
     const auto dtypes = b->supported(k.name);
     if (!dtypes) continue;
-    nlohmann::json e{{"kernel", k.name}, {"dtypes", nlohmann::json::array()}, {"claims", nlohmann::json::array()}};
+    nlohmann::json e{{"kernel", k.name}, {"dtypes", nlohmann::json::array()}, {"claims", nlohmann::json::array()},
+                     {"not_graded", nlohmann::json::array()}};
     for (DType t : dtypes->list()) {
-      if (!k.accuracy_for(t)) continue;  // (a dtype the contract does not list is never graded)
+      if (!k.accuracy_for(t)) {  // (a dtype the contract does not list is never graded: said so)
+        if (!k.operand_dtypes().contains(t)) e["not_graded"].push_back(dtype_name(t));  // (not an index's u32)
+        continue;
+      }
       e["dtypes"].push_back(dtype_name(t));
       const Backend::Declared d = b->declared(k.name, t);
       if (!d.claim_metric.empty())
         e["claims"].push_back({{"dtype", dtype_name(t)}, {"metric", d.claim_metric}, {"bound", d.claim_bound}});
     }
-    if (!e["dtypes"].empty()) kernels.push_back(e);
+    if (!e["dtypes"].empty() || !e["not_graded"].empty()) kernels.push_back(e);
   }
   const auto lib = b->library();
   const nlohmann::json doc{{"backend", spec},
@@ -119,7 +123,11 @@ int list_backend(const std::string& spec, bool json) {
     for (const auto& c : e["claims"])
       claims += fmt::format("{}{} {} <= {}", claims.empty() ? "; claims " : ", ", c["dtype"].get<std::string>(),
                             c["metric"].get<std::string>(), c["bound"].get<double>());
-    fmt::print("  {:<24} {}{}\n", e["kernel"].get<std::string>(), fmt::join(e["dtypes"].get<std::vector<std::string>>(), " "), claims);
+    const auto ungraded = e["not_graded"].get<std::vector<std::string>>();
+    fmt::print("  {:<24} {}{}{}\n", e["kernel"].get<std::string>(), fmt::join(e["dtypes"].get<std::vector<std::string>>(), " "),
+               claims,
+               ungraded.empty() ? ""
+                                : fmt::format("; declared, not graded (the contract has no model): {}", fmt::join(ungraded, " ")));
   }
   return 0;
 }

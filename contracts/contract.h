@@ -277,6 +277,7 @@ struct KernelSpec {
   std::vector<AllowedRejection> allowed_rejections = {};
 
   DTypeSet dtypes() const;              // the first operand's dtypes
+  DTypeSet operand_dtypes() const;      // every operand's dtypes (a backend declares their union)
   // None when the output is an integer dtype: classes are of floats.
   ResultSet reachable_results(DType t) const {
     if (!is_float(out_dtype(t))) return {};

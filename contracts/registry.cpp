@@ -67,6 +67,12 @@ std::string_view layout_text(Layout l) {
 }
 
 DTypeSet KernelSpec::dtypes() const { return inputs.empty() ? DTypeSet{} : inputs.front().dtypes; }
+DTypeSet KernelSpec::operand_dtypes() const {
+  DTypeSet all;
+  for (const auto& in : inputs)
+    for (DType t : in.dtypes.list()) all.insert(t);
+  return all;
+}
 
 const Accuracy* KernelSpec::accuracy_for(DType t) const {
   for (const auto& a : accuracy)

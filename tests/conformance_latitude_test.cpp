@@ -293,5 +293,47 @@ TEST(ConformanceLatitude, MeansAndNormsMayCountExactly) {
   }
 }
 
+// conv2d in bf16 and f16 too (widened to f32, the reference's f32 conv,
+// rounded back): a library whose dtype table is wider than the
+// reference's. Declaring the halves, it is not asked to reject them; the
+// planted defect computes them without declaring them, and its
+// bad-input:dtype.unsupported still fails.
+class ConvInHalves final : public testing_support::ReferenceBut {
+ public:
+  explicit ConvInHalves(bool declares) : ReferenceBut(declares ? "conv_halves_test" : "conv_halves_undeclared_test"), declares_(declares) {}
+  std::optional<DTypeSet> supported(std::string_view kernel) const override {
+    auto s = ReferenceBut::supported(kernel);
+    if (s && declares_ && kernel == "conv2d") s->insert(DType::bf16), s->insert(DType::f16);
+    return s;
+  }
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    if (in.empty() || (in[0].dtype() != DType::bf16 && in[0].dtype() != DType::f16)) return reference(kernel, in, p);
+    const DType t = in[0].dtype();
+    std::vector<Tensor> wide;
+    for (const Tensor& x : in) wide.push_back(converted(x, x.dtype() == t ? DType::f32 : x.dtype()));
+    std::vector<Tensor> out = reference(kernel, wide, p);
+    for (Tensor& y : out) y = converted(y, t);
+    return out;
+  }
+
+ private:
+  static Tensor converted(const Tensor& x, DType t) {
+    Tensor y(t, x.dims());
+    for (std::int64_t i = 0; i < x.numel(); ++i) y.set_bits(i, double_to_bits(t, round_to_format(x.value_at(i), t)));
+    return y;
+  }
+  bool declares_;
+};
+
+TEST(ConformanceLatitude, ADtypeTheBackendDeclaresIsNoBadInput) {
+  for (const DType t : {DType::f32, DType::f64}) {
+    const auto conf = run_profile(ConvInHalves(true), "conv2d", t, Profile::conformance, 5);
+    EXPECT_EQ(conf.verdict, Verdict::pass) << conf.headline;
+    const auto wrong = run_profile(ConvInHalves(false), "conv2d", t, Profile::conformance, 5);
+    EXPECT_EQ(wrong.verdict, Verdict::fail) << "a bf16 call it does not declare is still a bad input";
+    EXPECT_NE(wrong.headline.find("dtype.unsupported"), std::string::npos) << wrong.headline;
+  }
+}
+
 }  // namespace
 }  // namespace kc
