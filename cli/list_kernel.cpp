@@ -40,7 +40,8 @@ void print_preconditions(const contract::KernelSpec& k) {
     const std::string how = status ? std::string(*status) : fmt::format("kc_error.rule = \"{}\"", rule_name(p.rule));
     fmt::print("  {:<24} {:<10} {:<36} {}{}\n", rule_name(p.rule), p.operand, how, p.text,
                !p.reference_limit ? ""
-               : p.defined_result ? " [the reference's limit: the conformance profile also accepts the defined result]"
+               : p.ungraded_result ? " [the reference's limit: the conformance profile also accepts a result, not graded]"
+               : p.defined_result  ? " [the reference's limit: the conformance profile also accepts the defined result]"
                                   : " [the reference's limit: the conformance profile also accepts the empty result]");
   }
 }

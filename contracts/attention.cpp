@@ -64,7 +64,8 @@ std::vector<Precondition> attention_rules(bool backward = false, bool exec_arm =
        {Rule::heads_mismatch, "v", "v's H is k's (`Hk mismatch k vs v`)"},
        {Rule::seq_mismatch, "v", "v's S is k's (`Sk mismatch k vs v`)"},
        {Rule::head_dim_mismatch, "k", "k's D is q's (`head_dim mismatch q vs k`)"},
-       {Rule::head_dim_mismatch, "v", "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)"},
+       {.rule = Rule::head_dim_mismatch, .operand = "v", .text = "v's D is k's: Dv = Dq (`head_dim mismatch k vs v`)",
+        .reference_limit = true, .ungraded_result = true},  // (attention is defined for Dv != Dq: PyTorch's SDPA)
        {Rule::gqa_group, "q", "Hq is a multiple of Hk >= 1 (`Hq=.. must be a multiple of Hk=.. (GQA group size)`)"},
        {Rule::alibi_shape, "alibi", "the slopes are [Hq] (`alibi_slopes must be shape [Hq=..]`)"}});
   r = with(r, dout);
@@ -182,7 +183,8 @@ void register_attention(std::vector<KernelSpec>& out) {
        {Rule::block_size_mismatch, "v_cache", "v_cache's dim 1 is block_size"},
        {Rule::heads_mismatch, "v_cache", "v_cache's blocks and Hkv are k_cache's"},
        {Rule::head_dim_mismatch, "k_cache", "k_cache's D is q's"},
-       {Rule::head_dim_mismatch, "v_cache", "v_cache's D is q's"},
+       {.rule = Rule::head_dim_mismatch, .operand = "v_cache", .text = "v_cache's D is q's", .reference_limit = true,
+        .ungraded_result = true},
        {Rule::batch_mismatch, "block_table", "block_table has B rows"},
        {Rule::batch_mismatch, "context_lens", "context_lens has B entries"},
        {Rule::gqa_group, "q", "Hq is a multiple of Hkv >= 1"},

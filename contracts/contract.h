@@ -78,6 +78,11 @@ struct Precondition {
   // computed from the call and compared bit for bit (squeeze of an axis
   // of size > 1: x unchanged, PyTorch's no-op); nullptr: the empty result.
   std::vector<Tensor> (*defined_result)(std::span<const Tensor> inputs, const Params& params) = nullptr;
+  // A reference_limit rule whose defined result kconform has no oracle for
+  // (attention with Dv != Dq, a batched qmatmul): any answer passes the
+  // conformance profile as not graded, counted as a difference from the
+  // reference.
+  bool ungraded_result = false;
 };
 
 // Accuracy model of one dtype. See docs/accuracy-bounds.md for every

@@ -80,8 +80,10 @@ void register_quant(std::vector<KernelSpec>& out) {
                              {{Rule::shape_negative_dim, "w", "every dimension is >= 0"},
                               {Rule::buffer_size, "w", "the buffer holds exactly numel x dtype-size bytes"},
                               {Rule::dtype_unsupported, "w", "w is u32 (`qmatmul: weight bytes must be U32`)"},
-                              {Rule::rank_exact, "a",
-                               "a is rank 2 [M, K] (`matmul: operands must have the same rank, got 3 and 2`)"},
+                              // (a batched a [B, M, K] times the weight is defined: ggml's mul_mat)
+                              {.rule = Rule::rank_exact, .operand = "a",
+                               .text = "a is rank 2 [M, K] (`matmul: operands must have the same rank, got 3 and 2`)",
+                               .reference_limit = true, .ungraded_result = true},
                               {Rule::shape_inner, "a", "a's last dim is k (matmul's inner-dim assert)"}}),
                 with(param_rules("quant_type", "an integer"),
                      with(param_rules("k", "an integer"), param_rules("n", "an integer")))),

@@ -16,6 +16,7 @@ void rules_json(const contract::KernelSpec& k, json& j) {
   for (const auto& pc : k.preconditions) {
     j["preconditions"].push_back({{"rule", rule_name(pc.rule)}, {"operand", pc.operand}, {"text", pc.text}});
     if (pc.reference_limit) j["preconditions"].back()["reference_limit"] = true;
+    if (pc.ungraded_result) j["preconditions"].back()["result_not_graded"] = true;
   }
   if (k.allowed_rejections.empty()) return;
   j["allowed_rejections"] = json::array();
