@@ -131,7 +131,30 @@ struct CellGrades {
   std::vector<B> bound;    // their bounds
   std::vector<B> rms;      // their rms bounds (rows::Stage::r: the case statistics)
   std::vector<double> replay;  // special cells: the kernel's replay
+  std::vector<bool> nan_ok;    // outputs PyTorch's NaN of a query row with no admissible key reaches (empty: none)
 };
+
+// A query row with no admissible key has no softmax: the reference skips
+// it (zero gradients); PyTorch's math backend carries its softmax's NaN
+// into that row's dQ and every dK and dV of the cell (P^T dO, dS^T Q). Both
+// are correct (docs/conformance-audit.md): the outputs NaN may reach.
+std::vector<bool> masked_row_nans(const Cell& c, const Mask& mk) {
+  std::vector<bool> ok;
+  const auto d = static_cast<std::size_t>(c.d);
+  for (std::int64_t qi = 0; qi < c.sq; ++qi) {
+    bool any = false;
+    for (std::int64_t j = 0; j < c.sk && !any; ++j) any = mk.admissible(qi, j);
+    if (any) continue;
+    if (ok.empty()) {
+      ok.assign(c.outputs(), false);
+      std::fill(ok.begin() + static_cast<std::ptrdiff_t>(c.dq_count()), ok.end(), true);  // dK, dV
+    }
+    for (std::int64_t gi = 0; gi < c.g; ++gi)
+      std::fill_n(ok.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(gi * c.sq + qi) * d),
+                  static_cast<std::ptrdiff_t>(d), true);
+  }
+  return ok;
+}
 
 bool all_finite(std::span<const double> xs) {
   for (double x : xs)
@@ -317,6 +340,7 @@ void grade_cell(const Row& in, CellGrades& cg) {
   for (std::int64_t gi = 0; gi < c.g && !cg.special; ++gi)
     for (std::int64_t qi = 0; qi < c.sq && !cg.special; ++qi)
       if (!grade_row(cx, gi, qi, w, terms, cg.z)) cg.special = true;  // a score overflowed: the replay's
+  cg.nan_ok = masked_row_nans(c, mk);
   if (cg.special) {
     cg.replay = replay::flash_backward_cell(t, *in.ctx.params, in.a);
     return;
@@ -347,9 +371,11 @@ void attention_flash_backward(const Row& in, Exact& out) {
     out.value = Mp(cg.replay.at(in.i));
     out.replayed = true;
     out.unbounded = cg.inputs_finite || std::isfinite(cg.replay.at(in.i));
+    if (!cg.nan_ok.empty() && cg.nan_ok.at(in.i)) out.alternatives.push_back(Mp(NAN));
     return;
   }
   out.value = cg.z.at(in.i);
+  if (!cg.nan_ok.empty() && cg.nan_ok.at(in.i)) out.alternatives.push_back(Mp(NAN));
   const Mask mk = Mask::of(*in.ctx.params, in.ctx.dtype);
   if (!(mk.as_given(*in.ctx.params) == mk))
     out.other_reading = [&in]() -> std::optional<Mp> {

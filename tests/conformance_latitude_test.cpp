@@ -34,7 +34,7 @@ using testing_support::run_profile;
 void expect_correct_not_reference(const Backend& b, const char* kernel, DType t, int cases) {
   const auto conf = run_profile(b, kernel, t, Profile::conformance, cases);
   EXPECT_EQ(conf.verdict, Verdict::pass) << b.name() << " " << kernel << " " << dtype_name(t) << ": " << conf.headline
-                                         << "\n" << (conf.failures.empty() ? "" : conf.failures[0].message);
+                                         << "\n" << (conf.failures.empty() ? "" : conf.failures.back().message);
   const auto ref = run_profile(b, kernel, t, Profile::reference, cases);
   EXPECT_EQ(ref.verdict, Verdict::fail) << b.name() << " " << kernel << ": not the reference's answer";
 }
@@ -391,6 +391,45 @@ TEST(ConformanceLatitude, ACallTheOperationDefinesMayBeAnsweredUngraded) {
     }
   EXPECT_EQ(rules, 5) << "attention_naive, attention_flash, attention_flash_backward (v), attention_paged_naive (v_cache), "
                          "qmatmul (a)";
+}
+
+// attention_flash_backward as PyTorch's math backend answers a query row
+// with no admissible key: NaN in that row's dQ and in every dK and dV
+// (the mask is the same for every head). The planted defect puts NaN in
+// every dQ row once one row is masked.
+class BackwardMaskedNaN final : public testing_support::ReferenceBut {
+ public:
+  explicit BackwardMaskedNaN(bool wrong) : ReferenceBut(wrong ? "backward_nan_everywhere_test" : "backward_masked_nan_test"), wrong_(wrong) {}
+  std::vector<Tensor> run(std::string_view kernel, std::span<const Tensor> in, const Params& p) const override {
+    std::vector<Tensor> out = reference(kernel, in, p);
+    const std::int64_t sq = in[0].dims()[2], d = in[0].dims()[3], sk = in[1].dims()[2];
+    std::vector<bool> masked(static_cast<std::size_t>(sq));
+    for (std::int64_t qi = 0; qi < sq; ++qi) {
+      bool any = false;
+      for (std::int64_t j = 0; j < sk; ++j) any |= admissible(p, qi, j);
+      masked[static_cast<std::size_t>(qi)] = !any;
+    }
+    if (std::none_of(masked.begin(), masked.end(), [](bool m) { return m; })) return out;
+    const std::uint64_t nan = double_to_bits(in[0].dtype(), NAN);
+    for (std::int64_t i = 0; i < out[0].numel(); ++i)
+      if (wrong_ || masked[static_cast<std::size_t>(i / d % sq)]) out[0].set_bits(i, nan);
+    for (std::size_t part : {1u, 2u})
+      for (std::int64_t i = 0; i < out[part].numel(); ++i) out[part].set_bits(i, nan);
+    return out;
+  }
+
+ private:
+  static bool admissible(const Params& p, std::int64_t qi, std::int64_t kj) {
+    const std::int64_t left = p.integer("window_left"), right = p.integer("window_right");
+    return !(p.integer("causal") != 0 && kj > qi) && !(left >= 0 && kj + left < qi) && !(right >= 0 && kj > qi + right);
+  }
+  bool wrong_;
+};
+
+TEST(ConformanceLatitude, AttentionBackwardMayCarryAMaskedRowsNaN) {
+  expect_correct_not_reference(BackwardMaskedNaN(false), "attention_flash_backward", DType::f32, 40);
+  EXPECT_EQ(run_profile(BackwardMaskedNaN(true), "attention_flash_backward", DType::f32, Profile::conformance, 40).verdict,
+            Verdict::fail);
 }
 
 }  // namespace
