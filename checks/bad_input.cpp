@@ -72,11 +72,13 @@ Outcome defined_result(const RunView& v, const contract::Precondition& rule, con
                               dims_to_string(want.parts[0].dims))};
 }
 
-Outcome call_invalid(const RunView& v, const contract::Precondition& rule, const gen::Case& bad) {
+// `ungraded`: an answer is accepted, not graded (a rule's ungraded_result,
+// or a dtype the backend declares).
+Outcome call_invalid(const RunView& v, const contract::Precondition& rule, const gen::Case& bad, bool ungraded) {
   const auto& k = v.c.k;
   try {
     const std::vector<Tensor> out = v.c.backend.run(k.name, bad.inputs, bad.params);
-    if (rule.reference_limit && rule.ungraded_result) return {.ok = true, .defined = true, .ungraded = true};
+    if (ungraded) return {.ok = true, .defined = true, .ungraded = true};
     if (rule.reference_limit) return defined_result(v, rule, bad, out);
     return {.what = "the invalid call was accepted"};
   } catch (const KernelError& e) {
@@ -92,9 +94,11 @@ Outcome call_invalid(const RunView& v, const contract::Precondition& rule, const
 // A kernel dtype the backend declares is no bad input for it: where the
 // reference's dtype table is narrower than the operation's (conv2d and
 // attention_naive in bf16, the movers in u32), a library that computes
-// the kernel in that dtype is not asked to reject it
-// (docs/conformance-audit.md). Its results there have no contract to be
-// graded against: `kconform list --backend` names them.
+// the kernel in that dtype may answer the call (docs/conformance-audit.md).
+// Its answer has no contract to be graded against: it passes the
+// conformance profile as not graded (a crash still fails), the reference
+// profile's rejection check fails, and `kconform list --backend` names
+// the dtype.
 bool declared_dtype(const RunView& v, const contract::Precondition& rule, const gen::Case& bad) {
   if (rule.rule != Rule::dtype_unsupported || v.c.k.operand_index(rule.operand) != 0) return false;
   // (A backend declares the union of its operands' dtypes: one the contract
@@ -102,6 +106,22 @@ bool declared_dtype(const RunView& v, const contract::Precondition& rule, const 
   const DType t = bad.inputs.at(0).dtype();
   const auto declared = v.c.backend.supported(v.c.k.name);
   return declared && declared->contains(t) && !v.c.k.operand_dtypes().contains(t);
+}
+
+// The call in the declared dtype made whole: every operand the valid call
+// has in x's dtype (conv2d's weight and bias) converted to it, as a
+// library's own call in that dtype would be (x alone in it is a mixed call,
+// which the library may reject as a mismatch).
+gen::Case in_declared_dtype(const RunView& v, gen::Case bad) {
+  const DType from = v.first_valid->inputs.at(0).dtype(), t = bad.inputs.at(0).dtype();
+  for (std::size_t i = 1; i < bad.inputs.size(); ++i) {
+    if (bad.inputs[i].dtype() != from) continue;
+    Tensor y(t, bad.inputs[i].dims());
+    for (std::int64_t j = 0; j < y.numel(); ++j)
+      y.set_bits(j, double_to_bits(t, round_to_format(bad.inputs[i].value_at(j), t)));
+    bad.inputs[i] = std::move(y);
+  }
+  return bad;
 }
 
 class BadInput final : public Check {
@@ -120,18 +140,22 @@ class BadInput final : public Check {
       const auto index = static_cast<std::uint64_t>(i);
       auto bad = v.c.driver.violate(k, rule, *v.first_valid, index);
       if (!bad) bad = gen::violate_shared(k, rule, *v.first_valid, index);
-      if (!bad || declared_dtype(v, rule, *bad)) continue;
-      const Outcome o = call_invalid(v, rule, *bad);
+      if (!bad) continue;
+      const bool declared = declared_dtype(v, rule, *bad);
+      if (declared) bad = in_declared_dtype(v, *bad);
+      const Outcome o = call_invalid(v, rule, *bad, declared || (rule.reference_limit && rule.ungraded_result));
       record(v, acc, tally, i, *bad, o.ok, o.what);
       // The reference's own limit: its rejection is the reference profile's
       // question, the defined result another correct implementation's answer.
-      if (rule.reference_limit && o.ok)
+      if ((rule.reference_limit || declared) && o.ok)
         record(v, acc, acc.tally(check + ", rejected as the reference does", engine::CheckKind::bad_input,
                                  engine::Profile::reference),
                i, *bad, !o.defined,
-               o.ungraded ? "returned a result where the reference rejects the call (the operation defines one; kconform "
-                            "has no oracle for it: not graded)"
-                          : "returned the defined result, where the reference rejects the call");
+               declared ? "returned a result in a dtype the backend declares and the reference rejects (no contract "
+                          "covers it: not graded)"
+               : o.ungraded ? "returned a result where the reference rejects the call (the operation defines one; "
+                              "kconform has no oracle for it: not graded)"
+                            : "returned the defined result, where the reference rejects the call");
     }
     if (tally.passed + tally.failed == 0) {
       acc.record(v.c, tally, false, "no variant", [&] {

@@ -193,8 +193,9 @@ TEST(ConformanceLatitude, MeansAndNormsMayCountExactly) {
 
 // conv2d in bf16 and f16 too (widened to f32, the reference's f32 conv,
 // rounded back): a library whose dtype table is wider than the
-// reference's. Declaring the halves, it is not asked to reject them; the
-// planted defect computes them without declaring them, and its
+// reference's. Declaring the halves, it may answer them (not graded: the
+// reference profile's rejection check fails, with "not graded" in its
+// text); the planted defect computes them without declaring them, and its
 // bad-input:dtype.unsupported still fails.
 class ConvInHalves final : public testing_support::ReferenceBut {
  public:
@@ -226,7 +227,12 @@ class ConvInHalves final : public testing_support::ReferenceBut {
 TEST(ConformanceLatitude, ADtypeTheBackendDeclaresIsNoBadInput) {
   for (const DType t : {DType::f32, DType::f64}) {
     const auto conf = run_profile(ConvInHalves(true), "conv2d", t, Profile::conformance, 5);
-    EXPECT_EQ(conf.verdict, Verdict::pass) << conf.headline;
+    EXPECT_EQ(conf.verdict, Verdict::pass) << conf.headline << (conf.failures.empty() ? "" : conf.failures.back().message);
+    const auto ref = run_profile(ConvInHalves(true), "conv2d", t, Profile::reference, 5);
+    EXPECT_TRUE(std::any_of(ref.failures.begin(), ref.failures.end(), [](const engine::ElementReport& f) {
+      return f.check == "bad-input:dtype.unsupported (x), rejected as the reference does" &&
+             f.message.find("not graded") != std::string::npos;
+    })) << ref.headline;
     const auto wrong = run_profile(ConvInHalves(false), "conv2d", t, Profile::conformance, 5);
     EXPECT_EQ(wrong.verdict, Verdict::fail) << "a bf16 call it does not declare is still a bad input";
     EXPECT_NE(wrong.headline.find("dtype.unsupported"), std::string::npos) << wrong.headline;
