@@ -207,7 +207,7 @@ Mp weighted_column(const Layout& l, const Mask& mk, const Scores& s, std::size_t
 }
 
 // The element's exact value with the scale and softcap as given.
-std::optional<Mp> given_column(const Row& in) {
+Mp given_column(const Row& in) {
   const Mask given = Mask::of(*in.ctx.params, in.ctx.dtype).as_given(*in.ctx.params);
   const Layout l = Layout::of(in.a);
   Stages st(in.ctx.dtype);
@@ -252,7 +252,7 @@ void attend(const Row& in, Exact& out, bool flash) {
     return;
   }
   out.value = weighted_column(l, mk, s, col);
-  if (!(mk.as_given(*in.ctx.params) == mk)) out.other_reading = [&in] { return given_column(in); };
+  if (!(mk.as_given(*in.ctx.params) == mk)) out.other_reading = [&in] { return std::optional(given_column(in)); };
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
   const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e, y.rms());
@@ -274,7 +274,7 @@ void attention_paged(const Row& in, Exact& out) {
       const Params given = replay::paged_as_naive(*in.ctx.params);
       Row r = in;
       r.ctx.params = &given;
-      return given_column(r);
+      return std::optional(given_column(r));
     };
 }
 

@@ -61,6 +61,19 @@ Mp inv_sqrt(const Mp& x) {
   return r;
 }
 
+// The row's count and eps as the reference reads them (T(n), T(eps): a
+// bf16 row of 257 counts 256) or as given (n exact, eps the parameter's
+// value: PyTorch's opmath for the halves), the definition's other reading
+// (Exact::other_reading, asked only for a result the first one fails).
+struct Reading {
+  Mp nn, ee;
+};
+Reading in_t(const Row& in) {
+  const DType t = in.ctx.dtype;
+  return {Mp(num_cast(t, static_cast<double>(in.a.size()))), Mp(num_cast(t, eps_of(in)))};
+}
+Reading as_given(const Row& in) { return {Mp(static_cast<double>(in.a.size())), Mp(eps_of(in))}; }
+
 // What layer_norm's forward and backward share of a row: the exact mu and
 // r, and the stages mu, d_j, r.
 struct LayerRow {
@@ -75,8 +88,7 @@ const LayerRow& layer_row(const Row& in) {
   static thread_local LayerRow L;
   if (L.key.same_or_set(in)) return L;
   const DType t = in.ctx.dtype;
-  const std::size_t n = in.a.size();
-  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  const auto [nn, ee] = in_t(in);
   L.mu = exact_sum(in.a) / nn;
   Mp v(0);
   for (double x : in.a) {
@@ -103,19 +115,6 @@ const LayerRow& layer_row(const Row& in) {
   return L;
 }
 
-// The row's count and eps as the reference reads them (T(n), T(eps): a
-// bf16 row of 257 counts 256) or as given (n exact, eps the parameter's
-// value: PyTorch's opmath for the halves), the definition's other reading
-// (Exact::other_reading, asked only for a result the first one fails).
-struct Reading {
-  Mp nn, ee;
-};
-Reading in_t(const Row& in) {
-  const DType t = in.ctx.dtype;
-  return {Mp(num_cast(t, static_cast<double>(in.a.size()))), Mp(num_cast(t, eps_of(in)))};
-}
-Reading as_given(const Row& in) { return {Mp(static_cast<double>(in.a.size())), Mp(eps_of(in))}; }
-
 // Each kernel's exact value under a reading, from the row alone (the
 // forward's mean and r computed again: the other reading's path).
 Mp layer_value(const Row& in, const Reading& rd, bool backward) {
@@ -136,9 +135,12 @@ Mp rms_value(const Row& in, const Reading& rd, bool backward) {
 }
 
 // The other reading where it differs from the reference's.
+// (Decided on doubles: it is asked at every element.)
 void other_reading(const Row& in, Mp (*value)(const Row&, const Reading&, bool), bool backward, Exact& out) {
-  const Reading ref = in_t(in), given = as_given(in);
-  if (ref.nn == given.nn && ref.ee == given.ee) return;
+  const DType t = in.ctx.dtype;
+  const auto n = static_cast<double>(in.a.size());
+  const double eps = eps_of(in);
+  if (num_cast(t, n) == n && num_cast(t, eps) == eps) return;
   out.other_reading = [&in, value, backward] { return std::optional<Mp>(value(in, as_given(in), backward)); };
 }
 
@@ -164,7 +166,7 @@ void layer_norm_backward(const Row& in, Exact& out) {
   const LayerRow& L = layer_row(in);
   const DType t = in.ctx.dtype;
   const std::size_t n = in.a.size();
-  const Mp nn(num_cast(t, static_cast<double>(n)));
+  const Mp nn = in_t(in).nn;
   // Exact: yh_j = (x_j - mu) r, mg = sum g / N, mgy = sum g_j yh_j / N.
   Mp sgy(0);
   for (std::size_t j = 0; j < n; ++j) sgy += Mp(in.b[j]) * ((Mp(in.a[j]) - L.mu) * L.r);
@@ -188,8 +190,7 @@ void layer_norm_backward(const Row& in, Exact& out) {
 void rms_norm(const Row& in, Exact& out) {
   other_reading(in, rms_value, false, out);
   const DType t = in.ctx.dtype;
-  const std::size_t n = in.a.size();
-  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  const auto [nn, ee] = in_t(in);
   const Mp w = exact_sum(in.a, in.a) / nn + ee;
   out.value = Mp(in.a[in.i]) * inv_sqrt(w);
   Stages st(t);
@@ -205,7 +206,7 @@ void rms_norm_backward(const Row& in, Exact& out) {
   other_reading(in, rms_value, true, out);
   const DType t = in.ctx.dtype;
   const std::size_t n = in.a.size();
-  const Mp nn(num_cast(t, static_cast<double>(n))), ee(num_cast(t, eps_of(in)));
+  const auto [nn, ee] = in_t(in);
   const Mp d = exact_sum(in.a, in.a) / nn + ee;
   const Mp r = inv_sqrt(d), c = exact_sum(in.b, in.a) / (nn * d);
   out.value = r * (Mp(in.b[in.i]) - Mp(in.a[in.i]) * c);

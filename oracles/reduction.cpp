@@ -153,8 +153,8 @@ void mean(const Terms& given, Exact& out) { const MpTerms in = mp(given);
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum / n;
   out.value = s.overflowed ? rn(in.ctx.dtype, s.fold / n) : s.exact / n;
   if (s.overflowed) out.unreplayed = s.exact / n;
-  if (const Mp exact_n(static_cast<double>(in.terms.size())); exact_n != n && !s.overflowed)
-    out.other_reading = [v = Mp(s.exact / exact_n)] { return std::optional<Mp>(v); };
+  if (const auto size = static_cast<double>(in.terms.size()); num_cast(in.ctx.dtype, size) != size && !s.overflowed)
+    out.other_reading = [v = Mp(s.exact / Mp(size))] { return std::optional<Mp>(v); };
   admit_reachable_overflows(in, s, in.ctx.dtype, out);  // (an infinite sum over n is infinite, NaN stays NaN)
 }
 
