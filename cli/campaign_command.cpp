@@ -8,9 +8,7 @@
 // same arguments grades only the batches it lacks; the results are the
 // merge of every batch in one canonical order (kernel table order, dtype,
 // batch), so shards merged with `kconform merge` give the document one
-// process writes for the same batches.
-//
-// The budget: each round gives the next batch to the kernel x dtype results
+// process writes for the same batches. The budget: each round gives the next batch to the kernel x dtype results
 // that have had the least time so far (not the fewest cases), so that a
 // slow kernel gets its share of the clock instead of starving or of
 // starving the others.
@@ -23,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "checks/check.h"
+#include "cli/shapes_option.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -140,6 +139,8 @@ engine::RunOptions batch_options(const CampaignCommand& o) {
   base.isolation = o.isolation;
   base.cases = o.cases;
   base.profile = profile_option(o.profile, o.backend);
+  if (o.shapes != "tiny") base.shapes = shapes_option(o.shapes, o.max_case_mb);
+  base.exact_budget = o.exact_budget;
   base.stop = &stop_signal();
   return base;
 }
@@ -152,7 +153,7 @@ json campaign_identity(const CampaignCommand& o, const Plan& plan, std::uint64_t
   return with_accuracy(json{{"seed", seed}, {"backend", o.backend}, {"profile", engine::profile_name(profile)},
                             {"cases_per_batch", o.cases}, {"units", units},
                             {"shard", fmt::format("{}/{}", shard.index, shard.count)},
-                            {"budget", o.budget}, {"batches", o.batches}},
+                            {"budget", o.budget}, {"batches", o.batches}, {"shapes", o.shapes}, {"exact_budget", o.exact_budget}},
                        o.accuracy);
 }
 

@@ -1,4 +1,5 @@
 #include "checks/check.h"
+#include "cli/shapes_option.h"
 #include "cli/commands.h"
 
 #include <algorithm>
@@ -64,15 +65,14 @@ int list(const ListOptions& o) {
 
 int selftest(const SelftestOptions& o) {
   std::vector<const mutants::Mutant*> chosen;
-  if (o.mutants.empty()) {
+  if (o.mutants.empty())
     for (const auto& m : mutants::all()) chosen.push_back(&m);
-  } else {
+  else
     for (const auto& n : o.mutants) {
       const auto* m = mutants::find(n);
       if (!m) throw UsageError(fmt::format("unknown mutant '{}' (see `kconform list --backends`)", n));
       chosen.push_back(m);
     }
-  }
   int missed = 0;
   std::vector<std::int64_t> shrunk_sizes;  // of the first shrunk case of each run that has one
   checks::checked_kernels();
@@ -83,6 +83,7 @@ int selftest(const SelftestOptions& o) {
     opts.cases = o.cases;
     opts.backend = fmt::format("mutant:{}", m->name);
     opts.profile = m->correct ? engine::Profile::reference : *engine::parse_profile(m->profile);
+    if (!m->shapes.empty()) opts.shapes = shapes_option(std::string(m->shapes), 4096);  // (a defect past a size)
     for (std::string_view kernel : m->kernels) {
       for (DType t : m->dtypes.list()) {
         const auto* k = contract::find_kernel(kernel);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "generators/problems.h"
 
 namespace kc::cli {
 
@@ -51,6 +52,9 @@ struct RunCommand {
   std::string dump;  // file: every element graded for the statistics
   int jobs = 0;      // worker processes (-j); 0: one per available core
   bool exact_oracle = false;  // MPFR for every element (no fast path)
+  std::string shapes{gen::kDefaultShapes};  // --shapes: tiny, tails, production, all, a shipped set or a problem file
+  std::int64_t exact_budget = 4096;  // --exact-budget: a shaped output past it is graded on a sample
+  std::int64_t max_case_mb = 4096;   // --max-case-mb: a problem line's case above it is refused
   std::string command_line;
   std::vector<std::string> argv;  // the words after `run` (the journal keeps them for --resume)
 };
@@ -95,6 +99,9 @@ struct CampaignCommand {
   int jobs = 0;
   bool quiet = false;
   std::string corpus;   // DIR: store each distinct shrunk failure (reports/corpus_file.h)
+  std::string shapes = "tiny";  // --shapes (run's); a campaign's batches are random cases unless asked
+  std::int64_t exact_budget = 4096;
+  std::int64_t max_case_mb = 4096;
 };
 int campaign(const CampaignCommand& o);
 

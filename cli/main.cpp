@@ -71,6 +71,20 @@ CLI::App* add_list_options(CLI::App& app, kc::cli::ListOptions& o) {
   return sub;
 }
 
+// --shapes, --exact-budget and --max-case-mb (run, campaign).
+void add_shape_options(CLI::App& sub, std::string& shapes, std::int64_t& budget, std::int64_t& max_mb) {
+  sub.add_option("--shapes", shapes,
+                 "Shapes besides the sweeps: tiny (the random cases), tails (and main-axis sizes 2^k-1, 2^k, 2^k+1 "
+                 "up to 8193), production (the shipped model problem files alone), all, a shipped set (llama2-7b, "
+                 "mistral-7b, bert-base, resnet50) or a problem file (README, \"Problem files\")");
+  sub.add_option("--exact-budget", budget,
+                 "A shaped case's output of more elements is graded exactly on a stratified sample of about this "
+                 "many (0: every element)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  sub.add_option("--max-case-mb", max_mb, "A problem line whose case would take more memory is refused")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+}
+
 // `kconform run`: the conformance checks of the planned kernel x dtype results.
 CLI::App* add_run_options(CLI::App& app, kc::cli::RunCommand& o) {
   auto* sub = app.add_subcommand("run", "Run the conformance checks and write results");
@@ -118,6 +132,7 @@ CLI::App* add_run_options(CLI::App& app, kc::cli::RunCommand& o) {
   sub->add_flag("--exact-oracle", o.exact_oracle,
                 "Evaluate every element with MPFR (no double fast path; the verdicts, maxima and worst cases are the "
                 "same, only slower)");
+  add_shape_options(*sub, o.shapes, o.exact_budget, o.max_case_mb);
   return sub;
 }
 
@@ -170,6 +185,7 @@ CLI::App* add_campaign_options(CLI::App& app, kc::cli::CampaignCommand& o) {
   sub->add_option("--jobs,-j", o.jobs, "Worker processes (default: one per core)")->check(CLI::Range(1, 1024));
   sub->add_flag("--quiet,-q", o.quiet, "Print only failures and the summary");
   sub->add_option("--corpus", o.corpus, "Folder of the regression corpus: store each distinct shrunk failure there");
+  add_shape_options(*sub, o.shapes, o.exact_budget, o.max_case_mb);
   return sub;
 }
 

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "checks/check.h"
+#include "cli/shapes_option.h"
 #include "cli/arguments.h"
 #include "cli/commands.h"
 #include "cli/plan.h"
@@ -86,6 +87,8 @@ engine::RunOptions run_options(const RunCommand& o) {
   if (o.bad_input && !opts.only_case) throw UsageError("--bad-input replays the bad-input checks of one case: add --case N (as printed)");
   opts.bad_input_only = o.bad_input;
   opts.fast_oracle = !o.exact_oracle;
+  opts.shapes = shapes_option(o.shapes, o.max_case_mb);
+  opts.exact_budget = o.exact_budget;
   opts.stop = &stop_signal();
   return opts;
 }

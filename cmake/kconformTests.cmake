@@ -1,6 +1,7 @@
 # kconform_add_conformance_tests(TARGET <plug-in library target>
 #                                KERNELS <name>... DTYPES <dtype>...
 #                                [PROFILE conformance|reference] [TIMEOUT <seconds>]
+#                                [SHAPES tiny|tails|production|all|<set>|<problem file>]
 #                                [ARGS <more kconform run arguments>...])
 #
 # Adds one ctest per kernel and dtype, named kconform.<kernel>.<dtype>, that
@@ -9,10 +10,12 @@
 # `kconform run --backend plugin:<the target's file>`. A test passes when
 # the kernel x dtype passes its contract in that profile (default:
 # conformance) and fails with kconform's report otherwise, whose replay
-# commands reproduce each failure. Works from an installed package
+# commands reproduce each failure. SHAPES is `kconform run --shapes` (default: run's;
+# a relative problem file is taken from the calling source folder).
+# Works from an installed package
 # (find_package(kconform)) and in-tree (add_subdirectory).
 function(kconform_add_conformance_tests)
-  cmake_parse_arguments(KC "" "TARGET;PROFILE;TIMEOUT" "KERNELS;DTYPES;ARGS" ${ARGN})
+  cmake_parse_arguments(KC "" "TARGET;PROFILE;TIMEOUT;SHAPES" "KERNELS;DTYPES;ARGS" ${ARGN})
   if(NOT KC_TARGET OR NOT TARGET ${KC_TARGET})
     message(FATAL_ERROR "kconform_add_conformance_tests: TARGET must name a library target, got '${KC_TARGET}'")
   endif()
@@ -28,6 +31,13 @@ function(kconform_add_conformance_tests)
   set(extra "")
   if(KC_TIMEOUT)
     list(APPEND extra --timeout ${KC_TIMEOUT})
+  endif()
+  if(KC_SHAPES)
+    set(shapes ${KC_SHAPES})
+    if(shapes MATCHES "[/.]" AND NOT IS_ABSOLUTE "${shapes}")
+      set(shapes ${CMAKE_CURRENT_SOURCE_DIR}/${shapes})
+    endif()
+    list(APPEND extra --shapes ${shapes})
   endif()
   foreach(kernel IN LISTS KC_KERNELS)
     foreach(dtype IN LISTS KC_DTYPES)

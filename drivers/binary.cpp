@@ -1,8 +1,10 @@
 // Driver "binary": two operands of exactly equal shape, no broadcasting
 // (the reference's assert_same_shape); output element i reads a[i] and b[i].
-#include "drivers/shrinking.h"
 #include "drivers/pairwise.h"
+#include "drivers/shaped.h"
+#include "drivers/shrinking.h"
 #include "generators/invalid.h"
+#include "generators/tensors.h"
 
 namespace kc::drivers {
 
@@ -24,6 +26,20 @@ class SameShape final : public Pairwise {
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return like_first_input(k, c);
   }
+
+  // The main axis: the elements', a and b [n]; values the profile's
+  // (specials too: each output element is its own).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{n}, {n}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return same_dims_error(k, s); }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const auto n = static_cast<std::size_t>(checked_numel(s.dims.at(0)));
+    return gen::Case{{gen::tensor_of(t, s.dims[0], shaped_values(t, k.values, n, seed, false)),
+                      gen::tensor_of(t, s.dims[1], shaped_values(t, k.values, n, seed + 1, false))},
+                     shaped_params(k, s, seed), false};
+  }
+
   // b's dims differ from a's: one more dim, or a larger first dim.
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule,
                                    const gen::Case& valid, std::uint64_t index) const override {

@@ -107,6 +107,15 @@ struct Element {
   const oracle::Context& context() const { return oracle::context_of(in); }
 };
 
+// The shapes of a shaped case (a problem line's, a tail's): each operand's
+// dims in the entry's order, which optional ones are given (a bias left
+// out is not), and the parameters given (the others drawn).
+struct Shaped {
+  std::vector<Dims> dims;
+  std::vector<bool> given;
+  Params params;
+};
+
 class Driver {
  public:
   virtual ~Driver() = default;
@@ -124,6 +133,21 @@ class Driver {
   virtual gen::Case sweep_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, int index) const;
   // True when the sweeps grade every input bit pattern (the result is "exhaustive").
   virtual bool sweeps_are_exhaustive(const contract::KernelSpec&, DType) const { return false; }
+  // Shaped cases (generators/problems.h). The shapes of a case whose main
+  // axis (the reduced, contracted or attended one; an elementwise kernel's
+  // one) has n elements, the others small; nullopt where the driver has
+  // no main axis yet.
+  virtual std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t /*n*/) const {
+    return std::nullopt;
+  }
+  // "" when a call of these shapes and parameters is valid input, else
+  // what does not fit, in words (a problem line is refused with it).
+  virtual std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const;
+  // A case of these shapes (shaped_error ""), its values drawn from `seed`
+  // as a random case's are, the parameters not given drawn too; in time
+  // linear in its size.
+  virtual gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const;
+
   // The dedicated case of the per-case statistics check, where it applies.
   virtual std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType, std::uint64_t /*seed*/) const {
     return std::nullopt;
@@ -170,6 +194,12 @@ class Driver {
   virtual bool element_at(const contract::KernelSpec&, const gen::Case&, std::int64_t /*i*/, Element& /*e*/) const {
     return false;
   }
+  // The elements of `out` (ascending flat indices) alone: a sampled
+  // output's. Through element_at where the driver has it, else
+  // for_each_element's elements filtered; the row drivers keep a row's
+  // values from one of its elements to the next.
+  virtual void for_each_listed(const contract::KernelSpec& k, const gen::Case& c, std::span<const std::int64_t> out,
+                               const std::function<void(const Element&)>& f) const;
   // for_each_element of a driver whose element_at builds every one of the
   // n outputs: element_at(0), ..., element_at(n - 1) into one Element.
   void each_element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t n,

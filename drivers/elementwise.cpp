@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
+#include "drivers/shaped.h"
 #include "drivers/shrinking.h"
 #include "generators/tensors.h"
 
@@ -122,6 +123,17 @@ class Elementwise final : public Driver {
   }
 
   bool sweeps_are_exhaustive(const KernelSpec&, DType t) const override { return is_half(t); }
+
+  // The main axis: x's elements, [n]. Any shape is a valid x; its values
+  // the profile's, specials included (each element is its own: a NaN
+  // hides no other).
+  std::optional<Shaped> tail_shape(const KernelSpec&, DType, std::int64_t n) const override { return all_given({{n}}); }
+  std::string shaped_error(const KernelSpec&, const Shaped&) const override { return {}; }
+  gen::Case shaped_case(const KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Dims& d = s.dims.at(0);
+    return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(d)), seed, false))},
+                     shaped_params(k, s, seed), false};
+  }
 
   std::optional<gen::Case> element_case(const KernelSpec&, DType t, std::span<const std::uint64_t> bits,
                                         const Params& p) const override {

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
 #include "drivers/shrinking.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -292,21 +293,69 @@ class LastDim final : public Driver {
     return like_first_input(k, c);
   }
 
+  // A row's values are copied once for all of its elements (a row of
+  // 32000 is 32000 copies, not 32000^2).
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
-    each_element_at(k, c, c.inputs.at(0).numel(), f);
+    Element e;
+    const std::int64_t total = c.inputs.at(0).numel(), n = row_length(c.inputs[0]);
+    for (std::int64_t o = 0; o < total; ++o) {
+      if (o % n == 0) fill_row(k, c, o, e);
+      at_position(c, o, e);
+      f(e);
+    }
+  }
+  void for_each_listed(const contract::KernelSpec& k, const gen::Case& c, std::span<const std::int64_t> out,
+                       const std::function<void(const Element&)>& f) const override {
+    Element e;
+    const std::int64_t n = row_length(c.inputs.at(0));
+    std::int64_t row = -1;
+    for (std::int64_t o : out) {
+      if (o / n != row) fill_row(k, c, o, e), row = o / n;
+      at_position(c, o, e);
+      f(e);
+    }
   }
 
   // The input: the row of the first input (Row::a), g's (Row::b), the position.
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
-    const std::int64_t n = row_length(c.inputs[0]), i = o % n, row = o - i;
+    fill_row(k, c, o, e);
+    at_position(c, o, e);
+    return true;
+  }
+
+  // The main axis: the rows', [2, n] (two rows: a kernel's row index
+  // reaches past the first).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return all_given(std::vector<Dims>(k.inputs.size(), Dims{2, n}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = same_dims_error(k, s); !e.empty()) return e;
+    if (!allows_empty_rows(k) && !s.dims[0].empty() && s.dims[0].back() == 0)
+      return fmt::format("{}: {} has an empty last axis ({} rejects it: last_dim.zero)", k.name, operand_text(k, s, 0), k.name);
+    return {};
+  }
+  // Finite values in one of the finite row forms (shape_rows' 1 to 6, by
+  // the seed); a backward's y a forward's output of such rows.
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Dims& d = s.dims.at(0);
+    const std::int64_t n = d.empty() ? 1 : d.back();
+    const auto total = static_cast<std::size_t>(checked_numel(d));
+    const auto form = static_cast<std::uint32_t>(1 + seed % 6), w = static_cast<std::uint32_t>(seed >> 32);
+    std::vector<std::uint64_t> x = shape_rows(t, shaped_values(t, k.values, total, seed, true), n, form, w);
+    if (first_ != FirstInput::data) x = forward_output(t, x, n, first_ == FirstInput::log_softmax_output);
+    std::vector<Tensor> in{gen::tensor_of(t, d, x)};
+    if (k.inputs.size() == 2) in.push_back(gen::tensor_of(t, d, shaped_values(t, k.values, total, seed + 1, true)));
+    return gen::Case{std::move(in), shaped_params(k, s, seed), false};
+  }
+
+ private:
+  // Element e's row (of output o): each input's values and the context.
+  void fill_row(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const {
+    const std::int64_t n = row_length(c.inputs[0]), row = o - o % n;
     oracle::Row& r = input_as<oracle::Row>(e);
     r.ctx = context_of(k, c);
-    r.i = static_cast<std::size_t>(i);
     r.b.clear();  // (a forward's g: none)
-    e.out = o;
-    e.shown.clear();
-    e.shown_values.clear();
     for (std::size_t operand = 0; operand < c.inputs.size(); ++operand) {
       const Tensor& x = c.inputs[operand];
       std::vector<double>& values = operand == 0 ? r.a : r.b;
@@ -315,19 +364,26 @@ class LastDim final : public Driver {
         values.push_back(x.value_exact_at(row + j));
         r.ctx.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(row + j));
       }
-      e.shown.push_back(x.bits_at(o));
-      e.shown_values.push_back(x.value_exact_at(o));
     }
     e.names = c.inputs.size() == 1 ? kX : first_ == FirstInput::data ? kXG : kYG;
     e.replayable = false;  // (a row, not one element per operand: --case replays it)
-    e.statistics_sample = i == (o / n) % n;  // (one per row, at a position that moves from row to row)
     e.where_pattern = "row {} of {} elements, position {}";
+  }
+  // Element e at output o of the row fill_row gave it.
+  void at_position(const gen::Case& c, std::int64_t o, Element& e) const {
+    const std::int64_t n = row_length(c.inputs[0]), i = o % n;
+    std::get<oracle::Row>(e.in).i = static_cast<std::size_t>(i);
+    e.out = o;
+    e.shown.clear();
+    e.shown_values.clear();
+    for (const Tensor& x : c.inputs) {
+      e.shown.push_back(x.bits_at(o));
+      e.shown_values.push_back(x.value_exact_at(o));
+    }
+    e.statistics_sample = i == (o / n) % n;  // (one per row, at a position that moves from row to row)
     e.where_at = {o / n, n, i};
-    return true;
   }
 
-
- private:
   std::string_view name_;
   FirstInput first_;
 };

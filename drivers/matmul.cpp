@@ -14,6 +14,7 @@
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "drivers/matmul_pairs.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -174,6 +175,17 @@ class Matmul final : public Driver {
       c.inputs.push_back(gen::tensor_of(t, {4}, biases));
     }
     return c;
+  }
+
+  // The main axis: k, the contracted one: [2, k] times [k, 3] (a bias
+  // [3]); values uniform on [-1, 1] (a layer's: a dropped part of a sum
+  // stands out of the bound).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return all_given(k.inputs.size() == 3 ? std::vector<Dims>{{2, n}, {n, 3}, {3}} : std::vector<Dims>{{2, n}, {n, 3}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return matmul_shape_error(k, s); }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_case(s, {t, b_dtype(k, t), t}, seed);
   }
 
   // `--input A,B` (`A,B,BIAS` with a bias): the 1 x 1 times 1 x 1 case

@@ -7,6 +7,7 @@
 #include "drivers/folds.h"
 #include "drivers/movement.h"
 #include "generators/values.h"
+#include "drivers/shaped.h"
 #include "drivers/shrinking.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -65,6 +66,26 @@ class Prefix final : public Driver {
                                    const gen::Case& valid, std::uint64_t index) const override {
     if (rule.rule != Rule::dim_out_of_range) return std::nullopt;
     return dim_past_rank(valid, index);
+  }
+
+  // The main axis: `dim`'s, [2, n] along dim 1.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{2, n}}, Params().set("dim", std::int64_t{1}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const auto rank = static_cast<std::int64_t>(s.dims.at(0).size());
+    if (s.params.has("dim") && s.params.integer("dim") >= rank)
+      return fmt::format("{}: dim {} is not an axis of {}", k.name, s.params.integer("dim"), operand_text(k, s, 0));
+    return {};
+  }
+  // The reductions' value patterns (by the seed) over finite values; dim
+  // the last axis where the line gives none.
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Dims& d = s.dims.at(0);
+    const auto n = static_cast<std::size_t>(checked_numel(d));
+    Params p = s.params;
+    if (!p.has("dim")) p.set("dim", static_cast<std::int64_t>(d.size()) - 1);
+    return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, n, seed, true))}, p, false};
   }
 
   // Halves of the axes off `dim`, and the first half along it (a prefix of

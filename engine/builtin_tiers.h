@@ -1,5 +1,5 @@
 // The tier files shipped in tiers/, built into kconform at configure time
-// (cmake/BuiltinTiers.cmake writes their text into a generated source), so
+// (cmake/BuiltinTexts.cmake writes their text into a generated source), so
 // that `--accuracy opencl-full-profile` needs no installed data file.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "engine/failure_text.h"
+#include "engine/sample.h"
 #include "oracles/exact.h"
 
 namespace kc::engine {
@@ -26,7 +27,26 @@ CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expect
 }
 
 void CaseGrader::grade_all() {
+  const std::int64_t budget = v_.c.opts.exact_budget, n = want_.numel();
+  if (v_.cs.shaped && budget > 0 && n > budget) {
+    const Sample s = stratified_sample(
+        want_, budget, gen::derive_seed(v_.c.opts.seed, v_.c.k.name, dtype_name(v_.c.t), "sample", static_cast<std::uint64_t>(v_.case_id)));
+    if (full_stats_) note_sample(s, n);
+    c_->driver.for_each_listed(c_->k, v_.cs, s.indices, [this](const drivers::Element& e) { element(e); });
+    return;
+  }
   if (!grade_lane()) c_->driver.for_each_element(c_->k, v_.cs, [this](const drivers::Element& e) { element(e); });
+}
+
+void CaseGrader::note_sample(const Sample& s, std::int64_t n) {
+  ShapeReport& r = acc_.shapes;
+  ++r.sampled_cases;
+  r.sampled_of += n;
+  r.sampled_graded += static_cast<std::int64_t>(s.indices.size());
+  r.sample_edges += s.edges;
+  r.sample_boundaries += s.boundaries;
+  r.sample_random += s.random;
+  r.sample_draws = r.sample_draws == 0 ? s.draws : std::min(r.sample_draws, s.draws);
 }
 
 CheckTally& CaseGrader::accuracy_tally() {

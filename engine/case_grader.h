@@ -20,6 +20,8 @@
 
 namespace kc::engine {
 
+struct Sample;  // engine/sample.h
+
 class CaseGrader {
  public:
   // What the case's checks asked to be kept of each element.
@@ -58,6 +60,9 @@ class CaseGrader {
   void keep_exact(const drivers::Element& e, double yv, std::uint64_t yb, Grade& g);
   CheckTally& accuracy_tally();
   CheckTally& semantics_tally();
+
+  // A sampled output's figures, into the result's ShapeReport.
+  void note_sample(const Sample& s, std::int64_t n);
 
   // The bulk lane (engine/case_lane.cpp): true where it graded the case.
   bool grade_lane();

@@ -162,6 +162,27 @@ void combine_coverage(Coverage& into, const Coverage& from) {
   into.outputs_nan = saturating_add(into.outputs_nan, from.outputs_nan);
 }
 
+// Two results' shapes: the counts summed, the larger largest case, every
+// failing problem line once.
+void combine_shapes(ShapeReport& into, const ShapeReport& from) {
+  if (into.profile != from.profile) into.profile = into.profile.empty() ? from.profile : into.profile + "+" + from.profile;
+  for (auto [m, f] : {std::pair{&into.tail_cases, &from.tail_cases}, std::pair{&into.problem_cases, &from.problem_cases},
+                      std::pair{&into.sampled_cases, &from.sampled_cases}, std::pair{&into.sampled_of, &from.sampled_of},
+                      std::pair{&into.sampled_graded, &from.sampled_graded}, std::pair{&into.sample_edges, &from.sample_edges},
+                      std::pair{&into.sample_boundaries, &from.sample_boundaries},
+                      std::pair{&into.sample_random, &from.sample_random}})
+    *m = saturating_add(*m, *f);
+  if (from.sample_draws > 0) into.sample_draws = into.sample_draws == 0 ? from.sample_draws : std::min(into.sample_draws, from.sample_draws);
+  if (from.largest_elements > into.largest_elements) {
+    into.largest = from.largest;
+    into.largest_elements = from.largest_elements;
+    into.peak_bytes = from.peak_bytes;
+  }
+  for (const auto& p : from.failed_problems)
+    if (std::find(into.failed_problems.begin(), into.failed_problems.end(), p) == into.failed_problems.end())
+      into.failed_problems.push_back(p);
+}
+
 // The findings of the combined result: the accuracy ones summed by the way
 // elements failed (from both runs' findings), the others from the combined
 // checks; then the headline.
@@ -233,6 +254,7 @@ void combine(KernelDTypeResult& r, const KernelDTypeResult& b, const CombineCont
   for (const ElementReport& e : union_of(r.worst, a_run, b.worst, b_run, SIZE_MAX)) keep_worst(worst, e, std::nullopt);
   r.worst = std::move(worst);
   combine_coverage(r.coverage, b.coverage);
+  combine_shapes(r.shapes, b.shapes);
   combine_profile(r.profile, b.profile);
   // A test judged again over the pooled samples that neither fails nor
   // differs no longer fails the result, nor lists the single runs' reports of it.

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/backend.h"
 #include "engine/results.h"
 #include "generators/case.h"
+#include "generators/problems.h"
 
 namespace kc::engine {
 
@@ -74,6 +76,12 @@ struct RunOptions {
   // result so far is returned, marked interrupted.
   const std::atomic<int>* stop = nullptr;
   Progress* progress = nullptr;
+  // The shapes graded besides the sweeps (generators/problems.h); nullptr:
+  // the random cases alone (`--shapes tiny`).
+  std::shared_ptr<const gen::ShapeSelection> shapes;
+  // A shaped case's output of more elements is graded exactly on a
+  // stratified sample of about this many (engine/sample.h); 0: every element.
+  std::int64_t exact_budget = 4096;
 };
 
 // A result with the kernel's name, family and the dtype filled in, nothing graded.

@@ -55,6 +55,10 @@ std::string replay_command(ReplayVerb verb, std::string_view kernel, DType t, co
   if (o.cases != defaults.cases) s += fmt::format(" --cases {}", o.cases);
   if (o.sweeps != defaults.sweeps) s += fmt::format(" --sweeps {}", o.sweeps);
   if (!o.exhaustive_halves) s += " --no-exhaustive";
+  // (A run handed no selection graded the random cases alone: the
+  // default's ids, which every profile with random cases keeps.)
+  if (o.shapes && o.shapes->name != gen::kDefaultShapes) s += " --shapes " + shell_word(o.shapes->name);
+  if (o.exact_budget != defaults.exact_budget) s += fmt::format(" --exact-budget {}", o.exact_budget);
   return s;
 }
 

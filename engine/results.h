@@ -207,6 +207,23 @@ struct TierResult {
   bool operator==(const TierResult&) const = default;
 };
 
+// The shapes a result graded (generators/problems.h): its shape profile,
+// its shaped cases, the largest case, the sampled outputs
+// (engine/sample.h) and the problem lines whose case failed.
+struct ShapeReport {
+  std::string profile;  // tiny | tails | production | all | a problem file
+  std::int64_t tail_cases = 0, problem_cases = 0;
+  // The largest case graded: its first input's shape and its memory (the
+  // inputs and the outputs the kernel returned, bytes).
+  std::string largest;
+  std::int64_t largest_elements = 0, peak_bytes = 0;
+  // Sampled outputs: how many, their elements, those graded exactly, by
+  // stratum, and the fewest random draws of one (the guarantee's R).
+  std::int64_t sampled_cases = 0, sampled_of = 0, sampled_graded = 0;
+  std::int64_t sample_edges = 0, sample_boundaries = 0, sample_random = 0, sample_draws = 0;
+  std::vector<std::string> failed_problems;  // Problem::where() of each failing problem line
+};
+
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;
@@ -235,6 +252,7 @@ struct KernelDTypeResult {
   std::vector<PrintedOutput> printed;  // the first cases that printed
   Coverage coverage;
   ErrorProfile profile;
+  ShapeReport shapes;
   double seconds = 0;
   // Merged documents (reports/merge.h): the run (1-based) a result came
   // from, or the runs a merged result combines; 0 and empty otherwise.

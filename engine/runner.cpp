@@ -10,6 +10,7 @@
 #include "engine/check.h"
 #include "core/error.h"
 #include "engine/accuracy_tier.h"
+#include "engine/case_layout.h"
 #include "engine/case_run.h"
 #include "engine/conformance.h"
 #include "engine/failure_text.h"
@@ -23,24 +24,6 @@ namespace {
 
 // The graded outputs the determinism check may keep per kernel x dtype.
 constexpr std::int64_t kGradedBudget = std::int64_t{256} << 20;
-
-std::uint64_t statistics_seed(const Context& c) {
-  return gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "statistics", 0);
-}
-
-gen::Case sweep_case(const Context& c, std::int64_t sweep) {
-  const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "sweep",
-                                              static_cast<std::uint64_t>(sweep));
-  return c.driver.sweep_case(c.k, c.t, seed, static_cast<int>(sweep));
-}
-
-// The k-th random case (case id sweeps + k): its seed derives from k, not
-// from the id, so that adding a sweep to a driver leaves every random case
-// as it was.
-gen::Case random_case(const Context& c, std::int64_t k) {
-  const std::uint64_t seed = gen::derive_seed(c.opts.seed, c.k.name, dtype_name(c.t), "case", static_cast<std::uint64_t>(k));
-  return c.driver.random_case(c.k, c.t)(rc::Random(seed), gen::kMaxSize).value();
-}
 
 // The first check that failed in a case (what its shrinking must keep).
 // The check whose failure is shrunk: the first that failed with an element
@@ -161,11 +144,10 @@ void report_shrunk(const Context& c, const CheckList& checks, Tallies& acc, std:
 gen::Case case_by_id(const contract::KernelSpec& k, DType t, const Backend& backend, const RunOptions& opts,
                      std::int64_t id, const std::vector<int>& path) {
   const Context c{k, t, backend, drivers::of(k), opts};
-  const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
-  const std::int64_t random_end = sweeps + opts.cases;
-  if (id < 0 || id >= random_end) throw UsageError(fmt::format("case {} is not a sweep or random case of this run", id));
-  gen::Case cs = id < sweeps ? sweep_case(c, id) : random_case(c, id - sweeps);
-  return replay_path(c, std::move(cs), path);
+  const CaseLayout l = case_layout(k, t, c.driver, opts);
+  if (id < 0 || id >= l.total || (id >= l.random_end && id < l.statistics_end))
+    throw UsageError(fmt::format("case {} is not a sweep, random or shaped case of this run", id));
+  return replay_path(c, l.build(c, id), path);
 }
 
 KernelDTypeResult result_for(const contract::KernelSpec& k, DType t) {
@@ -194,11 +176,7 @@ KernelDTypeResult grade_given_case(const contract::KernelSpec& k, DType t, const
 }
 
 std::int64_t case_count(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
-  const auto& d = drivers::of(k);
-  const std::int64_t sweeps = opts.exhaustive_halves ? d.sweep_count(k, t, opts.sweeps) : 0;
-  const contract::Accuracy* m = graded_accuracy(opts, k, t);
-  const bool statistics = m && m->check_case_statistics && d.has_statistics_case(k, t);
-  return sweeps + opts.cases + (statistics ? 1 : 0);
+  return case_layout(k, t, drivers::of(k), opts).total;
 }
 
 KernelDTypeResult result_for(const contract::KernelSpec& k, DType t, const RunOptions& opts) {
@@ -224,17 +202,13 @@ std::vector<DType> graded_dtypes(const contract::KernelSpec& k) {
 
 namespace {
 
-// The cases of a run, by id: the driver's sweeps, the random cases, then
-// the statistics case where the model asks for one; each replays with --case.
+// Case `id` of a run as the loop builds it (and as --case replays it).
 struct CasePlan {
   const Context& c;
-  std::int64_t sweeps, random_end, total;
+  const CaseLayout& l;
 
-  // Case `id` as the loop builds it (and as --case replays it).
   gen::Case operator()(std::int64_t id) const {
-    gen::Case cs = id < sweeps       ? sweep_case(c, id)
-                   : id >= random_end ? *c.driver.statistics_case(c.k, c.t, statistics_seed(c))
-                                      : random_case(c, id - sweeps);
+    gen::Case cs = l.build(c, id);
     if (!c.opts.shrink_path.empty()) cs = replay_path(c, std::move(cs), c.opts.shrink_path);
     return cs;
   }
@@ -255,12 +229,14 @@ struct CaseLoop {
 bool run_case(const Context& c, const CheckList& checks, Tallies& acc, const CasePlan& plan, std::int64_t id,
               CaseLoop& loop) {
   const RunOptions& opts = c.opts;
-  const bool statistics = id >= plan.random_end;
+  const bool statistics = id >= plan.l.random_end && id < plan.l.statistics_end;
   const gen::Case cs = plan(id);
   digest_case(loop.digest, id, cs);
+  note_shape(c, acc.shapes, cs, plan.l.shaped_at(id));
   const std::int64_t before = acc.elements;
   try {
     const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
+    if (n_failed > 0 && plan.l.shaped_at(id)) acc.shapes.failed_problems.push_back(plan.l.shaped_at(id)->origin);
     if (opts.progress) {
       opts.progress->elements += acc.elements - before;
       opts.progress->failures += n_failed;
@@ -274,7 +250,7 @@ bool run_case(const Context& c, const CheckList& checks, Tallies& acc, const Cas
       report_shrunk(c, checks, acc, id, cs, first_failed_check(acc));
     }
   } catch (const Interrupted&) {
-    loop.stopped = fmt::format("stopped during case {} of {} (its call was abandoned)", id, plan.total);
+    loop.stopped = fmt::format("stopped during case {} of {} (its call was abandoned)", id, plan.l.total);
     return false;
   }
   record_calls(c, acc, id, opts.shrink_path, &cs);
@@ -293,16 +269,17 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
       k, t, opts.bad_input_only ? std::optional<std::string_view>("bad_input") : std::nullopt, tier_covers(opts, k, t));
   KernelDTypeResult res = result_for(k, t, opts);
   Tallies acc;
-  const std::int64_t sweeps = opts.exhaustive_halves ? c.driver.sweep_count(k, t, opts.sweeps) : 0;
-  res.exhaustive = sweeps > 0 && c.driver.sweeps_are_exhaustive(k, t);
-  const CasePlan plan{c, sweeps, sweeps + opts.cases, case_count(k, t, opts)};
+  const CaseLayout layout = case_layout(k, t, c.driver, opts);
+  res.exhaustive = layout.sweeps > 0 && c.driver.sweeps_are_exhaustive(k, t);
+  acc.shapes.profile = opts.shapes ? opts.shapes->name : "tiny";
+  const CasePlan plan{c, layout};
   CaseLoop loop;
   GradedOutputs graded(kGradedBudget);
   acc.graded = &graded;
-  for (std::int64_t id = 0; id < plan.total; ++id) {
+  for (std::int64_t id = 0; id < layout.total; ++id) {
     if (opts.only_case && *opts.only_case != id) continue;
     if (opts.stop && opts.stop->load()) {
-      loop.stopped = fmt::format("stopped after {} of {} cases", loop.done, plan.total);
+      loop.stopped = fmt::format("stopped after {} of {} cases", loop.done, layout.total);
       break;
     }
     ++loop.done;
@@ -317,7 +294,7 @@ KernelDTypeResult run_kernel_dtype(const contract::KernelSpec& k, DType t, const
   if (loop.stopped.empty()) {
     const RunView run{c, loop.first_valid ? &*loop.first_valid : nullptr, loop.first_valid_id, plan};
     if (!finish_checks(c, checks, run, acc, graded))
-      loop.stopped = fmt::format("stopped during the run's checks after its {} cases", plan.total);
+      loop.stopped = fmt::format("stopped during the run's checks after its {} cases", layout.total);
   }
   if (opts.progress) ++opts.progress->results;
   if (!loop.stopped.empty()) {  // the checks of a whole run would judge a part of it: not graded

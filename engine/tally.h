@@ -125,6 +125,9 @@ struct Tallies {
   std::array<FailureTally, kFailureKinds> by_failure{};
   ProfileBuilder error_profile;  // of the one-input elementwise elements
   Coverage coverage;  // its value and result classes are counted below, named in finish()
+  // The shaped cases' figures (the runner fills the profile, the counts
+  // and the failing problem lines; the grader the samples).
+  ShapeReport shapes;
   CoverageCounts value_class_counts;
   ResultClassCounts result_class_counts;
 

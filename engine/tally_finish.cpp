@@ -164,6 +164,7 @@ void Tallies::finish(const Context& c, KernelDTypeResult& res) const {
   for (const auto& t : tallies) res.differs += t.differs;
   res.worst = worst;
   res.coverage = coverage;
+  res.shapes = shapes;
   for (const auto w : kCoverageClasses.all())
     if (value_class_counts[w]) res.coverage.value_classes[std::string(kCoverageClasses.name(w))] += value_class_counts[w];
   for (const auto rc : contract::kResultClasses)

@@ -13,6 +13,9 @@ struct Case {
   std::vector<Tensor> inputs;
   Params params;
   bool exhaustive = false;  // a sweep of every value of a 16-bit format
+  // A shaped case (a tail's or a problem line's): an output past the run's
+  // exact budget is graded on a sample (engine/sample.h).
+  bool shaped = false;
 };
 
 // SplitMix64 (Steele, Lea, Flood 2014) as a stream: the next value of

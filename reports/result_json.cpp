@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/sample.h"
 #include "reports/results_json.h"
 
 namespace kc::reports {
@@ -50,6 +51,31 @@ json opt(const std::optional<double>& v) { return v ? number(*v) : json(nullptr)
 // The accuracy summary of a result: its statistics, worst elements and histograms.
 // The tier and the figures of the bound it graded, in the contract's
 // accuracy format (kind, max_frac_ulp, max_distance, bound_depends_on).
+// The shapes graded (engine::ShapeReport) and what the samples guarantee:
+// the probability that the random stratum of a sampled output misses a
+// defect touching a fraction f of its elements, (1 - f)^R.
+json shapes_json(const engine::ShapeReport& s) {
+  json out{{"profile", s.profile},
+           {"tail_cases", s.tail_cases},
+           {"problem_cases", s.problem_cases},
+           {"largest", s.largest},
+           {"largest_elements", s.largest_elements},
+           {"peak_bytes", s.peak_bytes},
+           {"sampled_cases", s.sampled_cases},
+           {"failed_problems", s.failed_problems}};
+  if (s.sampled_cases > 0)
+    out["sample"] = {{"elements_of_sampled_outputs", s.sampled_of},
+                     {"graded_exactly", s.sampled_graded},
+                     {"fraction", number(static_cast<double>(s.sampled_graded) / static_cast<double>(s.sampled_of))},
+                     {"edges", s.sample_edges},
+                     {"boundaries", s.sample_boundaries},
+                     {"random", s.sample_random},
+                     {"random_draws_per_output", s.sample_draws},
+                     {"miss_probability_f_1e-2", number(engine::miss_probability(s.sample_draws, 1e-2))},
+                     {"miss_probability_f_1e-3", number(engine::miss_probability(s.sample_draws, 1e-3))}};
+  return out;
+}
+
 json tier_json(const engine::TierResult& t) {
   json j{{"name", t.name}, {"bound", t.bound}, {"covered", t.covered}};
   if (t.kind.empty()) return j;
@@ -166,6 +192,7 @@ json result_json(const engine::KernelDTypeResult& r) {
             {"outputs_zero", r.coverage.outputs_zero},
             {"outputs_nan", r.coverage.outputs_nan}}},
           {"error_profile", prof},
+          {"shapes", shapes_json(r.shapes)},
           {"seconds", r.seconds}};
   if (!r.printed.empty()) {  // (a plug-in's kernels only: the reference prints nothing)
     json printed = json::array();

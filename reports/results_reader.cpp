@@ -143,6 +143,11 @@ std::int64_t count_value(const json& v, const std::string& where) {
   return *n;
 }
 
+std::string text_value(const json& v, const std::string& where) {
+  if (!v.is_string()) throw UsageError(fmt::format("{}: not a string", where));
+  return v.get<std::string>();
+}
+
 engine::Histogram histogram(const Fields& f) {
   return {.metric = f.text("metric"), .edges = values(f, "edges", real_value), .counts = values(f, "counts", count_value),
           .failing = values(f, "failing", count_value)};
@@ -227,6 +232,26 @@ engine::Coverage coverage(const Fields& f) {
           .outputs_zero = f.count("outputs_zero"), .outputs_nan = f.count("outputs_nan")};
 }
 
+// (The sample's figures are read back for merges: the guarantee is
+// computed from them again.)
+engine::ShapeReport shapes(const Fields& f) {
+  engine::ShapeReport s{.profile = f.text("profile"), .tail_cases = f.count("tail_cases"),
+                        .problem_cases = f.count("problem_cases"), .largest = f.text("largest"),
+                        .largest_elements = f.count("largest_elements"), .peak_bytes = f.count("peak_bytes"),
+                        .sampled_cases = f.count("sampled_cases")};
+  s.failed_problems = values(f, "failed_problems", text_value);
+  if (f.has("sample")) {
+    const Fields m = f.sub("sample");
+    s.sampled_of = m.count("elements_of_sampled_outputs");
+    s.sampled_graded = m.count("graded_exactly");
+    s.sample_edges = m.count("edges");
+    s.sample_boundaries = m.count("boundaries");
+    s.sample_random = m.count("random");
+    s.sample_draws = m.count("random_draws_per_output");
+  }
+  return s;
+}
+
 engine::ErrorProfile profile(const Fields& f) {
   engine::ErrorProfile p{.x_lo = values(f, "x_lo", real_value), .x_hi = values(f, "x_hi", real_value),
                          .max_frac_ulp = values(f, "max_frac_ulp", real_or_nan),
@@ -289,6 +314,7 @@ engine::KernelDTypeResult read_result(const json& result, const std::string& ker
   r.differences = objects(f, "differences", element);
   r.coverage = coverage(f.sub("coverage"));
   r.profile = profile(f.sub("error_profile"));
+  if (f.has("shapes")) r.shapes = shapes(f.sub("shapes"));  // (documents before shape profiles have none)
   r.seconds = f.plain_real("seconds");
   if (f.has("printed")) r.printed = objects(f, "printed", printed);
   if (f.has("run_index")) r.run_index = f.count("run_index");

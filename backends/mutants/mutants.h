@@ -31,6 +31,10 @@ struct Mutant {
   // the conformance profile and fail only the reference one.
   std::string_view profile = "conformance";
   bool correct = false;
+  // The shape profile that reaches the defect (`--shapes`): "" where the
+  // random cases do; "tails" for a defect that exists only past a size
+  // (the kernel is right at tiny shapes: selftest grades it at these).
+  std::string_view shapes = "";
   bool breaks(std::string_view kernel) const;
 };
 

@@ -1,0 +1,116 @@
+// Planted defects that exist only at scale (production-shapes issue): each
+// kernel is the reference below a size and wrong past it, as a blocked or
+// split kernel is wrong only where its blocks or splits begin. Each is
+// caught by `--shapes tails` (and production) and passes at tiny shapes.
+// Rows and sums are taken in double and rounded once into T: the defect,
+// not the arithmetic, is what the grading must see.
+#include <cmath>
+#include <vector>
+
+#include "backends/mutants/support.h"
+#include "backends/reference/executor.h"
+
+namespace kc::mutants {
+
+namespace {
+
+// f(row values, out) over the last axis's rows of in[0] (in[1]'s rows as g
+// where given), in double, each output rounded into T; the reference's
+// answer for rows of at most `from` elements.
+template <class RowFn>
+Outputs rows_past(std::string_view kernel, std::span<const Tensor> in, const Params& p, std::int64_t from, RowFn f) {
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].rank() == 0 || in[0].dims().back() <= from) return y;
+  const DType t = in[0].dtype();
+  const std::int64_t n = in[0].dims().back();
+  std::vector<double> x(static_cast<std::size_t>(n)), out(x.size());
+  for (std::int64_t r = 0; r * n < in[0].numel(); ++r) {
+    for (std::int64_t j = 0; j < n; ++j) x[static_cast<std::size_t>(j)] = in[0].value_at(r * n + j);
+    f(x, out);
+    for (std::int64_t j = 0; j < n; ++j) y[0].set_bits(r * n + j, bits(t, out[static_cast<std::size_t>(j)]));
+  }
+  return y;
+}
+
+Outputs softmax_drops_last_block(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Rows past 1024 summed in blocks of 256 across "thread blocks", the
+  // last partial block's exponentials left out of the sum.
+  return rows_past(kernel, in, p, 1024, [](const std::vector<double>& x, std::vector<double>& y) {
+    const std::size_t n = x.size(), whole = n - n % 256;
+    double m = -INFINITY, s = 0;
+    for (double v : x) m = std::max(m, v);
+    for (std::size_t j = 0; j < whole; ++j) s += std::exp(x[j] - m);
+    for (std::size_t j = 0; j < n; ++j) y[j] = std::exp(x[j] - m) / s;
+  });
+}
+
+Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Rows past 4096 as two halves' Welford states merged without the
+  // between-halves term n_a n_b (mean_a - mean_b)^2 / n: the variance
+  // misses the spread of the halves' means.
+  const double eps = p.real("eps");
+  return rows_past(kernel, in, p, 4096, [eps](const std::vector<double>& x, std::vector<double>& y) {
+    const std::size_t n = x.size(), na = n / 2;
+    auto state = [&](std::size_t from, std::size_t to, double& mean, double& m2) {
+      mean = 0, m2 = 0;
+      for (std::size_t j = from; j < to; ++j) mean += x[j];
+      mean /= static_cast<double>(to - from);
+      for (std::size_t j = from; j < to; ++j) m2 += (x[j] - mean) * (x[j] - mean);
+    };
+    double ma, m2a, mb, m2b;
+    state(0, na, ma, m2a);
+    state(na, n, mb, m2b);
+    const double mean = (static_cast<double>(na) * ma + static_cast<double>(n - na) * mb) / static_cast<double>(n);
+    const double var = (m2a + m2b) / static_cast<double>(n);
+    for (std::size_t j = 0; j < n; ++j) y[j] = (x[j] - mean) / std::sqrt(var + eps);
+  });
+}
+
+Outputs cumsum_loses_block_carry(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Scanned in blocks of 1024 whose carry-in is lost: each block's
+  // prefixes start from 0 again (only along the last axis, past 1024).
+  const auto dim = static_cast<std::size_t>(p.integer("dim"));
+  if (in[0].rank() == 0 || dim + 1 != in[0].dims().size()) return ref::execute(kernel, in, p);
+  return rows_past(kernel, in, p, 1024, [](const std::vector<double>& x, std::vector<double>& y) {
+    double acc = 0;
+    for (std::size_t j = 0; j < x.size(); ++j) y[j] = acc = (j % 1024 == 0 ? 0.0 : acc) + x[j];
+  });
+}
+
+Outputs matmul_split_k_drops_last(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // 2-D products with K past 2048 split into chunks of 512 whose partial
+  // sums are added, the last partial chunk's dropped.
+  Outputs y = ref::execute(kernel, in, p);
+  const Tensor &a = in[0], &b = in[1];
+  if (a.rank() != 2 || b.rank() != 2 || a.dims()[1] <= 2048) return y;
+  const std::int64_t m = a.dims()[0], k = a.dims()[1], n = b.dims()[1], whole = k - k % 512;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (std::int64_t kk = 0; kk < whole; ++kk) s += a.value_at(i * k + kk) * b.value_at(kk * n + j);
+      y[0].set_bits(i * n + j, bits(a.dtype(), s));
+    }
+  return y;
+}
+
+}  // namespace
+
+void register_at_scale(std::vector<Mutant>& v) {
+  const DTypeSet wide{DType::f32, DType::f64};
+  v.insert(v.end(), {
+      {"softmax_drops_last_block", {"softmax_last_dim"}, wide, "accuracy",
+       "softmax of rows past 1024 sums blocks of 256 and drops the last partial block's exponentials",
+       softmax_drops_last_block, "conformance", false, "tails"},
+      {"layer_norm_wrong_welford_merge", {"layer_norm_last_dim"}, wide, "accuracy",
+       "layer_norm of rows past 4096 merges two halves' Welford states without the between-halves term",
+       layer_norm_wrong_welford_merge, "conformance", false, "tails"},
+      {"cumsum_loses_block_carry", {"cumsum"}, wide, "accuracy",
+       "cumsum along the last axis past 1024 restarts each block of 1024 from 0 (its carry-in lost)",
+       cumsum_loses_block_carry, "conformance", false, "tails"},
+      {"matmul_split_k_drops_last", {"matmul_2d"}, wide, "accuracy",
+       "2-D matmul with K past 2048 adds chunks of 512 and drops the last partial chunk",
+       matmul_split_k_drops_last, "conformance", false, "tails"},
+  });
+}
+
+}  // namespace kc::mutants

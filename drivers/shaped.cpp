@@ -1,0 +1,128 @@
+#include "drivers/shaped.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "generators/tensors.h"
+#include "generators/values.h"
+
+namespace kc::drivers {
+
+std::string Driver::shaped_error(const contract::KernelSpec& k, const Shaped&) const {
+  return fmt::format("kernel '{}' (driver '{}') takes no problem shapes yet", k.name, name());
+}
+
+gen::Case Driver::shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t, const Shaped&) const {
+  throw std::logic_error(fmt::format("driver '{}' has no shaped case for {} {}", name(), k.name, dtype_name(t)));
+}
+
+void Driver::for_each_listed(const contract::KernelSpec& k, const gen::Case& c, std::span<const std::int64_t> out,
+                             const std::function<void(const Element&)>& f) const {
+  if (out.empty()) return;
+  Element e;
+  if (element_at(k, c, out[0], e)) {
+    f(e);
+    for (std::size_t i = 1; i < out.size(); ++i) {
+      element_at(k, c, out[i], e);
+      f(e);
+    }
+    return;
+  }
+  std::size_t next = 0;
+  for_each_element(k, c, [&](const Element& el) {
+    if (next < out.size() && el.out == out[next]) {
+      ++next;
+      f(el);
+    }
+  });
+}
+
+std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed,
+                                         bool finite) {
+  const std::size_t pool_size = std::min<std::size_t>(std::max<std::size_t>(n, 1), 1024);
+  std::vector<std::uint64_t> pool = gen::values_for(t, p, pool_size)(rc::Random(seed), gen::kMaxSize).value();
+  const bool is_fp = is_float(t);
+  if (finite && is_fp)
+    for (std::size_t i = 0; i < pool.size(); ++i)
+      if (!std::isfinite(bits_to_double(t, pool[i]))) pool[i] = double_to_bits(t, static_cast<double>(i % 9) - 4.0);
+  // The fraction's lowest quarter of bits (f32: 5 of 23; bf16: 1 of 7).
+  const std::uint64_t low = is_fp ? (std::uint64_t{1} << ((float_format(t).precision - 1) / 4)) - 1 : 0;
+  std::vector<std::uint64_t> out(n);
+  std::uint64_t state = seed ^ 0x2545f4914f6cdd1dull;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = gen::splitmix64(state);
+    std::uint64_t v = pool[r % pool.size()];
+    if (low && std::isfinite(bits_to_double(t, v)) && bits_to_double(t, v) != 0) v = (v & ~low) | ((r >> 40) & low);
+    out[i] = v;
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> uniform_values(DType t, std::size_t n, std::uint64_t seed, double lo, double hi) {
+  std::vector<std::uint64_t> out(n);
+  std::uint64_t state = seed ^ 0x6a09e667f3bcc908ull;
+  for (auto& v : out) {
+    const double u = std::ldexp(static_cast<double>(gen::splitmix64(state) >> 11), -53);
+    v = double_to_bits(t, round_to_format(lo + (hi - lo) * u, t));
+  }
+  return out;
+}
+
+Params shaped_params(const contract::KernelSpec& k, const Shaped& s, std::uint64_t seed) {
+  Params p = gen::params(k.params)(rc::Random(seed ^ 0x9e3779b97f4a7c15ull), gen::kMaxSize).value();
+  for (const auto& [name, value] : s.params.values()) p.set(name, value);
+  return p;
+}
+
+Shaped all_given(std::vector<Dims> dims, Params p) {
+  std::vector<bool> given(dims.size(), true);
+  return Shaped{std::move(dims), std::move(given), std::move(p)};
+}
+
+std::string operand_text(const contract::KernelSpec& k, const Shaped& s, std::size_t i) {
+  return fmt::format("{} {}", k.inputs.at(i).name, dims_to_string(s.dims.at(i)));
+}
+
+std::string same_dims_error(const contract::KernelSpec& k, const Shaped& s) {
+  for (std::size_t i = 1; i < s.dims.size(); ++i)
+    if (s.given[i] && s.dims[i] != s.dims[0])
+      return fmt::format("{} and {} differ ({} takes operands of one shape)", operand_text(k, s, 0),
+                         operand_text(k, s, i), k.name);
+  return {};
+}
+
+}  // namespace kc::drivers
+
+namespace kc::drivers {
+
+gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::uint64_t seed) {
+  std::vector<Tensor> in;
+  for (std::size_t i = 0; i < s.dims.size(); ++i)
+    if (s.given[i])
+      in.push_back(gen::tensor_of(dtypes.at(i), s.dims[i],
+                                  uniform_values(dtypes[i], static_cast<std::size_t>(checked_numel(s.dims[i])), seed + i)));
+  return gen::Case{std::move(in), s.params, false};
+}
+
+std::string matmul_shape_error(const contract::KernelSpec& k, const Shaped& s) {
+  const Dims &a = s.dims.at(0), &b = s.dims.at(1);
+  if (a.size() != b.size() || a.size() < 2)
+    return fmt::format("{} and {} are matrices (or batches of them) of one rank", operand_text(k, s, 0), operand_text(k, s, 1));
+  const std::size_t r = a.size();
+  if (!std::equal(a.begin(), a.end() - 2, b.begin()))
+    return fmt::format("{} and {} have different batch dims", operand_text(k, s, 0), operand_text(k, s, 1));
+  if (a[r - 1] != b[r - 2])
+    return fmt::format("{} has k = {}, {} has k = {}", operand_text(k, s, 0), a[r - 1], operand_text(k, s, 1), b[r - 2]);
+  if (s.dims.size() < 3 || !s.given[2]) return {};
+  Dims out(a.begin(), a.end() - 1);
+  out.push_back(b[r - 1]);
+  const Dims& bias = s.dims[2];
+  bool fits = bias.size() <= out.size();
+  for (std::size_t i = 0; fits && i < bias.size(); ++i) fits = bias[i] == out[out.size() - bias.size() + i] || bias[i] == 1;
+  return fits ? "" : fmt::format("{} does not broadcast to the output {}", operand_text(k, s, 2), dims_to_string(out));
+}
+
+}  // namespace kc::drivers

@@ -1,0 +1,46 @@
+// What the drivers' shaped cases share (Driver::tail_shape, shaped_error,
+// shaped_case; generators/problems.h): values drawn in time linear in
+// their count, the parameters (given, else drawn), and the shape errors
+// a problem line is refused with.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "drivers/driver.h"
+
+namespace kc::drivers {
+
+// n values of T from the kernel's value profile, linear in n: a pool of
+// up to 1024 of the profile's draws (RapidCheck's, as a random case's),
+// each element one of them picked by a SplitMix64 stream, a finite one's
+// lowest fraction bits (a quarter of them) drawn too, so that a long row
+// holds distinct values of the profile's spread. `finite`: the pool's
+// non-finite draws replaced by finite ones (rows of thousands would be
+// NaN rows nearly all; the random and the sweep cases have the specials).
+std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed,
+                                         bool finite);
+// n values of T uniform on [lo, hi) (53 random bits each, rounded to T),
+// linear in n: the moderate values of real layers, where a dropped block
+// of a sum is not hidden under one huge term's share of the bound.
+std::vector<std::uint64_t> uniform_values(DType t, std::size_t n, std::uint64_t seed, double lo = -1, double hi = 1);
+// The parameters of a shaped case: the given ones, the others drawn as a
+// random case's.
+Params shaped_params(const contract::KernelSpec& k, const Shaped& s, std::uint64_t seed);
+// A Shaped of these dims, every operand given.
+Shaped all_given(std::vector<Dims> dims, Params p = {});
+
+// "" when every operand has the same dims, else which differs.
+std::string same_dims_error(const contract::KernelSpec& k, const Shaped& s);
+// The i-th operand's name and its dims, as errors show them: "b [3, 4]".
+std::string operand_text(const contract::KernelSpec& k, const Shaped& s, std::size_t i);
+
+// Each given operand of s, of dtypes[i], its values uniform on [-1, 1]
+// (uniform_values, seed + i); the parameters given.
+gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::uint64_t seed);
+// A matmul's shapes (a [.., m, k] times b [.., k, n], a bias broadcast to
+// the output): "" or what disagrees.
+std::string matmul_shape_error(const contract::KernelSpec& k, const Shaped& s);
+
+}  // namespace kc::drivers

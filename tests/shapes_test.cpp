@@ -1,0 +1,168 @@
+// Shape profiles, problem files and sampled exact grading
+// (generators/problems.h, engine/sample.h): the grammar and its errors,
+// the tails' sizes, the sample's strata and guarantee, shaped cases graded
+// through the drivers, and defects that exist only at scale caught by the
+// tails (and passing at tiny shapes) with a replay that reproduces them.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "backends/mutants/mutants.h"
+#include "core/error.h"
+#include "drivers/driver.h"
+#include "engine/sample.h"
+#include "test_support.h"
+
+namespace kc {
+namespace {
+
+std::string parse_error(const std::string& text) {
+  try {
+    gen::parse_problems(text, "my.problems");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ProblemFile, ParsesLabelsOperandsParametersAndDtypes) {
+  const auto p = gen::parse_problems(
+      "# a comment\n\nffn.up: matmul a=1x4096 b=4096x11008  # trailing\n"
+      "rms_norm_last_dim x=16x4096 eps=1e-5 dtype=f32,bf16\ncumsum x=1x32000 dim=1\n",
+      "my.problems");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].label, "ffn.up");
+  EXPECT_EQ(p[0].kernel, "matmul");
+  EXPECT_EQ(p[0].line, 3);
+  EXPECT_EQ(p[0].dims[0], (Dims{1, 4096}));
+  EXPECT_EQ(p[0].dims[1], (Dims{4096, 11008}));
+  EXPECT_EQ(p[0].where(), "my.problems:3 (ffn.up)");
+  EXPECT_DOUBLE_EQ(p[1].params.real("eps"), 1e-5);
+  EXPECT_TRUE(p[1].applies_to(DType::bf16));
+  EXPECT_FALSE(p[1].applies_to(DType::f64));
+  EXPECT_EQ(p[2].params.integer("dim"), 1);
+}
+
+TEST(ProblemFile, EveryErrorNamesTheFileAndLine) {
+  EXPECT_EQ(parse_error("\nsoftmaxx x=2x3\n"), "my.problems:2: 'softmaxx' is not a kernel (kconform list names them)");
+  EXPECT_NE(parse_error("matmul a=2x3\n").find("my.problems:1: operand 'b' of matmul is not given"), std::string::npos);
+  EXPECT_NE(parse_error("matmul a=2x3 b=3x4 c=1\n").find("my.problems:1: 'c' is not an operand or parameter of matmul"),
+            std::string::npos);
+  EXPECT_NE(parse_error("matmul a=2xx3 b=3x4\n").find("my.problems:1: operand 'a': '' is not a size"), std::string::npos);
+  EXPECT_NE(parse_error("matmul a=2x3 a=2x3 b=3x4\n").find("operand 'a' is given twice"), std::string::npos);
+  EXPECT_NE(parse_error("matmul_2d a=2x3x4 b=3x4\n").find("has rank 3; matmul_2d takes rank 2 to 2"), std::string::npos);
+  EXPECT_NE(parse_error("cumsum x=4 dim=x\n").find("parameter 'dim': 'x' is not an integer"), std::string::npos);
+  EXPECT_NE(parse_error("cumsum x=4 dim=0 dtype=u64\n").find("dtype 'u64' is not a dtype"), std::string::npos);
+}
+
+TEST(ProblemFile, ShippedSetsParseAndEveryLineFitsItsDriver) {
+  const gen::ShapeSelection s = gen::shape_selection("production");
+  EXPECT_FALSE(s.random);
+  ASSERT_GE(s.problems.size(), 40u);
+  std::set<std::string> files;
+  for (const auto& p : s.problems) {
+    files.insert(p.file);
+    const auto& k = *contract::find_kernel(p.kernel);
+    EXPECT_EQ(drivers::of(k).shaped_error(k, {p.dims, p.given, p.params}), "") << p.where();
+  }
+  EXPECT_EQ(files, (std::set<std::string>{"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems"}));
+}
+
+TEST(ProblemFile, DriversRefuseShapesThatDisagree) {
+  const auto& mm = *contract::find_kernel("matmul");
+  const drivers::Shaped bad{{{2, 5}, {4, 3}}, {true, true}, {}};
+  EXPECT_EQ(drivers::of(mm).shaped_error(mm, bad), "a [2, 5] has k = 5, b [4, 3] has k = 4");
+  const auto& add = *contract::find_kernel("add");
+  EXPECT_NE(drivers::of(add).shaped_error(add, {{{2, 5}, {5, 2}}, {true, true}, {}}).find("differ"), std::string::npos);
+}
+
+TEST(TailSizes, PowersOfTwoAndTheirNeighboursUpTo8193) {
+  const auto& n = gen::tail_sizes();
+  EXPECT_EQ(n.size(), 38u);
+  EXPECT_TRUE(std::is_sorted(n.begin(), n.end()));
+  for (std::int64_t k = 1; k <= 13; ++k)
+    for (std::int64_t v : {(1 << k) - 1, 1 << k, (1 << k) + 1})
+      EXPECT_TRUE(std::find(n.begin(), n.end(), v) != n.end()) << v;
+  EXPECT_EQ(n.back(), 8193);
+}
+
+TEST(Sample, StrataCoverEdgesBoundariesAndUniformDraws) {
+  const drivers::Expectation want(Dims{8, 32000}, DType::f32);
+  const engine::Sample s = engine::stratified_sample(want, 4096, 7);
+  ASSERT_FALSE(s.indices.empty());
+  EXPECT_TRUE(std::is_sorted(s.indices.begin(), s.indices.end()));
+  EXPECT_EQ(std::adjacent_find(s.indices.begin(), s.indices.end()), s.indices.end());
+  EXPECT_LE(static_cast<std::int64_t>(s.indices.size()), 4096);
+  EXPECT_EQ(s.edges + s.boundaries + s.random, static_cast<std::int64_t>(s.indices.size()));
+  EXPECT_EQ(s.draws, 1024);
+  auto has = [&](std::int64_t i) { return std::binary_search(s.indices.begin(), s.indices.end(), i); };
+  EXPECT_TRUE(has(0));              // the first row's first element
+  EXPECT_TRUE(has(31999));          // its last
+  EXPECT_TRUE(has(7 * 32000));      // the last row's first
+  EXPECT_TRUE(has(8 * 32000 - 1));  // the last element
+  // Every multiple of 4096 along the last axis, and one past it, in some row.
+  for (std::int64_t m = 4096; m < 32000; m += 4096)
+    for (std::int64_t q : {m, m + 1})
+      EXPECT_TRUE(std::any_of(s.indices.begin(), s.indices.end(), [&](std::int64_t i) { return i % 32000 == q; })) << q;
+  // The guarantee: 1024 uniform draws miss a defect of 1% of the elements
+  // with probability 0.99^1024.
+  EXPECT_NEAR(engine::miss_probability(s.draws, 0.01), 3.4e-5, 0.1e-5);
+}
+
+engine::KernelDTypeResult graded(const char* backend_name, const char* kernel, DType t, const std::string& shapes,
+                                 std::optional<std::int64_t> only_case = std::nullopt) {
+  auto backend = make_backend(backend_name);
+  engine::RunOptions opts{.checks = &checks::registry()};
+  opts.cases = 2;
+  opts.exhaustive_halves = false;
+  opts.backend = backend_name;
+  opts.profile = engine::Profile::conformance;
+  opts.shapes = std::make_shared<gen::ShapeSelection>(gen::shape_selection(shapes));
+  opts.only_case = only_case;
+  return engine::run_kernel_dtype(*contract::find_kernel(kernel), t, *backend, opts);
+}
+
+TEST(ShapedCases, ProductionLinesGradeOnASampleAndReportIt) {
+  const std::string file = testing::TempDir() + "/lines.problems";
+  {
+    std::ofstream(file) << "vocab: softmax_last_dim x=2x32000\nsplitk: matmul_2d a=2x4097 b=4097x3\n";
+  }
+  const auto r = graded("reference", "softmax_last_dim", DType::f32, file);
+  EXPECT_EQ(r.verdict, engine::Verdict::pass) << r.headline;
+  EXPECT_EQ(r.shapes.problem_cases, 1);
+  EXPECT_EQ(r.shapes.tail_cases, 38);
+  EXPECT_EQ(r.shapes.largest, "[2, 32000]");
+  EXPECT_EQ(r.shapes.sampled_cases, 1 + 7);  // the line's, and the 7 tails past 4096 elements (2 x 2049 .. 2 x 8193)
+  EXPECT_GT(r.shapes.sampled_graded, 0);
+  EXPECT_LT(r.shapes.sampled_graded, r.shapes.sampled_of);
+  EXPECT_TRUE(r.shapes.failed_problems.empty());
+}
+
+// Each at-scale mutant: right at tiny shapes, caught by the tails, its
+// failing case named by its origin and reproduced by its replay's --case.
+TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
+  for (const auto& m : mutants::all()) {
+    if (m.shapes.empty()) continue;
+    const std::string backend = "mutant:" + std::string(m.name);
+    for (DType t : m.dtypes.list()) {
+      const char* kernel = m.kernels.front().data();
+      const auto tiny = graded(backend.c_str(), kernel, t, "tiny");
+      EXPECT_EQ(tiny.verdict, engine::Verdict::pass) << m.name << " " << tiny.headline;
+      const auto tails = graded(backend.c_str(), kernel, t, "tails");
+      ASSERT_EQ(tails.verdict, engine::Verdict::fail) << m.name << " " << dtype_name(t);
+      ASSERT_FALSE(tails.shapes.failed_problems.empty());
+      EXPECT_EQ(tails.shapes.failed_problems.front().rfind("tail n=", 0), 0u);
+      ASSERT_FALSE(tails.failures.empty());
+      const std::string& repro = tails.failures.front().repro;
+      EXPECT_NE(repro.find("--shapes tails --seed 1 --case "), std::string::npos) << repro;
+      const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
+      EXPECT_EQ(graded(backend.c_str(), kernel, t, "tails", id).verdict, engine::Verdict::fail) << repro;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kc
