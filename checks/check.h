@@ -38,7 +38,11 @@ const std::vector<contract::KernelSpec>& checked_kernels();
 // such a failure. body(tally, fail).
 template <class Body>
 void relational(const contract::Property& p, const CaseView& v, engine::Tallies& acc, Body body) {
-  if (!p.applies_to(v.c.t)) return;
+  // A shaped case (a tail's, a problem line's): the relations, several of
+  // which evaluate an oracle per element over its whole row (n^2 at scale),
+  // are graded on the run's random cases; a shaped case's accuracy and its
+  // case checks are graded (docs/architecture.md, "Shaped cases").
+  if (!p.applies_to(v.c.t) || v.cs.shaped) return;
   CheckTally& tally = acc.tally("property:" + std::string(p.name), engine::CheckKind::property);
   // A library that does not implement the related kernel (a plug-in of a
   // few kernels) cannot be held to a relation with it: not graded, with

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "drivers/attention_rows.h"
+#include "drivers/shaped.h"
 #include "drivers/folds.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -200,6 +201,69 @@ class Attention final : public AttentionRows {
   bool has_statistics_case(const contract::KernelSpec&, DType) const override { return true; }
   std::optional<gen::Case> statistics_case(const contract::KernelSpec&, DType t, std::uint64_t seed) const override {
     return attention_statistics_case(t, seed, false);
+  }
+
+  // The main axis: the attended one, Sk: q [1, 1, 2, 8], k and v
+  // [1, 1, n, 8], no mask, softcap or slopes.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    Shaped s = all_given({{1, 1, 2, 8}, {1, 1, n, 8}, {1, 1, n, 8}, {}});
+    s.given[3] = false;
+    return s;
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const Dims &q = s.dims[0], &kk = s.dims[1], &v = s.dims[2];
+    if (kk != v) return fmt::format("{} and {} differ (k and v are of one shape)", operand_text(k, s, 1), operand_text(k, s, 2));
+    if (q[0] != kk[0] || q[3] != kk[3])
+      return fmt::format("{} and {} differ in their batch or head dim", operand_text(k, s, 0), operand_text(k, s, 1));
+    if (kk[1] == 0 || q[1] % kk[1] != 0)
+      return fmt::format("{}'s {} query heads are no multiple of {}'s {} KV heads", k.inputs[0].name, q[1], k.inputs[1].name, kk[1]);
+    if (s.given.size() > 3 && s.given[3] && s.dims[3] != Dims{q[1]})
+      return fmt::format("{} is not one slope per query head ([{}])", operand_text(k, s, 3), q[1]);
+    return {};
+  }
+  // Values uniform on [-1, 1]; the parameters not given those of plain
+  // attention (scale 1/sqrt(D), no mask, no softcap), the slopes' ALiBi's.
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = uniform_case(s, {t, t, t, t}, seed);
+    Params p;
+    p.set("softmax_scale", 1.0 / std::sqrt(static_cast<double>(s.dims[0][3])));
+    p.set("causal", std::int64_t{0}).set("window_left", std::int64_t{-1}).set("window_right", std::int64_t{-1});
+    p.set("softcap", 0.0);
+    for (const auto& [name, value] : s.params.values()) p.set(name, value);
+    c.params = p;
+    if (c.inputs.size() > 3)
+      for (std::int64_t h = 0; h < s.dims[0][1]; ++h)
+        c.inputs[3].set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) /
+                                                                                         static_cast<double>(s.dims[0][1])), t)));
+    return c;
+  }
+
+  // A cell's values are copied once for its D outputs (a 4096-key cell
+  // is a million values).
+  void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
+                        const std::function<void(const Element&)>& f) const override {
+    Element e;
+    for (std::int64_t o = 0; o < c.inputs.at(0).numel(); ++o) next_element(k, c, o, e), f(e);
+  }
+  void for_each_listed(const contract::KernelSpec& k, const gen::Case& c, std::span<const std::int64_t> out,
+                       const std::function<void(const Element&)>& f) const override {
+    Element e;
+    for (std::int64_t o : out) next_element(k, c, o, e), f(e);
+  }
+  // e made output o's: moved along its cell where it holds o's cell's values.
+  void next_element(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const {
+    const Shape s = shape_of(c);
+    if (!std::holds_alternative<oracle::Row>(e.in) || e.shown.empty() || o / s.d != e.out / s.d || o < e.out) {
+      element_at(k, c, o, e);
+      return;
+    }
+    const std::int64_t col = o % s.d, hq = (o / (s.d * s.sq)) % s.hq, b = o / (s.d * s.sq * s.hq);
+    const std::int64_t kv_at = (b * s.hk + hq / (s.hq / s.hk)) * s.sk * s.d;
+    std::get<oracle::Row>(e.in).i = static_cast<std::size_t>(col);
+    e.out = o;
+    if (s.sk > 0) e.shown[2] = c.inputs[2].bits_at(kv_at + col);
+    e.statistics_sample = col == (o / s.d) % s.d;
+    e.where_at[3] = col;
   }
 
   bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {

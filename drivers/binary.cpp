@@ -35,8 +35,8 @@ class SameShape final : public Pairwise {
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return same_dims_error(k, s); }
   gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
     const auto n = static_cast<std::size_t>(checked_numel(s.dims.at(0)));
-    return gen::Case{{gen::tensor_of(t, s.dims[0], shaped_values(t, k.values, n, seed, false)),
-                      gen::tensor_of(t, s.dims[1], shaped_values(t, k.values, n, seed + 1, false))},
+    return gen::Case{{gen::tensor_of(t, s.dims[0], shaped_values(t, k.values, n, seed)),
+                      gen::tensor_of(t, s.dims[1], shaped_values(t, k.values, n, seed + 1))},
                      shaped_params(k, s, seed), false};
   }
 

@@ -131,7 +131,7 @@ class Elementwise final : public Driver {
   std::string shaped_error(const KernelSpec&, const Shaped&) const override { return {}; }
   gen::Case shaped_case(const KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
     const Dims& d = s.dims.at(0);
-    return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(d)), seed, false))},
+    return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(d)), seed))},
                      shaped_params(k, s, seed), false};
   }
 

@@ -68,24 +68,15 @@ class Prefix final : public Driver {
     return dim_past_rank(valid, index);
   }
 
-  // The main axis: `dim`'s, [2, n] along dim 1.
+  // The main axis: `dim`'s (x [2, n] along dim 1); values uniform on
+  // [-1, 1] (finite prefixes: a lost carry is an error figure, not an
+  // overflow).
   std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
-    return all_given({{2, n}}, Params().set("dim", std::int64_t{1}));
+    return along_dim_tail(n);
   }
-  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    const auto rank = static_cast<std::int64_t>(s.dims.at(0).size());
-    if (s.params.has("dim") && s.params.integer("dim") >= rank)
-      return fmt::format("{}: dim {} is not an axis of {}", k.name, s.params.integer("dim"), operand_text(k, s, 0));
-    return {};
-  }
-  // The reductions' value patterns (by the seed) over finite values; dim
-  // the last axis where the line gives none.
-  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
-    const Dims& d = s.dims.at(0);
-    const auto n = static_cast<std::size_t>(checked_numel(d));
-    Params p = s.params;
-    if (!p.has("dim")) p.set("dim", static_cast<std::int64_t>(d.size()) - 1);
-    return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, n, seed, true))}, p, false};
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return dim_error(k, s); }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_along_dim(s, t, seed);
   }
 
   // Halves of the axes off `dim`, and the first half along it (a prefix of

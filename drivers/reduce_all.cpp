@@ -1,6 +1,7 @@
 // Driver "reduce_all": x of any shape folds into one rank-0 output.
-#include "drivers/shrinking.h"
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
+#include "drivers/shrinking.h"
 #include "generators/tensors.h"
 
 namespace kc::drivers {
@@ -43,6 +44,14 @@ class ReduceAll final : public Driver {
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return {{}, k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+  // The main axis: x's elements, [n]; values uniform on [-1, 1] (a
+  // dropped block of a sum stands out of its bound).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override { return all_given({{n}}); }
+  std::string shaped_error(const contract::KernelSpec&, const Shaped&) const override { return {}; }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_case(s, {t}, seed);
   }
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,

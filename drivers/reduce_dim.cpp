@@ -6,8 +6,9 @@
 // which the oracle and the replay are told (oracle::Context::form).
 #include <fmt/format.h>
 
-#include "drivers/shrinking.h"
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
+#include "drivers/shrinking.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -44,6 +45,25 @@ class ReduceDim final : public Driver {
         });
       });
     });
+  }
+
+  // The main axis: dim's (x [2, n] along dim 1); values uniform on
+  // [-1, 1] (a dropped block of a sum stands out of its bound). An empty
+  // axis is refused where the contract forbids it (dim.empty).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return along_dim_tail(n);
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = dim_error(k, s); !e.empty()) return e;
+    const Params p = with_dim(s);
+    const Dims& d = s.dims.at(0);
+    if (k.has_rule(Rule::dim_empty) && !d.empty() && d[static_cast<std::size_t>(p.integer("dim"))] == 0)
+      return fmt::format("{}: {} is empty along dim {} ({} rejects it: dim.empty)", k.name, operand_text(k, s, 0),
+                         p.integer("dim"), k.name);
+    return {};
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_along_dim(s, t, seed);
   }
 
   // Every ordered pair of the special values and thresholds, a row each.

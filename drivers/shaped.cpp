@@ -40,14 +40,10 @@ void Driver::for_each_listed(const contract::KernelSpec& k, const gen::Case& c, 
   });
 }
 
-std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed,
-                                         bool finite) {
+std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed) {
   const std::size_t pool_size = std::min<std::size_t>(std::max<std::size_t>(n, 1), 1024);
   std::vector<std::uint64_t> pool = gen::values_for(t, p, pool_size)(rc::Random(seed), gen::kMaxSize).value();
   const bool is_fp = is_float(t);
-  if (finite && is_fp)
-    for (std::size_t i = 0; i < pool.size(); ++i)
-      if (!std::isfinite(bits_to_double(t, pool[i]))) pool[i] = double_to_bits(t, static_cast<double>(i % 9) - 4.0);
   // The fraction's lowest quarter of bits (f32: 5 of 23; bf16: 1 of 7).
   const std::uint64_t low = is_fp ? (std::uint64_t{1} << ((float_format(t).precision - 1) / 4)) - 1 : 0;
   std::vector<std::uint64_t> out(n);
@@ -105,6 +101,27 @@ gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::u
       in.push_back(gen::tensor_of(dtypes.at(i), s.dims[i],
                                   uniform_values(dtypes[i], static_cast<std::size_t>(checked_numel(s.dims[i])), seed + i)));
   return gen::Case{std::move(in), s.params, false};
+}
+
+Shaped along_dim_tail(std::int64_t n) { return all_given({{2, n}}, Params().set("dim", std::int64_t{1})); }
+
+std::string dim_error(const contract::KernelSpec& k, const Shaped& s) {
+  const auto rank = static_cast<std::int64_t>(s.dims.at(0).size());
+  if (s.params.has("dim") && s.params.integer("dim") >= rank)
+    return fmt::format("{}: dim {} is not an axis of {}", k.name, s.params.integer("dim"), operand_text(k, s, 0));
+  return {};
+}
+
+Params with_dim(const Shaped& s) {
+  Params p = s.params;
+  if (!p.has("dim")) p.set("dim", static_cast<std::int64_t>(s.dims.at(0).size()) - 1);
+  return p;
+}
+
+gen::Case uniform_along_dim(const Shaped& s, DType t, std::uint64_t seed) {
+  gen::Case c = uniform_case(s, {t}, seed);
+  c.params = with_dim(s);
+  return c;
 }
 
 std::string matmul_shape_error(const contract::KernelSpec& k, const Shaped& s) {

@@ -13,14 +13,13 @@
 namespace kc::drivers {
 
 // n values of T from the kernel's value profile, linear in n: a pool of
-// up to 1024 of the profile's draws (RapidCheck's, as a random case's),
-// each element one of them picked by a SplitMix64 stream, a finite one's
-// lowest fraction bits (a quarter of them) drawn too, so that a long row
-// holds distinct values of the profile's spread. `finite`: the pool's
-// non-finite draws replaced by finite ones (rows of thousands would be
-// NaN rows nearly all; the random and the sweep cases have the specials).
-std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed,
-                                         bool finite);
+// up to 1024 of the profile's draws (RapidCheck's, as a random case's,
+// specials included), each element one of them picked by a SplitMix64
+// stream, a finite one's lowest fraction bits (a quarter of them) drawn
+// too, so that a long tensor holds distinct values of the profile's spread
+// (the elementwise kernels: each output element is its own, a NaN hides
+// no other).
+std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed);
 // n values of T uniform on [lo, hi) (53 random bits each, rounded to T),
 // linear in n: the moderate values of real layers, where a dropped block
 // of a sum is not hidden under one huge term's share of the bound.
@@ -39,6 +38,14 @@ std::string operand_text(const contract::KernelSpec& k, const Shaped& s, std::si
 // Each given operand of s, of dtypes[i], its values uniform on [-1, 1]
 // (uniform_values, seed + i); the parameters given.
 gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::uint64_t seed);
+// The folds along `dim` (prefix, reduce_dim): a tail is x [2, n] along
+// dim 1; a line's dim must be one of x's axes; none: the last axis.
+Shaped along_dim_tail(std::int64_t n);
+std::string dim_error(const contract::KernelSpec& k, const Shaped& s);
+Params with_dim(const Shaped& s);
+// x uniform on [-1, 1] (uniform_case), dim with_dim's.
+gen::Case uniform_along_dim(const Shaped& s, DType t, std::uint64_t seed);
+
 // A matmul's shapes (a [.., m, k] times b [.., k, n], a bias broadcast to
 // the output): "" or what disagrees.
 std::string matmul_shape_error(const contract::KernelSpec& k, const Shaped& s);

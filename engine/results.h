@@ -224,6 +224,17 @@ struct ShapeReport {
   std::vector<std::string> failed_problems;  // Problem::where() of each failing problem line
 };
 
+// (1 - f)^R: the probability that R uniform draws miss a defect touching
+// a fraction f of an output's elements (a sample's guarantee, engine/sample.h);
+// by squaring, IEEE products only (libm's pow differs in its last bits
+// between CPUs, and the figure is written into results).
+inline double miss_probability(std::int64_t draws, double f) {
+  double r = 1, b = 1 - f;
+  for (std::int64_t n = draws; n > 0; n >>= 1, b *= b)
+    if (n & 1) r *= b;
+  return r;
+}
+
 struct KernelDTypeResult {
   std::string kernel, family;
   DType dtype = DType::f32;

@@ -108,6 +108,4 @@ Sample stratified_sample(const drivers::Expectation& want, std::int64_t budget, 
   return s;
 }
 
-double miss_probability(std::int64_t draws, double f) { return std::pow(1 - f, static_cast<double>(draws)); }
-
 }  // namespace kc::engine

@@ -33,8 +33,7 @@ struct Sample {
 
 // The sample of an output of `want`'s parts (each part its share of the budget).
 Sample stratified_sample(const drivers::Expectation& want, std::int64_t budget, std::uint64_t seed);
-
-// (1 - f)^R: the probability that R uniform draws miss a defect touching a fraction f.
-double miss_probability(std::int64_t draws, double f);
+// (miss_probability, the guarantee: engine/results.h, beside the figures
+// it reads.)
 
 }  // namespace kc::engine

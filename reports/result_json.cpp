@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "engine/sample.h"
 #include "reports/results_json.h"
 
 namespace kc::reports {

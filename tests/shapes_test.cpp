@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <set>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -61,14 +61,14 @@ TEST(ProblemFile, EveryErrorNamesTheFileAndLine) {
 TEST(ProblemFile, ShippedSetsParseAndEveryLineFitsItsDriver) {
   const gen::ShapeSelection s = gen::shape_selection("production");
   EXPECT_FALSE(s.random);
-  ASSERT_GE(s.problems.size(), 40u);
-  std::set<std::string> files;
+  std::map<std::string, int> files;
   for (const auto& p : s.problems) {
-    files.insert(p.file);
+    ++files[p.file];
     const auto& k = *contract::find_kernel(p.kernel);
     EXPECT_EQ(drivers::of(k).shaped_error(k, {p.dims, p.given, p.params}), "") << p.where();
   }
-  EXPECT_EQ(files, (std::set<std::string>{"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems"}));
+  ASSERT_EQ(files.size(), 3u);
+  for (const char* f : {"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems"}) EXPECT_GE(files[f], 10) << f;
 }
 
 TEST(ProblemFile, DriversRefuseShapesThatDisagree) {
@@ -122,6 +122,7 @@ engine::KernelDTypeResult graded(const char* backend_name, const char* kernel, D
   opts.profile = engine::Profile::conformance;
   opts.shapes = std::make_shared<gen::ShapeSelection>(gen::shape_selection(shapes));
   opts.only_case = only_case;
+  opts.shrink_seconds = 0;  // (the failing case's replay is what is tested, not how far it shrinks)
   return engine::run_kernel_dtype(*contract::find_kernel(kernel), t, *backend, opts);
 }
 
@@ -141,27 +142,32 @@ TEST(ShapedCases, ProductionLinesGradeOnASampleAndReportIt) {
   EXPECT_TRUE(r.shapes.failed_problems.empty());
 }
 
-// Each at-scale mutant: right at tiny shapes, caught by the tails, its
-// failing case named by its origin and reproduced by its replay's --case.
+// Each at-scale mutant: right at tiny shapes in every dtype it breaks;
+// its f32 failure at the tails (Mutants.DefaultRunFlagsIt grades every
+// dtype there) named by the tail it came from and reproduced by its
+// replay's --case.
 TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
+  int mutants = 0;
   for (const auto& m : mutants::all()) {
     if (m.shapes.empty()) continue;
+    ++mutants;
     const std::string backend = "mutant:" + std::string(m.name);
+    const char* kernel = m.kernels.front().data();
     for (DType t : m.dtypes.list()) {
-      const char* kernel = m.kernels.front().data();
       const auto tiny = graded(backend.c_str(), kernel, t, "tiny");
       EXPECT_EQ(tiny.verdict, engine::Verdict::pass) << m.name << " " << tiny.headline;
-      const auto tails = graded(backend.c_str(), kernel, t, "tails");
-      ASSERT_EQ(tails.verdict, engine::Verdict::fail) << m.name << " " << dtype_name(t);
-      ASSERT_FALSE(tails.shapes.failed_problems.empty());
-      EXPECT_EQ(tails.shapes.failed_problems.front().rfind("tail n=", 0), 0u);
-      ASSERT_FALSE(tails.failures.empty());
-      const std::string& repro = tails.failures.front().repro;
-      EXPECT_NE(repro.find("--shapes tails --seed 1 --case "), std::string::npos) << repro;
-      const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
-      EXPECT_EQ(graded(backend.c_str(), kernel, t, "tails", id).verdict, engine::Verdict::fail) << repro;
     }
+    const auto tails = graded(backend.c_str(), kernel, DType::f32, "tails");
+    ASSERT_EQ(tails.verdict, engine::Verdict::fail) << m.name;
+    ASSERT_FALSE(tails.shapes.failed_problems.empty());
+    EXPECT_EQ(tails.shapes.failed_problems.front().rfind("tail n=", 0), 0u);
+    ASSERT_FALSE(tails.failures.empty());
+    const std::string& repro = tails.failures.front().repro;
+    EXPECT_NE(repro.find("--shapes tails --seed 1 --case "), std::string::npos) << repro;
+    const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
+    EXPECT_EQ(graded(backend.c_str(), kernel, DType::f32, "tails", id).verdict, engine::Verdict::fail) << repro;
   }
+  EXPECT_EQ(mutants, 5);
 }
 
 }  // namespace

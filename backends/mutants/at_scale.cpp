@@ -45,11 +45,12 @@ Outputs softmax_drops_last_block(std::string_view kernel, std::span<const Tensor
 }
 
 Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
-  // Rows past 4096 as two halves' Welford states merged without the
-  // between-halves term n_a n_b (mean_a - mean_b)^2 / n: the variance
-  // misses the spread of the halves' means.
-  const double eps = p.real("eps");
-  return rows_past(kernel, in, p, 4096, [eps](const std::vector<double>& x, std::vector<double>& y) {
+  // Rows past 4096 as two halves' Welford states merged with the
+  // between-halves term's difference of means not squared:
+  // M2 = M2_a + M2_b + d n_a n_b / n (d = mean_b - mean_a), a typo that
+  // moves the variance by d / (4 var) of itself.
+  return rows_past(kernel, in, p, 4096, [&p](const std::vector<double>& x, std::vector<double>& y) {
+    const double eps = p.real("eps");  // (read past the reference's checks: a missing eps is its error)
     const std::size_t n = x.size(), na = n / 2;
     auto state = [&](std::size_t from, std::size_t to, double& mean, double& m2) {
       mean = 0, m2 = 0;
@@ -60,8 +61,9 @@ Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const 
     double ma, m2a, mb, m2b;
     state(0, na, ma, m2a);
     state(na, n, mb, m2b);
-    const double mean = (static_cast<double>(na) * ma + static_cast<double>(n - na) * mb) / static_cast<double>(n);
-    const double var = (m2a + m2b) / static_cast<double>(n);
+    const double a = static_cast<double>(na), b = static_cast<double>(n - na), d = mb - ma;
+    const double mean = ma + d * b / static_cast<double>(n);
+    const double var = std::max(0.0, (m2a + m2b + d * a * b / static_cast<double>(n)) / static_cast<double>(n));
     for (std::size_t j = 0; j < n; ++j) y[j] = (x[j] - mean) / std::sqrt(var + eps);
   });
 }
@@ -69,8 +71,8 @@ Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const 
 Outputs cumsum_loses_block_carry(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // Scanned in blocks of 1024 whose carry-in is lost: each block's
   // prefixes start from 0 again (only along the last axis, past 1024).
-  const auto dim = static_cast<std::size_t>(p.integer("dim"));
-  if (in[0].rank() == 0 || dim + 1 != in[0].dims().size()) return ref::execute(kernel, in, p);
+  Outputs ref_out = ref::execute(kernel, in, p);  // (first: a bad call is the reference's error)
+  if (static_cast<std::size_t>(p.integer("dim")) + 1 != in[0].dims().size()) return ref_out;
   return rows_past(kernel, in, p, 1024, [](const std::vector<double>& x, std::vector<double>& y) {
     double acc = 0;
     for (std::size_t j = 0; j < x.size(); ++j) y[j] = acc = (j % 1024 == 0 ? 0.0 : acc) + x[j];
@@ -93,6 +95,37 @@ Outputs matmul_split_k_drops_last(std::string_view kernel, std::span<const Tenso
   return y;
 }
 
+Outputs flash_drops_last_tile(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Key tiles of 64: where Sk passes 256 and is no multiple of 64, the last
+  // (partial) tile is left out of the online softmax. (Plain attention
+  // only: no mask, softcap or slopes; the reference's answer otherwise.)
+  Outputs y = ref::execute(kernel, in, p);
+  const bool plain = in.size() == 3 && p.integer("causal") == 0 && p.integer("window_left") < 0 &&
+                     p.integer("window_right") < 0 && p.real("softcap") == 0;
+  const Dims &q = in[0].dims(), &k = in[1].dims();
+  const std::int64_t sk = k[2], d = q[3], kept = sk - sk % 64;
+  if (!plain || sk <= 256 || sk % 64 == 0) return y;
+  const double scale = p.real("softmax_scale");
+  std::vector<double> w(static_cast<std::size_t>(kept));
+  for (std::int64_t row = 0; row < q[0] * q[1] * q[2]; ++row) {
+    const std::int64_t b = row / (q[1] * q[2]), hq = row / q[2] % q[1];
+    const std::int64_t kv = (b * k[1] + hq / (q[1] / k[1])) * sk * d;
+    double m = -INFINITY, sum = 0;
+    for (std::int64_t j = 0; j < kept; ++j) {
+      double dot = 0;
+      for (std::int64_t c = 0; c < d; ++c) dot += in[0].value_at(row * d + c) * in[1].value_at(kv + j * d + c);
+      m = std::max(m, w[static_cast<std::size_t>(j)] = dot * scale);
+    }
+    for (auto& v : w) sum += (v = std::exp(v - m));
+    for (std::int64_t c = 0; c < d; ++c) {
+      double acc = 0;
+      for (std::int64_t j = 0; j < kept; ++j) acc += w[static_cast<std::size_t>(j)] * in[2].value_at(kv + j * d + c);
+      y[0].set_bits(row * d + c, bits(in[0].dtype(), acc / sum));
+    }
+  }
+  return y;
+}
+
 }  // namespace
 
 void register_at_scale(std::vector<Mutant>& v) {
@@ -102,11 +135,14 @@ void register_at_scale(std::vector<Mutant>& v) {
        "softmax of rows past 1024 sums blocks of 256 and drops the last partial block's exponentials",
        softmax_drops_last_block, "conformance", false, "tails"},
       {"layer_norm_wrong_welford_merge", {"layer_norm_last_dim"}, wide, "accuracy",
-       "layer_norm of rows past 4096 merges two halves' Welford states without the between-halves term",
+       "layer_norm of rows past 4096 merges two halves' Welford states with the means' difference not squared",
        layer_norm_wrong_welford_merge, "conformance", false, "tails"},
       {"cumsum_loses_block_carry", {"cumsum"}, wide, "accuracy",
        "cumsum along the last axis past 1024 restarts each block of 1024 from 0 (its carry-in lost)",
        cumsum_loses_block_carry, "conformance", false, "tails"},
+      {"flash_drops_last_tile", {"attention_flash"}, wide, "accuracy",
+       "flash attention over more than 256 keys, not a multiple of 64, leaves the last key tile out",
+       flash_drops_last_tile, "conformance", false, "tails"},
       {"matmul_split_k_drops_last", {"matmul_2d"}, wide, "accuracy",
        "2-D matmul with K past 2048 adds chunks of 512 and drops the last partial chunk",
        matmul_split_k_drops_last, "conformance", false, "tails"},
