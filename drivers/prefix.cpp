@@ -68,7 +68,7 @@ class Prefix final : public Driver {
     return dim_past_rank(valid, index);
   }
 
-  // The main axis: `dim`'s (x [2, n] along dim 1); values uniform on
+  // The main axis: `dim`'s (x [1, n] along dim 1); values uniform on
   // [-1, 1] (finite prefixes: a lost carry is an error figure, not an
   // overflow).
   std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {

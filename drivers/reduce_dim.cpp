@@ -47,7 +47,7 @@ class ReduceDim final : public Driver {
     });
   }
 
-  // The main axis: dim's (x [2, n] along dim 1); values uniform on
+  // The main axis: dim's (x [1, n] along dim 1); values uniform on
   // [-1, 1] (a dropped block of a sum stands out of its bound). An empty
   // axis is refused where the contract forbids it (dim.empty).
   std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {

@@ -38,8 +38,9 @@ std::string operand_text(const contract::KernelSpec& k, const Shaped& s, std::si
 // Each given operand of s, of dtypes[i], its values uniform on [-1, 1]
 // (uniform_values, seed + i); the parameters given.
 gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::uint64_t seed);
-// The folds along `dim` (prefix, reduce_dim): a tail is x [2, n] along
-// dim 1; a line's dim must be one of x's axes; none: the last axis.
+// The folds along `dim` (prefix, reduce_dim): a tail is x [1, n] along
+// dim 1 (one row: a prefix's element is a fold of up to n terms, graded
+// exactly); a line's dim must be one of x's axes; none: the last axis.
 Shaped along_dim_tail(std::int64_t n);
 std::string dim_error(const contract::KernelSpec& k, const Shaped& s);
 Params with_dim(const Shaped& s);
