@@ -317,7 +317,8 @@ int campaign(const CampaignCommand& o) {
   const std::uint64_t seed = parse_seed(o.seed, "--seed");
   engine::RunOptions base = batch_options(o);
   const auto backend = make_backend(o.backend, o.isolation);
-  const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+  const Plan plan = base.shapes ? with_problem_lines(make_plan(o.kernels, o.dtypes, o.family, *backend), *base.shapes)
+                                 : make_plan(o.kernels, o.dtypes, o.family, *backend);
   const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
   if (tier) base.tier = &*tier;
 

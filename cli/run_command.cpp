@@ -273,7 +273,7 @@ int run(const RunCommand& o) {
   engine::RunOptions opts = run_options(o);
   const auto backend = make_backend(o.backend, opts.isolation);
   if (!o.load_case.empty()) return grade_loaded_case(o, *backend, opts);
-  const Plan plan = make_plan(o.kernels, o.dtypes, o.family, *backend);
+  const Plan plan = with_problem_lines(make_plan(o.kernels, o.dtypes, o.family, *backend), *opts.shapes);
   const std::optional<engine::AccuracyTier> tier = accuracy_option(o.accuracy, *backend, plan);
   if (tier) opts.tier = &*tier;
   check_case_in_range(plan, opts);
