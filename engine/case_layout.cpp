@@ -76,7 +76,8 @@ void note_shape(const Context& c, ShapeReport& r, const gen::Case& cs, const Sha
   const drivers::Expectation want = c.driver.expected_output(c.k, cs);
   for (const auto& part : want.parts) bytes += checked_numel(part.dims) * static_cast<std::int64_t>(dtype_size(part.dtype));
   r.largest_elements = elements;
-  r.largest = dims_to_string(cs.inputs.front().dims());
+  r.largest.clear();
+  for (const Tensor& x : cs.inputs) r.largest += (r.largest.empty() ? "" : " ") + dims_to_string(x.dims());
   r.peak_bytes = bytes;
 }
 

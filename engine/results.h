@@ -213,8 +213,9 @@ struct TierResult {
 struct ShapeReport {
   std::string profile;  // tiny | tails | production | all | a problem file
   std::int64_t tail_cases = 0, problem_cases = 0;
-  // The largest case graded: its first input's shape and its memory (the
-  // inputs and the outputs the kernel returned, bytes).
+  // The largest case graded (by its inputs' elements): every input's
+  // shape ("[1, 4096] [4096, 11008]") and its memory (the inputs and the
+  // outputs, bytes).
   std::string largest;
   std::int64_t largest_elements = 0, peak_bytes = 0;
   // Sampled outputs: how many, their elements, those graded exactly, by

@@ -135,7 +135,7 @@ TEST(ShapedCases, ProductionLinesGradeOnASampleAndReportIt) {
   EXPECT_EQ(r.verdict, engine::Verdict::pass) << r.headline;
   EXPECT_EQ(r.shapes.problem_cases, 1);
   EXPECT_EQ(r.shapes.tail_cases, 38);
-  EXPECT_EQ(r.shapes.largest, "[2, 32000]");
+  EXPECT_EQ(r.shapes.largest, "[2, 32000]");  // (softmax's one input)
   EXPECT_EQ(r.shapes.sampled_cases, 1 + 7);  // the line's, and the 7 tails past 4096 elements (2 x 2049 .. 2 x 8193)
   EXPECT_GT(r.shapes.sampled_graded, 0);
   EXPECT_LT(r.shapes.sampled_graded, r.shapes.sampled_of);

@@ -347,6 +347,7 @@ std::string dtype_section(const json& doc, const json& k, const json& r) {
   s += fmt::format("<h3>Worst cases ({})</h3>", norm ? "largest normalized error first" : "largest error first");
   s += r["worst"].empty() ? "<p class=\"muted\">No element was graded against the oracle.</p>" : elements_table(r["worst"], norm);
   s += coverage_section(k, r);
+  s += shapes_section(r);
   s += "<h3>Checks run: properties, special values, bad input, ...</h3>" + checks_table(r["checks"]);
   if (!failed) s += failures_section(r["failures"]);
   s += declared_section(r, model);

@@ -11,6 +11,7 @@
 #include "reports/html.h"
 #include "reports/json_number.h"
 #include "reports/site/html_util.h"
+#include "reports/site/svg_plots.h"
 
 namespace kc::reports::site {
 
@@ -123,6 +124,36 @@ std::string failures_section(const json& failures, std::string_view title) {
                                                                   : "";
     s += fmt::format("<div><p><strong>{}</strong>{} &mdash; {}</p><pre>{}</pre><p>reproduce: <code>{}</code></p></div>", check,
                      shrunk, where_of(f), str(f, "message"), str(f, "repro"));
+  }
+  return s;
+}
+
+// The shapes a result graded (results' `shapes`): the profile, the shaped
+// cases, the largest case, the sampled outputs with what their draws
+// guarantee, and the problem lines whose case failed.
+std::string shapes_section(const json& r) {
+  if (!r.contains("shapes") || !r["shapes"].is_object()) return "";
+  const json& sh = r["shapes"];
+  std::string s = fmt::format("<h3>Shapes</h3><p class=\"shapes\">Profile <strong>{}</strong>: {} tail and {} problem-line "
+                              "cases; the largest case {} ({} bytes).",
+                              escape_html(str(sh, "profile")), integer_or(sh.value("tail_cases", json(0)), 0),
+                              integer_or(sh.value("problem_cases", json(0)), 0), escape_html(str(sh, "largest")),
+                              integer_or(sh.value("peak_bytes", json(0)), 0));
+  if (sh.contains("sample") && sh["sample"].is_object()) {
+    const json& m = sh["sample"];
+    s += fmt::format(" {} sampled outputs: {} of their {} elements graded exactly ({} edges, {} boundaries, {} random); "
+                     "{} uniform draws an output miss a defect of 1% of its elements with probability {}.",
+                     integer_or(sh.value("sampled_cases", json(0)), 0), integer_or(m.value("graded_exactly", json(0)), 0),
+                     integer_or(m.value("elements_of_sampled_outputs", json(0)), 0), integer_or(m.value("edges", json(0)), 0),
+                     integer_or(m.value("boundaries", json(0)), 0), integer_or(m.value("random", json(0)), 0),
+                     integer_or(m.value("random_draws_per_output", json(0)), 0),
+                     escape_html(short_num(as_double(m.value("miss_probability_f_1e-2", json(1))).value_or(1))));
+  }
+  s += "</p>";
+  if (sh.contains("failed_problems") && sh["failed_problems"].is_array() && !sh["failed_problems"].empty()) {
+    s += "<p>Failing problem lines and tails:</p><ul class=\"failed-problems\">";
+    for (const auto& p : sh["failed_problems"]) s += "<li>" + escape_html(p.is_string() ? p.get<std::string>() : p.dump()) + "</li>";
+    s += "</ul>";
   }
   return s;
 }

@@ -20,4 +20,8 @@ std::string declared_section(const json& r, const json& model);
 // Kept failures (or differences), the shrunk case first, each with its replay.
 std::string failures_section(const json& failures, std::string_view title = "Failures");
 
+// The shapes graded: profile, shaped cases, the largest case, the sampled
+// outputs and their guarantee, the failing problem lines.
+std::string shapes_section(const json& r);
+
 }  // namespace kc::reports::site
