@@ -194,6 +194,12 @@ class Driver {
   virtual bool element_at(const contract::KernelSpec&, const gen::Case&, std::int64_t /*i*/, Element& /*e*/) const {
     return false;
   }
+  // The terms an output element of c folds, on average, where each is
+  // graded at a cost in proportion (a prefix of j + 1 terms is summed
+  // exactly): a shaped case's sample is cut to keep its exact work within
+  // the budget's (engine/sample.h). 1 where a row's or a cell's work is
+  // shared by its elements (the oracles keep it per row).
+  virtual std::int64_t element_terms(const contract::KernelSpec&, const gen::Case&) const { return 1; }
   // The elements of `out` (ascending flat indices) alone: a sampled
   // output's. Through element_at where the driver has it, else
   // for_each_element's elements filtered; the row drivers keep a row's

@@ -75,6 +75,10 @@ class Prefix final : public Driver {
     return along_dim_tail(n);
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return dim_error(k, s); }
+  // Output j folds j + 1 terms, each summed exactly: (n + 1) / 2 on average.
+  std::int64_t element_terms(const contract::KernelSpec&, const gen::Case& c) const override {
+    return (c.inputs.at(0).dims().at(static_cast<std::size_t>(c.params.integer("dim"))) + 1) / 2;
+  }
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
     return uniform_along_dim(s, t, seed);
   }

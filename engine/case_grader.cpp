@@ -27,7 +27,11 @@ CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expect
 }
 
 void CaseGrader::grade_all() {
-  const std::int64_t budget = v_.c.opts.exact_budget, n = want_.numel();
+  // (Elements that each fold many terms exactly: the budget's work, 16
+  // terms an element, over their terms; never below 256 elements.)
+  const std::int64_t n = want_.numel(), terms = v_.cs.shaped ? c_->driver.element_terms(c_->k, v_.cs) : 1;
+  const std::int64_t budget = terms <= 16 ? v_.c.opts.exact_budget
+                                          : std::min(v_.c.opts.exact_budget, std::max<std::int64_t>(256, v_.c.opts.exact_budget * 16 / terms));
   if (v_.cs.shaped && budget > 0 && n > budget) {
     const Sample s = stratified_sample(
         want_, budget, gen::derive_seed(v_.c.opts.seed, v_.c.k.name, dtype_name(v_.c.t), "sample", static_cast<std::uint64_t>(v_.case_id)));

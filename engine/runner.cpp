@@ -58,9 +58,9 @@ std::vector<int> shrink(const Context& c, const CheckList& checks, std::int64_t 
   std::vector<int> path;
   int budget = 300;  // candidates graded, and a time bound (a slow kernel or oracle)
   // (A shaped case's candidates are large cases, each graded on its sample:
-  // the first halvings reach the smallest size class that fails, and 5 s
-  // bound the rest.)
-  const double seconds = cs.shaped ? std::min(c.opts.shrink_seconds, 5.0) : c.opts.shrink_seconds;
+  // the first halvings (the leading dims, then the main axis) cut it, and
+  // 2 s bound the rest.)
+  const double seconds = cs.shaped ? std::min(c.opts.shrink_seconds, 2.0) : c.opts.shrink_seconds;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto spent = [&] { return budget <= 0 || std::chrono::steady_clock::now() > deadline; };
   for (bool progress = true; progress && !spent();) {
