@@ -98,7 +98,7 @@ bool tier_covers(const RunOptions& opts, const contract::KernelSpec& k, DType t)
 
 std::vector<std::string> builtin_tier_names() {
   std::vector<std::string> v;
-  for (const BuiltinTier& b : builtin_tiers()) v.emplace_back(b.name);
+  for (const BuiltinText& b : builtin_tiers()) v.emplace_back(b.name);
   return v;
 }
 
@@ -114,7 +114,7 @@ std::optional<AccuracyTier> load_tier(std::string_view what, const Backend& back
       }
     return tier;
   }
-  for (const BuiltinTier& b : builtin_tiers())
+  for (const BuiltinText& b : builtin_tiers())
     if (what == b.name) return parse_tier(b.text, fmt::format("{} (built in)", b.name));
   std::ifstream f{std::string(what)};
   if (!f)

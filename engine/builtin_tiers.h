@@ -1,17 +1,14 @@
-// The tier files shipped in tiers/, built into kconform at configure time
-// (cmake/BuiltinTexts.cmake writes their text into a generated source), so
-// that `--accuracy opencl-full-profile` needs no installed data file.
+// The tier files shipped in tiers/, built into kconform
+// (core/builtin_text.h), so that `--accuracy opencl-full-profile` needs no
+// installed data file.
 #pragma once
 
 #include <span>
-#include <string_view>
+
+#include "core/builtin_text.h"
 
 namespace kc::engine {
 
-struct BuiltinTier {
-  std::string_view name;  // the file's name without .tier
-  std::string_view text;
-};
-std::span<const BuiltinTier> builtin_tiers();
+std::span<const BuiltinText> builtin_tiers();
 
 }  // namespace kc::engine

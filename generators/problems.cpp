@@ -195,13 +195,13 @@ ShapeSelection shape_selection(const std::string& value) {
   if (value == "production" || all) {
     s.random = all;
     s.tails = all;
-    for (const BuiltinProblems& f : builtin_problems()) {
+    for (const BuiltinText& f : builtin_problems()) {
       auto lines = parse_problems(f.text, std::string(f.name) + ".problems");
       s.problems.insert(s.problems.end(), lines.begin(), lines.end());
     }
     return s;
   }
-  for (const BuiltinProblems& f : builtin_problems())
+  for (const BuiltinText& f : builtin_problems())
     if (f.name == value) {
       s.random = false;
       s.problems = parse_problems(f.text, value + ".problems");
