@@ -25,6 +25,8 @@ expect 0 "run the consumer's conformance tests" -- ctest --test-dir "$work/consu
 grep -q "100% tests passed, 0 tests failed out of 4" "$work/out" || { echo "FAIL: not 4 passing tests"; sed 's/^/    /' "$work/out"; fails=$((fails + 1)); }
 expect 0 "the installed CLI lists the tests' kernels" -- ctest --test-dir "$work/consumer" -N
 grep -q "kconform.sqrt.f64" "$work/out" || { echo "FAIL: no kconform.sqrt.f64 test"; fails=$((fails + 1)); }
+expect 0 "the consumer's tests name their shapes (SHAPES tails)" -- ctest --test-dir "$work/consumer" -N -V
+grep -q -- '"--shapes" "tails"' "$work/out" || { echo "FAIL: no --shapes tails in the consumer's tests"; fails=$((fails + 1)); }
 
 mkdir -p "$work/sub"
 cat >"$work/sub/CMakeLists.txt" <<CM
