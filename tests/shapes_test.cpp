@@ -142,10 +142,12 @@ TEST(ShapedCases, ProductionLinesGradeOnASampleAndReportIt) {
   EXPECT_TRUE(r.shapes.failed_problems.empty());
 }
 
-// Each at-scale mutant: right at tiny shapes in every dtype it breaks;
-// its f32 failure at the tails (Mutants.DefaultRunFlagsIt grades every
-// dtype there) named by the tail it came from and reproduced by its
-// replay's --case.
+// Each at-scale mutant: right at tiny shapes in every dtype it breaks.
+// Mutants.DefaultRunFlagsIt fails each at the tails in every dtype, and
+// tests/replay_test.py replays every failure it prints; here the f32
+// failure of the two cheapest (a row kernel's and a product's) is named by
+// the tail it came from and reproduced by its replay's --case through the
+// engine.
 TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
   int mutants = 0;
   for (const auto& m : mutants::all()) {
@@ -157,6 +159,7 @@ TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
       const auto tiny = graded(backend.c_str(), kernel, t, "tiny");
       EXPECT_EQ(tiny.verdict, engine::Verdict::pass) << m.name << " " << tiny.headline;
     }
+    if (m.name != "softmax_drops_last_block" && m.name != "matmul_split_k_drops_last") continue;
     const auto tails = graded(backend.c_str(), kernel, DType::f32, "tails");
     ASSERT_EQ(tails.verdict, engine::Verdict::fail) << m.name;
     ASSERT_FALSE(tails.shapes.failed_problems.empty());
