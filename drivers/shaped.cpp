@@ -90,10 +90,6 @@ std::string same_dims_error(const contract::KernelSpec& k, const Shaped& s) {
   return {};
 }
 
-}  // namespace kc::drivers
-
-namespace kc::drivers {
-
 gen::Case uniform_case(const Shaped& s, const std::vector<DType>& dtypes, std::uint64_t seed) {
   std::vector<Tensor> in;
   for (std::size_t i = 0; i < s.dims.size(); ++i)
