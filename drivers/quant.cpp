@@ -17,6 +17,7 @@
 #include "drivers/driver.h"
 #include "drivers/folds.h"
 #include "drivers/quant_weights.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
@@ -153,6 +154,21 @@ class Dequantize final : public Driver {
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
                                    std::uint64_t index) const override {
     return violate_weight(rule, valid, index);
+  }
+
+  // The main axis: k, a row's values (tail_weight: two rows, the type
+  // cycling with the size); a line gives quant_type, k, n and w's words.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t size) const override {
+    const Drawn d = tail_weight(size, 2);
+    return all_given({{weight_words(d)}}, quant_params(d.type, d.n, d.k));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const std::string e = weight_error(s.params, s.dims.at(0).at(0));
+    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType, std::uint64_t seed, const Shaped& s) const override {
+    const Drawn d{s.params.integer("quant_type"), s.params.integer("n"), s.params.integer("k")};
+    return gen::Case{{shaped_weight(d, seed)}, s.params, false};
   }
 
   // Halves of the rows (the words of whole rows; Q4_0 and Q8_0 keep an
@@ -310,6 +326,27 @@ class Qmatmul final : public Driver {
       return c;
     }
     return std::nullopt;
+  }
+
+  // The main axis: K (a [1, K] times a weight of 8 rows, tail_weight's
+  // type and K); a line gives quant_type, k, n and w's words, a [M, k].
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t size) const override {
+    const Drawn d = tail_weight(size, 8);
+    return all_given({{1, d.k}, {weight_words(d)}}, quant_params(d.type, d.n, d.k));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (const std::string e = weight_error(s.params, s.dims.at(1).at(0)); !e.empty()) return fmt::format("{}: {}", k.name, e);
+    if (s.dims[0][1] != s.params.integer("k"))
+      return fmt::format("{}: {} has {} columns, the weight k = {}", k.name, operand_text(k, s, 0), s.dims[0][1], s.params.integer("k"));
+    return {};
+  }
+  // a uniform on [-1, 1] (a layer's activations), the weight shaped_weight's.
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Drawn d{s.params.integer("quant_type"), s.params.integer("n"), s.params.integer("k")};
+    const Dims& a = s.dims[0];
+    return gen::Case{{gen::tensor_of(t, a, uniform_values(t, static_cast<std::size_t>(checked_numel(a)), seed)),
+                      shaped_weight(d, seed + 1)},
+                     s.params, false};
   }
 
   // Fewer rows of a.

@@ -1,6 +1,9 @@
 // The quantized weights the quant drivers generate (quant_weights.h).
 #include "drivers/quant_weights.h"
 
+#include <fmt/format.h>
+
+#include "generators/case.h"
 #include "oracles/quant_model.h"
 
 namespace kc::drivers {
@@ -66,6 +69,51 @@ Drawn draw_shape(const std::vector<std::uint32_t>& r) {
   const std::int64_t per_row = 1 + r[2] % (type == 12 ? 2 : 4);
   if (type != 12 && (n * per_row) % 2 != 0) ++n;
   return {type, n, per_row * f.elements};
+}
+
+Drawn tail_weight(std::int64_t n, std::int64_t rows) {
+  const std::int64_t type = kTypes[n % 3];
+  const std::int64_t per = qm::format_of(type)->elements;
+  return {type, rows, (n + per - 1) / per * per};
+}
+
+std::int64_t weight_words(const Drawn& d) {
+  const qm::Format f = *qm::format_of(d.type);
+  return d.n * (d.k / f.elements) * f.bytes / 4;
+}
+
+std::string weight_error(const Params& p, std::int64_t words) {
+  for (const char* name : {"quant_type", "k", "n"})
+    if (!p.has(name)) return fmt::format("the weight's {} is not given (write quant_type=2|8|12 k=K n=N)", name);
+  const Drawn d{p.integer("quant_type"), p.integer("n"), p.integer("k")};
+  const std::optional<qm::Format> f = qm::format_of(d.type);
+  if (!f) return fmt::format("quant_type {} is none of 2 (Q4_0), 8 (Q8_0), 12 (Q4_K)", d.type);
+  if (d.k % f->elements != 0) return fmt::format("k = {} is no multiple of {}'s {} values a block", d.k, f->name, f->elements);
+  if ((d.n * (d.k / f->elements) * f->bytes) % 4 != 0)
+    return fmt::format("n = {} rows of k = {} in {} do not fill whole u32 words", d.n, d.k, f->name);
+  if (weight_words(d) != words)
+    return fmt::format("w has {} words; n = {} rows of k = {} in {} take {} (write w={})", words, d.n, d.k, f->name,
+                       weight_words(d), weight_words(d));
+  return {};
+}
+
+Tensor shaped_weight(const Drawn& d, std::uint64_t seed) {
+  const qm::Format f = *qm::format_of(d.type);
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(weight_words(d) * 4));
+  std::uint64_t s = seed ^ 0xbb67ae8584caa73bull;
+  for (std::size_t i = 0; i < bytes.size(); i += 8) {
+    const std::uint64_t r = gen::splitmix64(s);
+    for (std::size_t b = 0; b < 8 && i + b < bytes.size(); ++b) bytes[i + b] = static_cast<std::uint8_t>(r >> (8 * b));
+  }
+  const int halves = d.type == 12 ? 2 : 1;
+  for (std::size_t b = 0; b < bytes.size(); b += static_cast<std::size_t>(f.bytes))
+    for (int h = 0; h < halves; ++h) {
+      const std::uint64_t r = gen::splitmix64(s);
+      const auto exponent = static_cast<std::uint16_t>(7 + r % 13);  // biased 7..19: 2^-8 .. 2^4
+      const auto half = static_cast<std::uint16_t>(((r >> 8) & 0x8000) | (exponent << 10) | ((r >> 24) & 0x3FF));
+      bytes[b + 2 * h] = static_cast<std::uint8_t>(half), bytes[b + 2 * h + 1] = static_cast<std::uint8_t>(half >> 8);
+    }
+  return words_of(bytes);
 }
 
 }  // namespace kc::drivers

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -36,12 +37,19 @@ RopeShape shape_of(const gen::Case& c) {
 // rounded into T (pow, cos and sin from oracles/det_math.h: libm's differ
 // by CPU, and these are the case's inputs).
 std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>> hf_tables(DType t, std::int64_t seq, std::int64_t d) {
-  std::vector<std::uint64_t> c, s;
+  // (Each half's angles once, the high half a copy: a shaped case's
+  // tables are [S, D], built in time linear in them.)
+  const std::int64_t h = d / 2;
+  std::vector<double> inv_freq(static_cast<std::size_t>(h));
+  for (std::int64_t i = 0; i < h; ++i)
+    inv_freq[static_cast<std::size_t>(i)] = oracle::det::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+  std::vector<std::uint64_t> c(static_cast<std::size_t>(seq * d)), s(c.size());
   for (std::int64_t p = 0; p < seq; ++p)
-    for (std::int64_t i = 0; i < d; ++i) {
-      const double angle = static_cast<double>(p) * oracle::det::pow(10000.0, -2.0 * static_cast<double>(i % (d / 2)) / static_cast<double>(d));
-      c.push_back(double_to_bits(t, round_to_format(oracle::det::cos(angle), t)));
-      s.push_back(double_to_bits(t, round_to_format(oracle::det::sin(angle), t)));
+    for (std::int64_t i = 0; i < h; ++i) {
+      const double angle = static_cast<double>(p) * inv_freq[static_cast<std::size_t>(i)];
+      const auto at = static_cast<std::size_t>(p * d + i), high = at + static_cast<std::size_t>(h);
+      c[at] = c[high] = double_to_bits(t, round_to_format(oracle::det::cos(angle), t));
+      s[at] = s[high] = double_to_bits(t, round_to_format(oracle::det::sin(angle), t));
     }
   return {c, s};
 }
@@ -135,6 +143,30 @@ class Rope final : public Driver {
       return c;
     }
     return std::nullopt;
+  }
+
+  // The main axis: the positions S (x [1, n, 64], the tables [n, 64]: a
+  // kernel's loop over positions, each row a rotation of 32 pairs).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{1, n, 64}, {n, 64}, {n, 64}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const Dims& x = s.dims.at(0);
+    const Dims table{x[x.size() - 2], x.back()};
+    if (x.back() % 2 != 0) return fmt::format("rope: {} has an odd head dim {} (rope.head_dim_odd)", operand_text(k, s, 0), x.back());
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}})
+      if (s.dims[i] != table)
+        return fmt::format("rope: {} is not [S, D] = {} of {}", operand_text(k, s, i), dims_to_string(table), operand_text(k, s, 0));
+    return {};
+  }
+  // x uniform on [-4, 4] (a query's or key's activations), the tables
+  // HF's (hf_tables: the rotation every model runs).
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Dims& x = s.dims[0];
+    auto [c, sn] = hf_tables(t, x[x.size() - 2], x.back());
+    return gen::Case{{gen::tensor_of(t, x, uniform_values(t, static_cast<std::size_t>(checked_numel(x)), seed, -4, 4)),
+                      gen::tensor_of(t, s.dims[1], c), gen::tensor_of(t, s.dims[2], sn)},
+                     Params(), false};
   }
 
   // The leading dims cut to one, then halves of the positions (x's rows

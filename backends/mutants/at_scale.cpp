@@ -5,6 +5,7 @@
 // Rows and sums are taken in double and rounded once into T: the defect,
 // not the arithmetic, is what the grading must see.
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "backends/mutants/support.h"
@@ -126,6 +127,26 @@ Outputs flash_drops_last_tile(std::string_view kernel, std::span<const Tensor> i
   return y;
 }
 
+Outputs q4k_wrong_stride_past_first_tile(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Q4_K rows past 2048 values dequantized in tiles of 8 super-blocks
+  // whose pointer advances 8 x 128 bytes (the quants' bytes, the 16-byte
+  // header of d, dmin and scales forgotten): super-block j >= 8 of a row is
+  // read at (j / 8) 1024 + (j % 8) 144 bytes into it, not j 144. The
+  // reference dequantizes the bytes so read.
+  Outputs y = ref::execute(kernel, in, p);  // (first: a bad call is the reference's error)
+  const std::int64_t k = p.integer("k"), n = p.integer("n");
+  if (p.integer("quant_type") != 12 || k <= 2048) return y;
+  const std::int64_t per_row = k / 256, row_bytes = per_row * 144;
+  const auto* src = reinterpret_cast<const std::uint8_t*>(in[0].bytes());
+  Tensor w(DType::u32, in[0].dims());
+  auto* dst = reinterpret_cast<std::uint8_t*>(w.mutable_bytes());
+  for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t j = 0; j < per_row; ++j)
+      std::memcpy(dst + r * row_bytes + j * 144, src + r * row_bytes + (j / 8) * 1024 + (j % 8) * 144, 144);
+  const Tensor moved[] = {w};
+  return ref::execute(kernel, moved, p);
+}
+
 }  // namespace
 
 void register_at_scale(std::vector<Mutant>& v) {
@@ -146,6 +167,10 @@ void register_at_scale(std::vector<Mutant>& v) {
       {"matmul_split_k_drops_last", {"matmul_2d"}, wide, "accuracy",
        "2-D matmul with K past 2048 adds chunks of 512 and drops the last partial chunk",
        matmul_split_k_drops_last, "conformance", false, "tails"},
+      {"q4k_wrong_stride_past_first_tile", {"dequantize_blocks"}, {DType::u32}, "accuracy",
+       "Q4_K dequantization of rows past 2048 values reads super-blocks 8.. of a row at a stride of 128 bytes a block "
+       "between tiles of 8 (the 16-byte header left out)",
+       q4k_wrong_stride_past_first_tile, "conformance", false, "tails"},
   });
 }
 
