@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -195,15 +196,46 @@ Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
   return st.mul(o, st.div(Stages::exact(1), lsum));
 }
 
-// Exact: the softmax-weighted sum of V's column in MPFR.
-Mp weighted_column(const Layout& l, const Mask& mk, const Scores& s, std::size_t col) {
+// Exact: the softmax-weighted sum of V's column in MPFR, of the row's
+// exact weights.
+Mp weighted_column(const Layout& l, const Scores& s, const attention::ExactWeights& ew, std::size_t col) {
   const auto d = static_cast<std::size_t>(l.d);
-  attention::ExactWeights ew;  // (fresh: Mp values keep the precision they were made at)
-  attention::exact_weights(l, mk, s, ew);
   Mp num(0);
   for (std::size_t j = 0; j < s.t.size(); ++j)
     if (s.admissible[j] && std::isfinite(l.v[j * d + col])) num += ew.w[j] * Mp(l.v[j * d + col]);
   return num / ew.sum;
+}
+Mp weighted_column(const Layout& l, const Mask& mk, const Scores& s, std::size_t col) {
+  attention::ExactWeights ew;  // (fresh: Mp values keep the precision they were made at)
+  attention::exact_weights(l, mk, s, ew);
+  return weighted_column(l, s, ew, col);
+}
+
+// What a query row's elements share (its D columns are D elements): the
+// scores, their stages, the zero weights and the exact weights, computed
+// for its first element and kept for the next (rows::RowKey: the row's
+// bits, dtype, precision and parameters). Before, each of a row's D
+// elements computed them again: a decode row of 4096 keys and D = 128 did
+// 128 times the work. One per kernel (flash's zero weights differ).
+struct Cell {
+  rows::RowKey key;
+  std::optional<Mask> mk;
+  Scores s;
+  std::optional<rows::Stages> st;  // after the scores: each element's stages go on from a copy
+  std::vector<bool> zero;
+  attention::ExactWeights ew;
+};
+const Cell& cell_of(const Row& in, const Layout& l, bool flash) {
+  static thread_local Cell cells[2];
+  Cell& c = cells[flash ? 1 : 0];
+  if (c.key.same_or_set(in)) return c;
+  const DType t = in.ctx.dtype;
+  c.mk = Mask::of(*in.ctx.params, t);
+  c.st.emplace(t);
+  c.s = scores(l, *c.mk, t, *c.st);
+  c.zero = c.s.special ? std::vector<bool>() : zero_weights(c.s, t, flash);
+  if (!c.s.special) attention::exact_weights(l, *c.mk, c.s, c.ew);
+  return c;
 }
 
 // The element's exact value with the scale and softcap as given.
@@ -217,23 +249,25 @@ Mp given_column(const Row& in) {
 void attend(const Row& in, Exact& out, bool flash) {
   const DType t = in.ctx.dtype;
   const Layout l = Layout::of(in.a);
-  const Mask mk = Mask::of(*in.ctx.params, t);
+  const Cell& cell = cell_of(in, l, flash);
+  const Mask& mk = *cell.mk;
   const auto col = static_cast<std::size_t>(in.i);
-  Stages st(t);
-  Scores s = scores(l, mk, t, st);
+  Stages st = *cell.st;
+  const Scores& s = cell.s;
+  bool special = s.special;
   const auto replay_fn = flash ? replay::attention_flash : replay::attention_naive;
   // A non-finite V value in this column under a non-zero weight makes the
   // element special too; under a zero weight the kernel skips it, and so
   // does the exact value here (the reference's definition: PyTorch's 0 inf
   // would be NaN, accepted below as another answer).
-  const std::vector<bool> zero = s.special ? std::vector<bool>() : zero_weights(s, t, flash);
+  const std::vector<bool>& zero = cell.zero;
   bool skipped_special = false;
-  for (std::size_t j = 0; !s.special && j < s.t.size(); ++j)
+  for (std::size_t j = 0; !special && j < s.t.size(); ++j)
     if (s.admissible[j] && !std::isfinite(l.v[j * static_cast<std::size_t>(l.d) + col])) {
-      s.special |= !zero[j];
+      special |= !zero[j];
       skipped_special = true;
     }
-  if (s.special) {
+  if (special) {
     // The reference's special rows: its own answer, and the other
     // algorithm's (a +inf score zeroes naive's row, drops flash's tile).
     const double own = replay_fn(in), other = (flash ? replay::attention_naive : replay::attention_flash)(in);
@@ -251,7 +285,7 @@ void attend(const Row& in, Exact& out, bool flash) {
     if (!s.any) out.alternatives.insert(out.alternatives.end(), {-Mp(0), Mp(NAN)});
     return;
   }
-  out.value = weighted_column(l, mk, s, col);
+  out.value = weighted_column(l, s, cell.ew, col);
   if (!(mk.as_given(*in.ctx.params) == mk)) out.other_reading = [&in] { return std::optional(given_column(in)); };
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
   const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
