@@ -274,6 +274,7 @@ class Attention final : public AttentionRows {
     oracle::Row& r = input_as<oracle::Row>(e);
     r.ctx = context_of(k, c);
     e.out = o;
+    r.fill = oracle::next_fill();
     r.i = static_cast<std::size_t>(col);
     r.a.assign({static_cast<double>(s.d), static_cast<double>(s.sk), static_cast<double>(qi), slope ? 1.0 : 0.0,
                    slope ? c.inputs[3].value_at(hq) : 0.0});

@@ -118,6 +118,7 @@ class AttentionBackward final : public AttentionRows {
     e.out = o;
     r.i = static_cast<std::size_t>(form);
     const bool slope = c.inputs.size() > 4;
+    r.fill = oracle::next_fill();
     r.a.assign({static_cast<double>(g), static_cast<double>(s.sq), static_cast<double>(s.sk), static_cast<double>(s.d),
                    slope ? 1.0 : 0.0});
     for (std::int64_t h = 0; h < g; ++h) r.a.push_back(slope ? c.inputs[4].value_at(kvh * g + h) : 0.0);

@@ -356,7 +356,7 @@ class LastDim final : public Driver {
     const std::int64_t n = row_length(c.inputs[0]), row = o - o % n;
     oracle::Row& r = input_as<oracle::Row>(e);
     r.ctx = context_of(k, c);
-    r.b.clear();  // (a forward's g: none)
+    r.b.clear(), r.fill = oracle::next_fill();  // (a forward's g: none; a fresh row)
     for (std::size_t operand = 0; operand < c.inputs.size(); ++operand) {
       const Tensor& x = c.inputs[operand];
       std::vector<double>& values = operand == 0 ? r.a : r.b;

@@ -189,6 +189,7 @@ class PagedAttention final : public AttentionRows {
     r.ctx = context_of(spec, c);
     e.out = o;
     r.i = static_cast<std::size_t>(col);
+    r.fill = oracle::next_fill();
     r.a.assign({static_cast<double>(s.d), static_cast<double>(len), static_cast<double>(a), slope ? 1.0 : 0.0,
                    slope ? c.inputs[5].value_at(hq) : 0.0});
     for (std::int64_t x = 0; x < s.d; ++x) r.a.push_back(c.inputs[0].value_exact_at(o - col + x));

@@ -45,10 +45,6 @@ QuantShape shape_of(const gen::Case& c) {
 static_assert(std::endian::native == std::endian::little, "the weight's bytes are read in place");
 const std::uint8_t* stream_of(const Tensor& w) { return reinterpret_cast<const std::uint8_t*>(w.bytes()); }
 
-Params quant_params(std::int64_t type, std::int64_t n, std::int64_t k) {
-  return Params().set("quant_type", type).set("k", k).set("n", n);
-}
-
 // The rules of the weight and its params (both drivers): an unknown quant
 // type, k not a block multiple, a word too few or too many.
 std::optional<gen::Case> violate_weight(const contract::Precondition& rule, const gen::Case& valid, std::uint64_t index) {
@@ -103,7 +99,7 @@ class Dequantize final : public Driver {
                            [](const std::vector<std::uint32_t>& r) {
                              const Drawn d = draw_shape(r);
                              return rc::gen::map(weight_bytes(d.type, d.n, d.k), [d](const std::vector<std::uint8_t>& b) {
-                               return gen::Case{{words_of(b)}, quant_params(d.type, d.n, d.k), false};
+                               return gen::Case{{words_of(b)}, weight_params(d), false};
                              });
                            });
   }
@@ -148,7 +144,7 @@ class Dequantize final : public Driver {
         scales[j + 8] = static_cast<std::uint8_t>((sc[j + 4] & 0xF) | ((mn[j + 4] & 0xF) << 4));
       }
     }
-    return gen::Case{{words_of(bytes)}, quant_params(type, n, f.elements), false};
+    return gen::Case{{words_of(bytes)}, weight_params({type, n, f.elements}), false};
   }
 
   std::optional<gen::Case> violate(const contract::KernelSpec&, const contract::Precondition& rule, const gen::Case& valid,
@@ -160,14 +156,13 @@ class Dequantize final : public Driver {
   // cycling with the size); a line gives quant_type, k, n and w's words.
   std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t size) const override {
     const Drawn d = tail_weight(size, 2);
-    return all_given({{weight_words(d)}}, quant_params(d.type, d.n, d.k));
+    return all_given({{weight_words(d)}}, weight_params(d));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    const std::string e = weight_error(s.params, s.dims.at(0).at(0));
-    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+    return weight_error(k.name, s.params, s.dims.at(0).at(0));
   }
   gen::Case shaped_case(const contract::KernelSpec&, DType, std::uint64_t seed, const Shaped& s) const override {
-    const Drawn d{s.params.integer("quant_type"), s.params.integer("n"), s.params.integer("k")};
+    const Drawn d = drawn_of(s.params);
     return gen::Case{{shaped_weight(d, seed)}, s.params, false};
   }
 
@@ -183,7 +178,7 @@ class Dequantize final : public Driver {
         const std::vector<std::uint8_t> all = qm::bytes_of(c.inputs[0]);
         const auto from = static_cast<std::ptrdiff_t>(tail ? (s.n - keep) * row_bytes : 0);
         const std::vector<std::uint8_t> part(all.begin() + from, all.begin() + from + keep * row_bytes);
-        out.push_back(gen::Case{{words_of(part)}, quant_params(s.type, keep, s.k), false});
+        out.push_back(gen::Case{{words_of(part)}, weight_params({s.type, keep, s.k}), false});
       }
       break;  // the smallest whole-word cut
     }
@@ -266,7 +261,7 @@ class Qmatmul final : public Driver {
                                  [d, m, t, ordinary, lo, hi](std::vector<std::uint64_t> a, const std::vector<std::uint8_t>& b) {
                                    if (ordinary) gen::into_range(t, a, lo, hi);
                                    return gen::Case{{gen::tensor_of(t, {m, d.k}, a), words_of(b)},
-                                                    quant_params(d.type, d.n, d.k), false};
+                                                    weight_params(d), false};
                                  },
                                  gen::values_for(t, k.values, static_cast<std::size_t>(m * d.k)),
                                  weight_bytes(d.type, d.n, d.k));
@@ -289,7 +284,7 @@ class Qmatmul final : public Driver {
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(2 * f.bytes), 1);
     bytes[0] = 0x01, bytes[1] = 0x00;                  // d = 2^-24
     bytes[f.bytes] = 0x00, bytes[f.bytes + 1] = 0x3C;  // d = 1
-    return gen::Case{{gen::tensor_of(t, {rows, 32}, a), words_of(bytes)}, quant_params(8, 2, 32), false};
+    return gen::Case{{gen::tensor_of(t, {rows, 32}, a), words_of(bytes)}, weight_params({8, 2, 32}), false};
   }
 
   // a [48, 128] of the statistics values (uniform on [-1, 1]) and a Q8_0
@@ -307,7 +302,7 @@ class Qmatmul final : public Driver {
       bytes[b] = static_cast<std::uint8_t>(h), bytes[b + 1] = static_cast<std::uint8_t>(h >> 8);
     }
     const std::vector<std::uint64_t> a = statistics_values(t, seed);  // 128 x 48 = 48 x 128
-    return gen::Case{{gen::tensor_of(t, {48, k}, a), words_of(bytes)}, quant_params(8, n, k), false};
+    return gen::Case{{gen::tensor_of(t, {48, k}, a), words_of(bytes)}, weight_params({8, n, k}), false};
   }
 
   // Weight rules as dequantize's; rank.exact: a of rank 3; shape.inner:
@@ -332,21 +327,19 @@ class Qmatmul final : public Driver {
   // type and K); a line gives quant_type, k, n and w's words, a [M, k].
   std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t size) const override {
     const Drawn d = tail_weight(size, 8);
-    return all_given({{1, d.k}, {weight_words(d)}}, quant_params(d.type, d.n, d.k));
+    return all_given({{1, d.k}, {weight_words(d)}}, weight_params(d));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (const std::string e = weight_error(s.params, s.dims.at(1).at(0)); !e.empty()) return fmt::format("{}: {}", k.name, e);
+    if (std::string e = weight_error(k.name, s.params, s.dims.at(1).at(0)); !e.empty()) return e;
     if (s.dims[0][1] != s.params.integer("k"))
       return fmt::format("{}: {} has {} columns, the weight k = {}", k.name, operand_text(k, s, 0), s.dims[0][1], s.params.integer("k"));
     return {};
   }
   // a uniform on [-1, 1] (a layer's activations), the weight shaped_weight's.
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
-    const Drawn d{s.params.integer("quant_type"), s.params.integer("n"), s.params.integer("k")};
     const Dims& a = s.dims[0];
     return gen::Case{{gen::tensor_of(t, a, uniform_values(t, static_cast<std::size_t>(checked_numel(a)), seed)),
-                      shaped_weight(d, seed + 1)},
-                     s.params, false};
+                      shaped_weight(drawn_of(s.params), seed + 1)}, s.params, false};
   }
 
   // Fewer rows of a.

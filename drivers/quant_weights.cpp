@@ -71,6 +71,9 @@ Drawn draw_shape(const std::vector<std::uint32_t>& r) {
   return {type, n, per_row * f.elements};
 }
 
+Params weight_params(const Drawn& d) { return Params().set("quant_type", d.type).set("k", d.k).set("n", d.n); }
+Drawn drawn_of(const Params& p) { return {p.integer("quant_type"), p.integer("n"), p.integer("k")}; }
+
 Drawn tail_weight(std::int64_t n, std::int64_t rows) {
   const std::int64_t type = kTypes[n % 3];
   const std::int64_t per = qm::format_of(type)->elements;
@@ -82,17 +85,17 @@ std::int64_t weight_words(const Drawn& d) {
   return d.n * (d.k / f.elements) * f.bytes / 4;
 }
 
-std::string weight_error(const Params& p, std::int64_t words) {
+std::string weight_error(std::string_view kernel, const Params& p, std::int64_t words) {
   for (const char* name : {"quant_type", "k", "n"})
-    if (!p.has(name)) return fmt::format("the weight's {} is not given (write quant_type=2|8|12 k=K n=N)", name);
-  const Drawn d{p.integer("quant_type"), p.integer("n"), p.integer("k")};
+    if (!p.has(name)) return fmt::format("{}: the weight's {} is not given (write quant_type=2|8|12 k=K n=N)", kernel, name);
+  const Drawn d = drawn_of(p);
   const std::optional<qm::Format> f = qm::format_of(d.type);
-  if (!f) return fmt::format("quant_type {} is none of 2 (Q4_0), 8 (Q8_0), 12 (Q4_K)", d.type);
-  if (d.k % f->elements != 0) return fmt::format("k = {} is no multiple of {}'s {} values a block", d.k, f->name, f->elements);
+  if (!f) return fmt::format("{}: quant_type {} is none of 2 (Q4_0), 8 (Q8_0), 12 (Q4_K)", kernel, d.type);
+  if (d.k % f->elements != 0) return fmt::format("{}: k = {} is no multiple of {}'s {} values a block", kernel, d.k, f->name, f->elements);
   if ((d.n * (d.k / f->elements) * f->bytes) % 4 != 0)
-    return fmt::format("n = {} rows of k = {} in {} do not fill whole u32 words", d.n, d.k, f->name);
+    return fmt::format("{}: n = {} rows of k = {} in {} do not fill whole u32 words", kernel, d.n, d.k, f->name);
   if (weight_words(d) != words)
-    return fmt::format("w has {} words; n = {} rows of k = {} in {} take {} (write w={})", words, d.n, d.k, f->name,
+    return fmt::format("{}: w has {} words; n = {} rows of k = {} in {} take {} (write w={})", kernel, words, d.n, d.k, f->name,
                        weight_words(d), weight_words(d));
   return {};
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <rapidcheck.h>
@@ -29,6 +30,10 @@ struct Drawn {
 };
 Drawn draw_shape(const std::vector<std::uint32_t>& r);
 
+// The params of a weight (quant_type, n, k), and back.
+Params weight_params(const Drawn& d);
+Drawn drawn_of(const Params& p);
+
 // Shaped cases (drivers/shaped.h). A tail's weight: along k, n values
 // rounded up to whole blocks, the type cycling with n (n mod 3: Q4_0,
 // Q8_0, Q4_K, so that each reaches k >= 4096), `rows` rows (even: Q4_0's
@@ -37,8 +42,9 @@ Drawn tail_weight(std::int64_t n, std::int64_t rows);
 // The u32 words a weight of this shape takes.
 std::int64_t weight_words(const Drawn& d);
 // "" when a problem line's params name a weight that `words` holds, else
-// what does not fit (the type, k's block multiple, the word count).
-std::string weight_error(const Params& p, std::int64_t words);
+// what does not fit (the type, k's block multiple, the word count),
+// after the kernel's name.
+std::string weight_error(std::string_view kernel, const Params& p, std::int64_t words);
 // The weight's bytes as words, linear in its size: random quant bytes,
 // every scale half moderate (2^-8 .. 2^4 of either sign, a layer's).
 Tensor shaped_weight(const Drawn& d, std::uint64_t seed);

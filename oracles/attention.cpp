@@ -42,10 +42,20 @@ using attention::Layout;
 using attention::Mask;
 using attention::scores_t;
 
+// A query row's scores in T, kept for the row's next column (its D
+// elements replay the same scores: each computing them again was most of
+// a long row's grading).
+const std::vector<double>& row_scores(const InT& a, const Row& in, const Layout& l) {
+  static thread_local rows::RowKey key;
+  static thread_local std::vector<double> s;
+  if (!key.same_or_set(in, 0)) s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
+  return s;
+}
+
 double attention_naive(const Row& in) {
   const InT a{in.ctx.dtype};
   const Layout l = Layout::of(in.a);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
+  const std::vector<double>& s = row_scores(a, in, l);
   double m = -INFINITY;
   for (double x : s)
     if (x > m) m = x;
@@ -65,7 +75,7 @@ double attention_naive(const Row& in) {
 double attention_flash(const Row& in) {
   const InT a{in.ctx.dtype};
   const Layout l = Layout::of(in.a);
-  const std::vector<double> s = scores_t(a, l, Mask::of(*in.ctx.params, in.ctx.dtype));
+  const std::vector<double>& s = row_scores(a, in, l);
   double sum = 0.0, o = 0.0;
   attention::each_tile(s, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
     const double alpha = std::isfinite(m) ? exp_t(a, a.sub(m, m_new)) : 0.0;
@@ -141,8 +151,26 @@ std::vector<bool> zero_weights(const Scores& s, DType t, bool flash) {
   return zero;
 }
 
-// The naive kernel's steps: one shift m, e_j, their fold, 1/sum, p_j = e_j inv, the fold of p v.
-Stage naive_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::size_t col) {
+// A kernel's steps over a query row, the part no column changes: each
+// admissible key's weight in T and its stage, by tiles, each tile's
+// rescaling alpha, and the final factor; column_stage() then folds one
+// column of V under them. (Kept per row in Cell: a row's D columns share
+// them, and the exponentials' stages were most of an element's cost.)
+struct Weighted {
+  struct Tile {
+    Stage alpha = Stages::exact(1);
+    std::vector<std::size_t> keys;
+    std::vector<double> p_t;
+    std::vector<Stage> p;
+  };
+  std::vector<Tile> tiles;
+  bool flash = false;
+  Stage inv = Stages::exact(1);
+};
+
+// The naive kernel's steps: one shift m, e_j, their fold, 1/sum, p_j = e_j
+// inv (one tile of every key); a column is the fold of p v.
+Weighted naive_weights(const Scores& s, DType t, Stages& st) {
   const replay::InT a{t};
   double m = -INFINITY;
   for (double x : s.t)
@@ -157,43 +185,53 @@ Stage naive_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::si
     if (s.admissible[j]) adm.push_back(e[j]);
   const double inv_t = a.div(1.0, sum_t);
   const Stage inv = st.div(Stages::exact(1), st.fold(adm));
-  std::vector<Stage> terms;
+  Weighted w;
+  Weighted::Tile& all = w.tiles.emplace_back();
   for (std::size_t j = 0; j < e.size(); ++j)
-    if (s.admissible[j]) terms.push_back(term(st, a.mul(e_t[j], inv_t), st.mul(e[j], inv), l.v[j * static_cast<std::size_t>(l.d) + col]));
-  return st.fold(terms);
+    if (s.admissible[j]) all.keys.push_back(j), all.p_t.push_back(a.mul(e_t[j], inv_t)), all.p.push_back(st.mul(e[j], inv));
+  return w;
 }
 
 // The flash kernel's steps: per tile of 16, the new maximum, alpha, the
-// tile's p and their fold r, l = alpha l + r, O = O alpha + the tile's p v;
-// finally O (1/l).
-Stage flash_stage(const Layout& l, const Scores& s, DType t, Stages& st, std::size_t col) {
+// tile's p and their fold r, l = alpha l + r; a column is O = O alpha + the
+// tile's p v over the tiles, finally O (1/l).
+Weighted flash_weights(const Scores& s, DType t, Stages& st) {
   const replay::InT a{t};
-  double l_t = 0.0;
-  Stage lsum = Stages::exact(0), o = Stages::exact(0);
+  Weighted w;
+  w.flash = true;
+  Stage lsum = Stages::exact(0);
   attention::each_tile(s.t, [&](std::size_t t0, std::size_t t1, double m, double m_new) {
-    const double alpha_t = std::isfinite(m) ? exp_t(a, m, m_new) : 0.0;
-    const Stage alpha = std::isfinite(m) ? st.exp(st.sub(Stages::exact(m), Stages::exact(m_new))) : Stages::exact(0);
-    std::vector<Stage> p;
-    std::vector<double> p_t;
-    double r_t = 0.0;
+    Weighted::Tile& tile = w.tiles.emplace_back();
+    tile.alpha = std::isfinite(m) ? st.exp(st.sub(Stages::exact(m), Stages::exact(m_new))) : Stages::exact(0);
     for (std::size_t j = t0; j < t1; ++j) {
       if (!s.admissible[j]) continue;
-      p_t.push_back(exp_t(a, s.t[j], m_new));
-      p.push_back(st.exp(st.sub(s.st[j], Stages::exact(m_new))));
-      r_t = a.add(r_t, p_t.back());
+      tile.keys.push_back(j);
+      tile.p_t.push_back(exp_t(a, s.t[j], m_new));
+      tile.p.push_back(st.exp(st.sub(s.st[j], Stages::exact(m_new))));
     }
-    l_t = a.add(a.mul(alpha_t, l_t), r_t);
-    lsum = st.add(st.mul(alpha, lsum), st.fold(p));
-    o = st.mul(o, alpha);
-    std::size_t at = 0;
-    for (std::size_t j = t0; j < t1; ++j) {
-      if (!s.admissible[j]) continue;
-      const Stage tm = term(st, p_t[at], p[at], l.v[j * static_cast<std::size_t>(l.d) + col]);
-      o = p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e, o.rms() + tm.rms()} : st.add(o, tm);
-      ++at;
-    }
+    lsum = st.add(st.mul(tile.alpha, lsum), st.fold(tile.p));
   });
-  return st.mul(o, st.div(Stages::exact(1), lsum));
+  w.inv = st.div(Stages::exact(1), lsum);
+  return w;
+}
+
+Stage column_stage(const Weighted& w, const Layout& l, Stages& st, std::size_t col) {
+  const auto d = static_cast<std::size_t>(l.d);
+  if (!w.flash) {
+    const Weighted::Tile& all = w.tiles.front();
+    std::vector<Stage> terms;
+    for (std::size_t at = 0; at < all.keys.size(); ++at) terms.push_back(term(st, all.p_t[at], all.p[at], l.v[all.keys[at] * d + col]));
+    return st.fold(terms);
+  }
+  Stage o = Stages::exact(0);
+  for (const Weighted::Tile& tile : w.tiles) {
+    o = st.mul(o, tile.alpha);
+    for (std::size_t at = 0; at < tile.keys.size(); ++at) {
+      const Stage tm = term(st, tile.p_t[at], tile.p[at], l.v[tile.keys[at] * d + col]);
+      o = tile.p_t[at] == 0 ? Stage{o.v + tm.v, o.e + tm.e, o.rms() + tm.rms()} : st.add(o, tm);
+    }
+  }
+  return st.mul(o, w.inv);
 }
 
 // Exact: the softmax-weighted sum of V's column in MPFR, of the row's
@@ -224,6 +262,7 @@ struct Cell {
   std::optional<rows::Stages> st;  // after the scores: each element's stages go on from a copy
   std::vector<bool> zero;
   attention::ExactWeights ew;
+  Weighted w;
 };
 const Cell& cell_of(const Row& in, const Layout& l, bool flash) {
   static thread_local Cell cells[2];
@@ -234,7 +273,9 @@ const Cell& cell_of(const Row& in, const Layout& l, bool flash) {
   c.st.emplace(t);
   c.s = scores(l, *c.mk, t, *c.st);
   c.zero = c.s.special ? std::vector<bool>() : zero_weights(c.s, t, flash);
-  if (!c.s.special) attention::exact_weights(l, *c.mk, c.s, c.ew);
+  if (c.s.special) return c;
+  attention::exact_weights(l, *c.mk, c.s, c.ew);
+  c.w = flash ? flash_weights(c.s, t, *c.st) : naive_weights(c.s, t, *c.st);
   return c;
 }
 
@@ -288,7 +329,7 @@ void attend(const Row& in, Exact& out, bool flash) {
   out.value = weighted_column(l, s, cell.ew, col);
   if (!(mk.as_given(*in.ctx.params) == mk)) out.other_reading = [&in] { return std::optional(given_column(in)); };
   if (skipped_special) out.alternatives.push_back(Mp(NAN));
-  const Stage y = flash ? flash_stage(l, s, t, st, col) : naive_stage(l, s, t, st, col);
+  const Stage y = column_stage(cell.w, l, st, col);
   if (is_number(out.value) && std::isfinite(y.e)) rows::set_bound(out, t, y.e, y.rms());
   rows::settle_overflow(in, replay_fn, y.e, st.overflow, out);
 }

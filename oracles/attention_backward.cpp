@@ -105,7 +105,7 @@ double attention_flash_backward(const Row& in) {
   // for the next element of the same cell (same dtype, params and bits).
   static thread_local rows::RowKey key;
   static thread_local std::vector<double> out;
-  if (!key.same_or_set(in.ctx.dtype, 0, in.ctx.params, in.a, {})) out = flash_backward_cell(in.ctx.dtype, *in.ctx.params, in.a);
+  if (!key.same_or_set(in, 0)) out = flash_backward_cell(in.ctx.dtype, *in.ctx.params, in.a);
   return out.at(in.i);
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <span>
@@ -88,7 +89,17 @@ struct Row {
   Context ctx;
   std::vector<double> a, b;
   std::size_t i = 0;
+  // The driver's id for this filling of a and b (next_fill(), taken at
+  // each refill; 0: none). The row caches (rows::RowKey) take a row of the
+  // same id at the same storage as the row they saw, without comparing
+  // its bits: an attention cell of 4096 keys is 8 MB compared per element.
+  std::uint64_t fill = 0;
 };
+// A fresh Row::fill (unique in the process).
+inline std::uint64_t next_fill() {
+  static std::atomic<std::uint64_t> n{0};
+  return ++n;
+}
 
 // Every input shape, one alternative each: an Element holds one.
 using Input = std::variant<Scalar, Pair, Terms, CellElement, Dot, Rotation, Row>;

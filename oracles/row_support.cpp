@@ -42,12 +42,19 @@ bool same_bits(std::span<const double> a, std::span<const double> b) {
 }
 }  // namespace
 
-bool RowKey::same_or_set(const Row& r) {
-  return same_or_set(r.ctx.dtype, PrecisionScope::current(), r.ctx.params, r.a, r.b);
+bool RowKey::same_or_set(const Row& r) { return same_or_set(r, PrecisionScope::current()); }
+
+bool RowKey::same_or_set(const Row& r, unsigned precision) {
+  // (A row of the same fill at the same storage has the same bits.)
+  const bool filled = r.fill != 0 && set_ && r.fill == fill_ && r.a.data() == a_at_ && r.b.data() == b_at_ &&
+                      r.a.size() == a_.size() && r.b.size() == b_.size();
+  const bool same = same_or_set(r.ctx.dtype, precision, r.ctx.params, r.a, r.b, filled);
+  fill_ = r.fill, a_at_ = r.a.data(), b_at_ = r.b.data();
+  return same;
 }
 
 bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
-                         std::span<const double> b) {
+                         std::span<const double> b, bool same_values) {
   // Every parameter by name and bits (a real's -0 and NaN payload count).
   std::string names;
   std::vector<std::uint64_t> values;
@@ -68,7 +75,7 @@ bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std:
           value);
     }
   const bool same = set_ && t_ == t && bits_ == precision && names == names_ && values == values_ &&
-                    same_bits(a_, a) && same_bits(b_, b);
+                    (same_values || (same_bits(a_, a) && same_bits(b_, b)));
   if (same) return true;
   set_ = true;
   t_ = t;

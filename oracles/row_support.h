@@ -66,17 +66,23 @@ class RowKey {
  public:
   // True when r is the row last set; else remembers r and returns false.
   bool same_or_set(const Row& r);
-  // The same for a replay's input (no working precision: `precision` 0).
-  bool same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
-                   std::span<const double> b);
+  // The same at this precision (a replay's: 0), through Row::fill where
+  // the driver gave one.
+  bool same_or_set(const Row& r, unsigned precision);
 
  private:
+  // same_values: a and b are known to be the ones set (Row::fill).
+  bool same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
+                   std::span<const double> b, bool same_values);
   DType t_ = DType::f32;
   unsigned bits_ = 0;
   std::vector<double> a_, b_;
   std::string names_;                 // the parameters' names, in order
   std::vector<std::uint64_t> values_;  // their values' bits and kinds
   bool set_ = false;
+  std::uint64_t fill_ = 0;  // the row's Row::fill (0: none) and where its values were
+  const double* a_at_ = nullptr;
+  const double* b_at_ = nullptr;
 };
 
 // Where the reference's steps leave the finite range (a product or a fold
