@@ -18,6 +18,7 @@
 #include "drivers/conv_geometry.h"
 #include "drivers/folds.h"
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -204,6 +205,21 @@ class Conv final : public Driver {
       }
     }
     return out;
+  }
+
+  // The main axis: the contracted one, the input channels (tail_shapes).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return tail_shapes(mode(k), n);
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    return shaped_geometry_error(mode(k), k, s);
+  }
+  // x, the weights and the bias uniform on [-1, 1] (a layer's activations
+  // and weights); the parameters a line leaves out PyTorch's defaults.
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = uniform_case(s, {t, t, t}, seed);
+    c.params = with_defaults(mode(k), s.params);
+    return c;
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/rules.h"
+#include "drivers/driver.h"
 #include "generators/case.h"
 
 namespace kc::drivers::conv {
@@ -43,24 +44,27 @@ inline std::pair<std::int64_t, std::int64_t> pair_param(const Params& p, const c
   return {v.at(0), v.at(1)};
 }
 
-inline Geometry geometry(Mode m, const gen::Case& c) {
-  const Dims &x = c.inputs.at(0).dims(), &w = c.inputs.at(1).dims();
+// The geometry of x and w of these dims under these parameters.
+inline Geometry geometry(Mode m, const Dims& x, const Dims& w, const Params& p, bool bias) {
   Geometry g{.n = x[0], .cin = x[1], .h = x[2], .w = x[3], .cout = w[0], .kh = w[2], .kw = w[3], .sh = 1, .sw = 1, .ph = 0, .pw = 0};
   if (m == conv2d_simple) {
-    g.sh = g.sw = c.params.integer("stride");
-    g.ph = g.pw = c.params.integer("padding");
+    g.sh = g.sw = p.integer("stride");
+    g.ph = g.pw = p.integer("padding");
     return g;
   }
-  std::tie(g.sh, g.sw) = pair_param(c.params, "stride");
-  std::tie(g.ph, g.pw) = pair_param(c.params, "padding");
-  g.groups = c.params.integer("groups");
-  g.bias = c.inputs.size() > 2;
+  std::tie(g.sh, g.sw) = pair_param(p, "stride");
+  std::tie(g.ph, g.pw) = pair_param(p, "padding");
+  g.groups = p.integer("groups");
+  g.bias = bias;
   if (m == conv_transpose2d) {
-    std::tie(g.dh, g.dw) = pair_param(c.params, "dilation");
-    std::tie(g.oph, g.opw) = pair_param(c.params, "output_padding");
+    std::tie(g.dh, g.dw) = pair_param(p, "dilation");
+    std::tie(g.oph, g.opw) = pair_param(p, "output_padding");
     g.cout = w[1] * g.groups;
   }
   return g;
+}
+inline Geometry geometry(Mode m, const gen::Case& c) {
+  return geometry(m, c.inputs.at(0).dims(), c.inputs.at(1).dims(), c.params, c.inputs.size() > 2);
 }
 
 inline Params params_of(Mode m, const Geometry& g) {
@@ -75,6 +79,17 @@ inline Params params_of(Mode m, const Geometry& g) {
 inline Dims weight_dims(Mode m, const Geometry& g) {
   return m == conv_transpose2d ? Dims{g.cin, g.cout_g(), g.kh, g.kw} : Dims{g.cout, g.cin_g(), g.kh, g.kw};
 }
+
+// Shaped cases (drivers/conv_shaped.cpp). A tail's: the contracted axis
+// is the input channels (x [1, n, 2, 2], 1 x 1 weights of 2 output
+// channels: 8 outputs, each a dot product of n terms).
+Shaped tail_shapes(Mode m, std::int64_t n);
+// A line's parameters, those left out PyTorch's defaults (stride 1,
+// padding 0, groups 1, dilation 1, output_padding 0).
+Params with_defaults(Mode m, const Params& given);
+// "" when the shapes and parameters (with_defaults) make a valid call,
+// else what does not fit.
+std::string shaped_geometry_error(Mode m, const contract::KernelSpec& k, const Shaped& s);
 
 // violate's rules on the operands' number, ranks, dtypes and parameter
 // domains, breaking c (the valid case) over the frame g; nullopt for the

@@ -7,6 +7,7 @@
 
 #include "drivers/folds.h"
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -101,6 +102,27 @@ class Pool final : public Driver {
     return out;
   }
 
+  // The main axis: a row's (x [1, 2, 3, n], ResNet's 3 x 3 window at
+  // stride 2 walking it; the window min(3, n)).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    const std::int64_t k = std::min<std::int64_t>(3, n);
+    return all_given({{1, 2, 3, n}}, Params().set("kernel_size", k).set("stride", std::int64_t{2}));
+  }
+  // A line gives kernel_size; stride defaults to it (PyTorch's).
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (!s.params.has("kernel_size")) return fmt::format("{}: kernel_size is not given", k.name);
+    const Dims& d = s.dims.at(0);
+    const std::int64_t size = s.params.integer("kernel_size");
+    if (size > d[2] || size > d[3]) return fmt::format("{}: the {}x{} window is larger than {}", k.name, size, size, operand_text(k, s, 0));
+    return {};
+  }
+  // x uniform on [-1, 1].
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = uniform_case(s, {t}, seed);
+    if (!c.params.has("stride")) c.params.set("stride", c.params.integer("kernel_size"));
+    return c;
+  }
+
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     const Dims& d = c.inputs.at(0).dims();
     const Window w = window_of(c);
@@ -109,20 +131,23 @@ class Pool final : public Driver {
 
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
+    const Window w = window_of(c);
+    const Dims& d = c.inputs.at(0).dims();
+    each_element_at(k, c, d[0] * d[1] * w.ho * w.wo, f);
+  }
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
     const Tensor& x = c.inputs.at(0);
     const Dims& d = x.dims();
     const Window w = window_of(c);
-    std::vector<std::int64_t> members;
-    for (std::int64_t o = 0; o < d[0] * d[1] * w.ho * w.wo; ++o) {
-      const std::int64_t ow = o % w.wo, oh = (o / w.wo) % w.ho, plane = o / (w.wo * w.ho);
-      members.clear();
-      for (std::int64_t ky = 0; ky < w.k; ++ky)
-        for (std::int64_t kx = 0; kx < w.k; ++kx) members.push_back((plane * d[2] + oh * w.stride + ky) * d[3] + ow * w.stride + kx);
-      f(cell_element(context_of(k, c), x, o, members, fmt::format("the {}x{} window at ({}, {}) of plane {}", w.k, w.k, oh * w.stride,
-                                                ow * w.stride, plane)));
-    }
+    static thread_local std::vector<std::int64_t> members;
+    const std::int64_t ow = o % w.wo, oh = (o / w.wo) % w.ho, plane = o / (w.wo * w.ho);
+    members.clear();
+    for (std::int64_t ky = 0; ky < w.k; ++ky)
+      for (std::int64_t kx = 0; kx < w.k; ++kx) members.push_back((plane * d[2] + oh * w.stride + ky) * d[3] + ow * w.stride + kx);
+    e = cell_element(context_of(k, c), x, o, members,
+                     fmt::format("the {}x{} window at ({}, {}) of plane {}", w.k, w.k, oh * w.stride, ow * w.stride, plane));
+    return true;
   }
-
 };
 
 }  // namespace
