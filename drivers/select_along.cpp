@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/values.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -40,15 +41,52 @@ std::vector<std::int64_t> picks(Mode m, const gen::Case& c) {
   return {};
 }
 
+// Pick j alone (an element's source: picks() builds the whole list).
+std::int64_t pick_at(Mode m, const gen::Case& c, std::int64_t j) {
+  const auto at = static_cast<std::size_t>(j);
+  switch (m) {
+    case slice: return c.params.integer("start") + j;
+    case index_select: return c.params.shape("indices").at(at);
+    case embedding: return c.params.shape("ids").at(at);
+    case index_select_tensor: return static_cast<std::int64_t>(c.inputs.at(1).bits_at(j));
+  }
+  return 0;
+}
+
 Dims out_dims(Mode m, const gen::Case& c) {
   Dims d = c.inputs.at(0).dims();
-  d[static_cast<std::size_t>(dim_of(m, c.params))] = static_cast<std::int64_t>(picks(m, c).size());
+  std::int64_t count = 0;
+  switch (m) {
+    case slice: count = c.params.integer("len"); break;
+    case index_select: count = static_cast<std::int64_t>(c.params.shape("indices").size()); break;
+    case embedding: count = static_cast<std::int64_t>(c.params.shape("ids").size()); break;
+    case index_select_tensor: count = c.inputs.at(1).numel(); break;
+  }
+  d[static_cast<std::size_t>(dim_of(m, c.params))] = count;
   return d;
 }
 
 Tensor u32_tensor(const Dims& d, const std::vector<std::int64_t>& v) {
   std::vector<std::uint64_t> bits(v.begin(), v.end());
   return gen::tensor_of(DType::u32, d, bits);
+}
+
+// The picks v set into c as its mode holds them (slice: start and len of
+// consecutive picks).
+void set_picks(Mode m, gen::Case& c, const std::vector<std::int64_t>& v) {
+  if (m == slice) c.params.set("start", v.empty() ? 0 : v.front()).set("len", static_cast<std::int64_t>(v.size()));
+  if (m == index_select) c.params.set("indices", v);
+  if (m == embedding) c.params.set("ids", v);
+  if (m == index_select_tensor) c.inputs.at(1) = u32_tensor({static_cast<std::int64_t>(v.size())}, v);
+}
+
+// count picks from [0, n): the first and last line among them, the others
+// uniform (SplitMix64 from seed), in time linear in count.
+std::vector<std::int64_t> drawn_picks(std::int64_t count, std::int64_t n, std::uint64_t seed) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+  for (std::size_t j = 0; j < v.size(); ++j)
+    v[j] = j == 0 ? 0 : j == 1 ? n - 1 : static_cast<std::int64_t>(gen::splitmix64(seed) % static_cast<std::uint64_t>(n));
+  return v;
 }
 
 class SelectAlong final : public Movement {
@@ -130,9 +168,7 @@ class SelectAlong final : public Movement {
     if (r == Rule::index_out_of_range) {  // one index at the dim's size + index (the others valid)
       std::vector<std::int64_t> idx = picks(m, valid);
       idx.push_back(n + i);
-      if (m == index_select) c.params.set("indices", idx);
-      if (m == embedding) c.params.set("ids", idx);
-      if (m == index_select_tensor) c.inputs[1] = u32_tensor({static_cast<std::int64_t>(idx.size())}, idx);
+      set_picks(m, c, idx);
       return c;
     }
     if (r == Rule::index_rank) {  // an index of rank 2, or rank 0
@@ -176,9 +212,7 @@ class SelectAlong final : public Movement {
       for (auto& v : moved) v -= low / 2;
       gen::Case s = c;
       s.inputs[0] = gen::sliced(c.inputs[0], dim, low / 2, c.inputs[0].dims()[dim] - low / 2);
-      if (m == index_select) s.params.set("indices", moved);
-      if (m == embedding) s.params.set("ids", moved);
-      if (m == index_select_tensor) s.inputs[1] = u32_tensor({static_cast<std::int64_t>(moved.size())}, moved);
+      set_picks(m, s, moved);
       out.insert(out.begin(), std::move(s));
     }
     if (all.size() < 2) return out;
@@ -187,17 +221,64 @@ class SelectAlong final : public Movement {
       const std::vector<std::int64_t> part = first ? std::vector(all.begin(), all.begin() + h)
                                                    : std::vector(all.begin() + h, all.end());
       gen::Case s = c;
-      if (m == slice) s.params.set("start", part.front()).set("len", static_cast<std::int64_t>(part.size()));
-      if (m == index_select) s.params.set("indices", part);
-      if (m == embedding) s.params.set("ids", part);
-      if (m == index_select_tensor) s.inputs[1] = u32_tensor({static_cast<std::int64_t>(part.size())}, part);
+      set_picks(m, s, part);
       out.push_back(std::move(s));
     }
     return out;
   }
 
+  // The main axis: the dim the lines are picked along (x [2, n], dim 1;
+  // embedding: a table of n rows of 16), every line picked (slice: all but
+  // the first), in a scattered order for the index lists.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    const Mode m = static_cast<Mode>(mode_of(k));
+    gen::Case c{{Tensor(DType::f32, {}), Tensor(DType::u32, {})}, Params(), false};
+    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+    for (std::int64_t j = 0; j < n; ++j) v[static_cast<std::size_t>(j)] = m == slice ? j : (j * 7919 + 1) % n;
+    if (m == slice && n > 1) v.erase(v.begin());
+    set_picks(m, c, v);
+    if (m == embedding) return all_given({{n, 16}}, c.params);
+    c.params.set("dim", std::int64_t{1});
+    return all_given(m == index_select_tensor ? std::vector<Dims>{{2, n}, {n}} : std::vector<Dims>{{2, n}}, c.params);
+  }
+  // A line's picks left out are drawn (dim: the last axis): a slice from
+  // start (default 0) to the end; index lists of the dim's size; 512 ids
+  // (a prefill's tokens); index's values for its given length. Each pick
+  // within the dim.
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = dim_error(k, s); !e.empty()) return e;
+    const Mode m = static_cast<Mode>(mode_of(k));
+    const gen::Case c = picked(m, s, 0);
+    const std::int64_t n = s.dims[0][static_cast<std::size_t>(dim_of(m, c.params))];
+    if (m == slice && (c.params.integer("start") < 0 || c.params.integer("len") < 0 || c.params.integer("start") + c.params.integer("len") > n))
+      return fmt::format("{}: start {} and len {} pass the dim's {} lines", k.name, c.params.integer("start"), c.params.integer("len"), n);
+    for (std::int64_t v : picks(m, c))
+      if (v < 0 || v >= n) return fmt::format("{}: pick {} is outside the dim's {} lines", k.name, v, n);
+    return {};
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = picked(static_cast<Mode>(mode_of(k)), s, seed);
+    c.inputs[0] = gen::tensor_of(t, s.dims[0], uniform_values(t, static_cast<std::size_t>(checked_numel(s.dims[0])), seed));
+    return c;
+  }
+
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return {out_dims(static_cast<Mode>(mode_of(k)), c), k.out_dtype(c.inputs.at(0).dtype())};
+  }
+
+ private:
+  // s's parameters with the picks a line leaves out drawn (shaped_error),
+  // x's dims a placeholder's (the values come after the check).
+  static gen::Case picked(Mode m, const Shaped& s, std::uint64_t seed) {
+    gen::Case c{{Tensor(DType::f32, {}), Tensor(DType::u32, {})}, m == embedding ? s.params : with_dim(s), false};
+    if (m != index_select_tensor) c.inputs.pop_back();
+    const std::int64_t n = s.dims[0][static_cast<std::size_t>(dim_of(m, c.params))];
+    if (m == slice && !c.params.has("start")) c.params.set("start", std::int64_t{0});
+    if (m == slice && !c.params.has("len")) c.params.set("len", n - c.params.integer("start"));
+    if (m == index_select && !c.params.has("indices")) c.params.set("indices", drawn_picks(n, n, seed));
+    if (m == embedding && !c.params.has("ids")) c.params.set("ids", drawn_picks(n > 0 ? 512 : 0, n, seed));
+    if (m == index_select_tensor) set_picks(m, c, drawn_picks(n > 0 && s.dims[1].size() == 1 ? s.dims[1][0] : 0, n, seed));
+    return c;
   }
 
  protected:
@@ -212,7 +293,7 @@ class SelectAlong final : public Movement {
     const Mode m = static_cast<Mode>(mode_of(k));
     const auto dim = static_cast<std::size_t>(dim_of(m, c.params));
     std::vector<std::int64_t> at = coords_of(out_dims(m, c), o);
-    at[dim] = picks(m, c)[static_cast<std::size_t>(at[dim])];
+    at[dim] = pick_at(m, c, at[dim]);
     return Source::of(0, flat_of(c.inputs.at(0).dims(), at));
   }
 };
