@@ -9,6 +9,7 @@
 
 #include "drivers/folds.h"
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -193,6 +194,33 @@ class Accumulate final : public Driver {
       }
     }
     return out;
+  }
+
+  // The main axis: src's along `dim`, the one folded (base [2, 4], src
+  // [2, n], each output gathering about n/4 terms); base and src uniform on
+  // [-1, 1], the index drawn uniformly within base's dim.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return all_given({{2, 4}, mode(k) == index_add ? Dims{n} : Dims{2, n}, {2, n}}, Params().set("dim", std::int64_t{1}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = dim_error(k, s); !e.empty()) return e;
+    const Dims &base = s.dims.at(0), &index = s.dims.at(1), &src = s.dims.at(2);
+    const auto dim = static_cast<std::size_t>(with_dim(s).integer("dim"));
+    const bool add = mode(k) == index_add;
+    bool fits = base.size() == src.size() && (base[dim] > 0 || src[dim] == 0) && (add ? index == Dims{src[dim]} : index == src);
+    for (std::size_t a = 0; fits && a < base.size(); ++a) fits = a == dim || (add ? src[a] == base[a] : src[a] <= base[a]);
+    if (fits) return {};
+    return fmt::format("{}: {}, {} and {} do not fit ({})", k.name, operand_text(k, s, 0), operand_text(k, s, 1), operand_text(k, s, 2),
+                       add ? "index [src's dim], src base's dims off dim" : "index src's dims, src no larger than base off dim");
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Params p = with_dim(s);
+    const auto n = static_cast<std::uint64_t>(s.dims[0][static_cast<std::size_t>(p.integer("dim"))]);
+    const std::vector<std::uint64_t> idx = drawn_indices(static_cast<std::size_t>(checked_numel(s.dims[1])), n, seed);
+    const auto values = [&](std::size_t i) {
+      return gen::tensor_of(t, s.dims[i], uniform_values(t, static_cast<std::size_t>(checked_numel(s.dims[i])), seed + i));
+    };
+    return gen::Case{{values(0), u32_of(s.dims[1], idx), values(2)}, p, false};
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -11,6 +11,7 @@
 #include "drivers/driver.h"
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -130,6 +131,26 @@ class AxisPermutation final : public Driver {
       }
     }
     return out;
+  }
+
+  // The main axis: a row's (x [3, n]; permute's axes [1, 0]); x of the
+  // profile's values. A line gives permute's axes.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return all_given({{3, n}}, params_for(k, {1, 0}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const auto rank = static_cast<std::int64_t>(s.dims.at(0).size());
+    if (!takes_axes(k)) return rank >= 2 ? "" : fmt::format("{}: {} has no two axes to swap", k.name, operand_text(k, s, 0));
+    if (!s.params.has("axes")) return fmt::format("{}: axes is not given", k.name);
+    std::vector<std::int64_t> sorted = s.params.shape("axes");
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t i = 0; i < rank; ++i)
+      if (static_cast<std::int64_t>(sorted.size()) != rank || sorted[static_cast<std::size_t>(i)] != i)
+        return fmt::format("{}: axes {} is no permutation of {}'s axes", k.name, dims_to_string(s.params.shape("axes")), operand_text(k, s, 0));
+    return {};
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return profile_along_dim(k, s, t, seed);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

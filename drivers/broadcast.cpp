@@ -4,10 +4,14 @@
 // own index code.
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "drivers/shaped.h"
 #include "drivers/shrinking.h"
 #include "drivers/index_maps.h"
 #include "drivers/pairwise.h"
 #include "generators/invalid.h"
+#include "generators/tensors.h"
 
 namespace kc::drivers {
 
@@ -24,6 +28,23 @@ class Broadcast final : public Pairwise {
   }
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec& k, const gen::Case& c) const override {
     return drivers::shrink_candidates(c, {.dims = expected_output(k, c).dims(), .inputs = {0, 1}}, false);
+  }
+
+  // The main axis: a row's (a [2, n] and b [n], a bias added to each row).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{2, n}, {n}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (broadcast_of(s.dims.at(0), s.dims.at(1))) return {};
+    return fmt::format("{} and {} do not broadcast", operand_text(k, s, 0), operand_text(k, s, 1));
+  }
+  // The profile's values (shaped_values, specials included), as the
+  // same-shape binary kernels'.
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    std::vector<Tensor> in;
+    for (std::size_t i = 0; i < 2; ++i)
+      in.push_back(gen::tensor_of(t, s.dims[i], shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(s.dims[i])), seed + i)));
+    return gen::Case{std::move(in), shaped_params(k, s, seed), false};
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

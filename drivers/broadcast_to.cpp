@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "drivers/driver.h"
+#include "drivers/shaped.h"
 #include "drivers/shrinking.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
@@ -78,6 +79,20 @@ class BroadcastTo final : public Driver {
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     return drivers::shrink_candidates(c, {.dims = c.params.shape("target"), .inputs = {0}, .shape_params = {"target"}},
                                       false);
+  }
+
+  // The main axis: a row's (x [n] to target [2, n]); x of the profile's
+  // values. A line gives the target.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{n}}, Params().set("target", Dims{2, n}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (!s.params.has("target")) return fmt::format("{}: target is not given", k.name);
+    const std::string e = target_error(s.params.shape("target"), s.dims.at(0));
+    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return profile_along_dim(k, s, t, seed);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

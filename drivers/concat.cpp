@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/values.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -101,6 +102,26 @@ class Concat final : public Movement {
     for (std::size_t in = 0; in < 2; ++in)
       for (auto& s : halves(c, in, {dim})) out.push_back(std::move(s));
     return out;
+  }
+
+  // The main axis: `dim`'s (a [2, n] then b [2, n/2 + 1] along dim 1: b
+  // starts off any block boundary of the output); values the profile's.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{2, n}, {2, n / 2 + 1}}, Params().set("dim", std::int64_t{1}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = dim_error(k, s); !e.empty()) return e;
+    const Dims &a = s.dims.at(0), &b = s.dims.at(1);
+    const auto dim = static_cast<std::size_t>(with_dim(s).integer("dim"));
+    bool same = a.size() == b.size();
+    for (std::size_t i = 0; same && i < a.size(); ++i) same = i == dim || a[i] == b[i];
+    return same ? "" : fmt::format("{}: {} and {} differ off dim {}", k.name, operand_text(k, s, 0), operand_text(k, s, 1), dim);
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = profile_along_dim(k, s, t, seed);
+    const Dims& b = s.dims[1];
+    c.inputs.push_back(gen::tensor_of(t, b, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(b)), seed + 1)));
+    return c;
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
 #include "generators/values.h"
@@ -95,6 +96,27 @@ class Gather final : public Movement {
   // Halves of the index's axes (the index stays valid; x stays).
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     return halves(c, 1);
+  }
+
+  // The main axis: `dim`'s (x [2, n], index [2, n] along dim 1); index's
+  // values drawn uniformly within x's dim (SplitMix64), x's the profile's.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{2, n}, {2, n}}, Params().set("dim", std::int64_t{1}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (auto e = dim_error(k, s); !e.empty()) return e;
+    const Dims &x = s.dims.at(0), &ix = s.dims.at(1);
+    const auto dim = static_cast<std::size_t>(with_dim(s).integer("dim"));
+    bool fits = x.size() == ix.size() && (x[dim] > 0 || ix[dim] == 0);
+    for (std::size_t a = 0; fits && a < x.size(); ++a) fits = a == dim || ix[a] <= x[a];
+    return fits ? "" : fmt::format("{}: {} is not of {}'s rank, no larger off dim {}", k.name, operand_text(k, s, 1), operand_text(k, s, 0), dim);
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = profile_along_dim(k, s, t, seed);
+    const auto n = static_cast<std::uint64_t>(s.dims[0][static_cast<std::size_t>(c.params.integer("dim"))]);
+    const std::vector<std::uint64_t> idx = drawn_indices(static_cast<std::size_t>(checked_numel(s.dims[1])), n, seed);
+    c.inputs.push_back(u32_of(s.dims[1], idx));
+    return c;
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

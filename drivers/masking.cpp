@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -143,6 +144,31 @@ class Masking final : public Movement {
       }
     }
     return out;
+  }
+
+  // The main axis: a row's (x [4, n]: triu and tril at diagonal 1, the
+  // causal mask's; masked_fill with a mask of x's dims, value -inf for the
+  // floats). A line's parameters left out are drawn as a random case's;
+  // the mask's bytes are drawn (half zeros, a quarter ones, the rest any).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType t, std::int64_t n) const override {
+    if (mode_of(k) != masked_fill) return all_given({{4, n}}, Params().set("diagonal", std::int64_t{1}));
+    return all_given({{4, n}, {4, n}}, Params().set("value", t == DType::u32 ? 0.0 : -INFINITY));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    return mode_of(k) == masked_fill ? same_dims_error(k, s) : std::string();
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = profile_along_dim(k, s, t, seed);
+    c.params = shaped_params(k, s, seed);
+    if (mode_of(k) != masked_fill) return c;
+    std::vector<std::uint64_t> mask(static_cast<std::size_t>(checked_numel(s.dims.at(1))));
+    std::uint64_t state = seed ^ 0x510e527fade682d1ull;
+    for (auto& b : mask) {
+      const std::uint64_t r = gen::splitmix64(state) >> 56;
+      b = r % 4 == 0 ? r : r % 4 == 1 ? 1 : 0;
+    }
+    c.inputs.push_back(gen::tensor_of(DType::u8, s.dims[1], mask));
+    return c;
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -12,6 +12,7 @@
 
 #include "drivers/folds.h"
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
 #include "generators/tensors.h"
@@ -50,6 +51,26 @@ std::int64_t read_index(Mode m, const Dims& in, const std::vector<std::int64_t>&
     if (at[a] < 0) return -1;
   }
   return flat_of(in, at);
+}
+
+// "" when `pad` suits dims d in mode m (2 entries an axis, none negative;
+// reflect at most n - 1 a side; replicate none on an empty axis), else
+// what does not.
+std::string padding_error(Mode m, const Dims& d, const std::vector<std::int64_t>& pad) {
+  if (pad.size() != 2 * d.size()) return fmt::format("padding has {} entries; {} takes 2 an axis", pad.size(), dims_to_string(d));
+  for (std::size_t i = 0; i < pad.size(); ++i) {
+    const std::int64_t n = d[i / 2];
+    if (pad[i] < 0) return fmt::format("padding entry {} is negative", i);
+    if (m == reflect && pad[i] > n - 1) return fmt::format("reflect padding {} passes axis {} of size {} (at most n - 1)", pad[i], i / 2, n);
+    if (m == replicate && n == 0 && pad[i] > 0) return fmt::format("replicate padding of the empty axis {}", i / 2);
+  }
+  return {};
+}
+// A tail's: x [2, n] padded on its last axis by 3 a side (reflect: at
+// most n - 1).
+std::vector<std::int64_t> tail_padding(Mode m, std::int64_t n) {
+  const std::int64_t p = m == reflect ? std::min<std::int64_t>(3, n - 1) : 3;
+  return {0, 0, p, p};
 }
 
 // Paddings that suit dims d in mode m: 0-3 a side (replicate: 0 on an
@@ -156,6 +177,22 @@ class Padding final : public Movement {
     return out;
   }
 
+  // The main axis: a row's (tail_padding). A line gives padding; the
+  // constant's value left out is drawn.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return all_given({{2, n}}, Params().set("padding", tail_padding(static_cast<Mode>(mode_of(k)), n)));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (!s.params.has("padding")) return fmt::format("{}: padding is not given", k.name);
+    const std::string e = padding_error(static_cast<Mode>(mode_of(k)), s.dims.at(0), s.params.shape("padding"));
+    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = profile_along_dim(k, s, t, seed);
+    c.params = shaped_params(k, s, seed);
+    return c;
+  }
+
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return {padded_dims(c.inputs.at(0).dims(), c.params.shape("padding")), k.out_dtype(c.inputs.at(0).dtype())};
   }
@@ -245,6 +282,30 @@ class PadBackward final : public Driver {
       return violate_padding(rule, valid, index, m, true);
     }
     return std::nullopt;
+  }
+
+  // The main axis: a row's (in_shape [2, n], tail_padding, the mode
+  // cycling with n); grad_out uniform on [-1, 1]. A line gives in_shape,
+  // padding and mode.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    const auto m = static_cast<Mode>(n % 3);
+    const std::vector<std::int64_t> pad = tail_padding(m, n);
+    return all_given({padded_dims({2, n}, pad)}, Params().set("in_shape", Dims{2, n}).set("padding", pad).set("mode", std::int64_t{m}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    for (const char* p : {"in_shape", "padding", "mode"})
+      if (!s.params.has(p)) return fmt::format("{}: {} is not given", k.name, p);
+    const std::int64_t mode = s.params.integer("mode");
+    if (mode < 0 || mode > 2) return fmt::format("{}: mode {} is none of 0, 1, 2", k.name, mode);
+    const Dims& in = s.params.shape("in_shape");
+    if (std::string e = padding_error(static_cast<Mode>(mode), in, s.params.shape("padding")); !e.empty())
+      return fmt::format("{}: {}", k.name, e);
+    const Dims out = padded_dims(in, s.params.shape("padding"));
+    if (s.dims.at(0) != out) return fmt::format("{}: {} is not the padded {}", k.name, operand_text(k, s, 0), dims_to_string(out));
+    return {};
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_case(s, {t}, seed);
   }
 
   // A shape and padding cut: the in_shape halved along an axis (where the

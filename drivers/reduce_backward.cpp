@@ -6,6 +6,7 @@
 
 #include "drivers/shrinking.h"
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -61,6 +62,19 @@ class ReduceBackward final : public Driver {
 
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0, 1}}, false);
+  }
+
+  // The main axis: the folded one (x [n, 2], up [2]: each output routes
+  // its cell of n elements' gradient); x and up uniform on [-1, 1].
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{n, 2}, {2}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const std::string e = target_error(s.dims.at(0), s.dims.at(1));
+    return e.empty() ? e : fmt::format("{}: {}: {}", k.name, operand_text(k, s, 1), e);
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_case(s, {t, t}, seed);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -6,6 +6,7 @@
 
 #include "drivers/shrinking.h"
 #include "drivers/folds.h"
+#include "drivers/shaped.h"
 #include "drivers/index_maps.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
@@ -67,6 +68,20 @@ class ReduceTo final : public Driver {
 
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     return drivers::shrink_candidates(c, {.dims = c.inputs[0].dims(), .inputs = {0}, .shape_params = {"target"}}, false);
+  }
+
+  // The main axis: the folded one (x [n, 2] into target [2]: each output
+  // a fold of n terms); x uniform on [-1, 1]. A line gives the target.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    return all_given({{n, 2}}, Params().set("target", Dims{2}));
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (!s.params.has("target")) return fmt::format("{}: target is not given", k.name);
+    const std::string e = target_error(s.dims.at(0), s.params.shape("target"));
+    return e.empty() ? e : fmt::format("{}: target {}", k.name, e);
+  }
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return uniform_case(s, {t}, seed);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

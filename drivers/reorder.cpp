@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/values.h"
 #include "generators/invalid.h"
 
@@ -68,6 +69,21 @@ class Reorder final : public Movement {
 
   std::vector<gen::Case> shrink_candidates(const contract::KernelSpec&, const gen::Case& c) const override {
     return halves(c, 0);
+  }
+
+  // The main axis: `dim`'s (x [1, n] along dim 1; roll's shift n/3 + 1,
+  // no multiple of a block); a line's roll gives its shift.
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    Shaped s = along_dim_tail(n);
+    if (mode_of(k) == roll) s.params.set("shift", n / 3 + 1);
+    return s;
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    if (mode_of(k) == roll && !s.params.has("shift")) return fmt::format("{}: shift is not given", k.name);
+    return dim_error(k, s);
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return profile_along_dim(k, s, t, seed);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "drivers/movement.h"
+#include "drivers/shaped.h"
 #include "generators/values.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -134,6 +135,46 @@ class ShapeView final : public Movement {
     for (std::size_t a = 0; a < x.dims().size(); ++a)
       if (mode_of(k) != squeeze || static_cast<std::int64_t>(a) != c.params.integer("dim")) axes.push_back(a);
     return halves(c, 0, axes);
+  }
+
+  // The main axis: a row's (x [2, n]: reshaped to [n, 2]; squeezed out of
+  // [2, 1, n]; given an axis at 1). A line gives reshape's shape and
+  // squeeze's dim (unsqueeze's: the last place).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    switch (static_cast<Mode>(mode_of(k))) {
+      case reshape: return all_given({{2, n}}, Params().set("shape", Dims{n, 2}));
+      case squeeze: return all_given({{2, 1, n}}, Params().set("dim", std::int64_t{1}));
+      case unsqueeze: return all_given({{2, n}}, Params().set("dim", std::int64_t{1}));
+      case contiguize: break;
+    }
+    return all_given({{2, n}});
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const Dims& d = s.dims.at(0);
+    const auto rank = static_cast<std::int64_t>(d.size());
+    switch (static_cast<Mode>(mode_of(k))) {
+      case reshape:
+        if (!s.params.has("shape")) return fmt::format("{}: shape is not given", k.name);
+        if (checked_numel(s.params.shape("shape")) != checked_numel(d))
+          return fmt::format("{}: {} does not hold the {} elements of shape {}", k.name, operand_text(k, s, 0),
+                             checked_numel(s.params.shape("shape")), dims_to_string(s.params.shape("shape")));
+        return {};
+      case squeeze:
+        if (!s.params.has("dim") || s.params.integer("dim") >= rank || d[static_cast<std::size_t>(s.params.integer("dim"))] != 1)
+          return fmt::format("{}: dim is not given or not an axis of size 1 of {}", k.name, operand_text(k, s, 0));
+        return {};
+      case unsqueeze:
+        if (s.params.has("dim") && s.params.integer("dim") > rank)
+          return fmt::format("{}: dim {} is past {}'s rank", k.name, s.params.integer("dim"), operand_text(k, s, 0));
+        return {};
+      case contiguize: return {};
+    }
+    return {};
+  }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    gen::Case c = profile_along_dim(k, s, t, seed);
+    if (mode_of(k) == unsqueeze && !s.params.has("dim")) c.params.set("dim", static_cast<std::int64_t>(s.dims[0].size()));
+    return c;
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

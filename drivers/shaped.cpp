@@ -67,6 +67,13 @@ std::vector<std::uint64_t> uniform_values(DType t, std::size_t n, std::uint64_t 
   return out;
 }
 
+std::vector<std::uint64_t> drawn_indices(std::size_t count, std::uint64_t n, std::uint64_t seed) {
+  std::vector<std::uint64_t> v(count);
+  std::uint64_t state = seed ^ 0x1f83d9abfb41bd6bull;
+  for (auto& x : v) x = gen::splitmix64(state) % n;
+  return v;
+}
+
 Params shaped_params(const contract::KernelSpec& k, const Shaped& s, std::uint64_t seed) {
   Params p = gen::params(k.params)(rc::Random(seed ^ 0x9e3779b97f4a7c15ull), gen::kMaxSize).value();
   for (const auto& [name, value] : s.params.values()) p.set(name, value);
@@ -118,6 +125,24 @@ gen::Case uniform_along_dim(const Shaped& s, DType t, std::uint64_t seed) {
   gen::Case c = uniform_case(s, {t}, seed);
   c.params = with_dim(s);
   return c;
+}
+
+gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DType t, std::uint64_t seed) {
+  const Dims& d = s.dims.at(0);
+  Params p = s.params;
+  for (const contract::Param& q : k.params)
+    if (q.name == "dim") p = with_dim(s);
+  return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(d)), seed))}, p, false};
+}
+
+std::string target_error(const Dims& big, const Dims& small) {
+  if (small.size() > big.size()) return fmt::format("{} has more axes than {}", dims_to_string(small), dims_to_string(big));
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    const std::int64_t b = big[big.size() - small.size() + i];
+    if (small[i] != b && small[i] != 1)
+      return fmt::format("{} does not align with {} (dim {}: {}, not {} or 1)", dims_to_string(small), dims_to_string(big), i, small[i], b);
+  }
+  return {};
 }
 
 std::string matmul_shape_error(const contract::KernelSpec& k, const Shaped& s) {

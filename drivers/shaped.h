@@ -24,6 +24,9 @@ std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& 
 // linear in n: the moderate values of real layers, where a dropped block
 // of a sum is not hidden under one huge term's share of the bound.
 std::vector<std::uint64_t> uniform_values(DType t, std::size_t n, std::uint64_t seed, double lo = -1, double hi = 1);
+// count indices uniform on [0, n) (SplitMix64 from seed), linear in
+// count: an index tensor's values (n > 0 where count > 0).
+std::vector<std::uint64_t> drawn_indices(std::size_t count, std::uint64_t n, std::uint64_t seed);
 // The parameters of a shaped case: the given ones, the others drawn as a
 // random case's.
 Params shaped_params(const contract::KernelSpec& k, const Shaped& s, std::uint64_t seed);
@@ -46,6 +49,15 @@ std::string dim_error(const contract::KernelSpec& k, const Shaped& s);
 Params with_dim(const Shaped& s);
 // x uniform on [-1, 1] (uniform_case), dim with_dim's.
 gen::Case uniform_along_dim(const Shaped& s, DType t, std::uint64_t seed);
+
+// Operand 0 of s (x) of dtype t, its values the kernel's profile's
+// (shaped_values: NaN payloads and signed zeros travel through a mover),
+// the parameters given, `dim` with_dim's where the kernel takes one.
+gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DType t, std::uint64_t seed);
+
+// "" when `small` is a reduce_to / broadcast_to target of `big` (rank
+// no higher, right-aligned, each dim big's or 1), else what differs.
+std::string target_error(const Dims& big, const Dims& small);
 
 // A matmul's shapes (a [.., m, k] times b [.., k, n], a bias broadcast to
 // the output): "" or what disagrees.

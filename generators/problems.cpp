@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,7 +16,9 @@
 namespace kc::gen {
 
 std::string Problem::where() const {
-  return label.empty() ? fmt::format("{}:{}", file, line) : fmt::format("{}:{} ({})", file, line, label);
+  std::string w = label.empty() ? fmt::format("{}:{}", file, line) : fmt::format("{}:{} ({})", file, line, label);
+  for (const std::string& a : also) w += "; also " + a;
+  return w;
 }
 
 bool Problem::applies_to(DType t) const {
@@ -195,10 +198,21 @@ ShapeSelection shape_selection(const std::string& value) {
   if (value == "production" || all) {
     s.random = all;
     s.tails = all;
-    for (const BuiltinText& f : builtin_problems()) {
-      auto lines = parse_problems(f.text, std::string(f.name) + ".problems");
-      s.problems.insert(s.problems.end(), lines.begin(), lines.end());
-    }
+    // A problem two files share (LLaMA-2's and Mistral's q projection) is
+    // graded once, the kept line naming the other.
+    std::map<std::string, std::size_t> seen;
+    for (const BuiltinText& f : builtin_problems())
+      for (Problem& p : parse_problems(f.text, std::string(f.name) + ".problems")) {
+        std::string key = p.kernel + ' ' + p.params.to_string();
+        for (std::size_t i = 0; i < p.dims.size(); ++i) key += ' ' + (p.given[i] ? dims_to_string(p.dims[i]) : "-");
+        for (DType t : p.dtypes) key += ' ' + std::string(dtype_name(t));
+        if (const auto at = seen.find(key); at != seen.end()) {
+          s.problems[at->second].also.push_back(p.where());
+          continue;
+        }
+        seen.emplace(std::move(key), s.problems.size());
+        s.problems.push_back(std::move(p));
+      }
     return s;
   }
   for (const BuiltinText& f : builtin_problems())

@@ -41,6 +41,9 @@ struct Problem {
   std::vector<bool> given;
   Params params;
   std::string text;  // the line as written (without its comment)
+  // Lines of other shipped files that are the same problem (production
+  // grades a problem two models share once): their where()s.
+  std::vector<std::string> also;
 
   // "llama2-7b.problems:12" (and the label): where the line is.
   std::string where() const;
