@@ -179,6 +179,52 @@ std::optional<gen::Case> attention_violate(const contract::KernelSpec&, const co
 
 namespace {
 
+// q, k, v, (dO,) slopes: the slopes are the entry's last operand, dO
+// (the backward's) input 3.
+bool takes_grad(const contract::KernelSpec& k) { return k.inputs.size() == 5; }
+
+}  // namespace
+
+Shaped attention_tail(const contract::KernelSpec& k, std::int64_t n) {
+  std::vector<Dims> d{{1, 1, 2, 8}, {1, 1, n, 8}, {1, 1, n, 8}};
+  if (takes_grad(k)) d.push_back({1, 1, 2, 8});
+  d.push_back({});
+  Shaped s = all_given(std::move(d));
+  s.given.back() = false;
+  return s;
+}
+
+std::string attention_shape_error(const contract::KernelSpec& k, const Shaped& s) {
+  const Dims &q = s.dims[0], &kk = s.dims[1], &v = s.dims[2];
+  const std::size_t slopes = s.dims.size() - 1;
+  if (kk != v) return fmt::format("{} and {} differ (k and v are of one shape)", operand_text(k, s, 1), operand_text(k, s, 2));
+  if (q[0] != kk[0] || q[3] != kk[3])
+    return fmt::format("{} and {} differ in their batch or head dim", operand_text(k, s, 0), operand_text(k, s, 1));
+  if (kk[1] == 0 || q[1] % kk[1] != 0)
+    return fmt::format("{}'s {} query heads are no multiple of {}'s {} KV heads", k.inputs[0].name, q[1], k.inputs[1].name, kk[1]);
+  if (takes_grad(k) && s.dims[3] != q) return fmt::format("{} is not of q's shape {}", operand_text(k, s, 3), dims_to_string(q));
+  if (s.given[slopes] && s.dims[slopes] != Dims{q[1]})
+    return fmt::format("{} is not one slope per query head ([{}])", operand_text(k, s, slopes), q[1]);
+  return {};
+}
+
+gen::Case attention_shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) {
+  gen::Case c = uniform_case(s, std::vector<DType>(s.dims.size(), t), seed);
+  Params p;
+  p.set("softmax_scale", 1.0 / std::sqrt(static_cast<double>(s.dims[0][3])));
+  p.set("causal", std::int64_t{0}).set("window_left", std::int64_t{-1}).set("window_right", std::int64_t{-1});
+  p.set("softcap", 0.0);
+  for (const auto& [name, value] : s.params.values()) p.set(name, value);
+  c.params = p;
+  if (s.given.back())
+    for (std::int64_t h = 0; h < s.dims[0][1]; ++h)
+      c.inputs.back().set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) /
+                                                                                       static_cast<double>(s.dims[0][1])), t)));
+  return c;
+}
+
+namespace {
+
 class Attention final : public AttentionRows {
  public:
   std::string_view name() const override { return "attention"; }
@@ -203,39 +249,12 @@ class Attention final : public AttentionRows {
     return attention_statistics_case(t, seed, false);
   }
 
-  // The main axis: the attended one, Sk: q [1, 1, 2, 8], k and v
-  // [1, 1, n, 8], no mask, softcap or slopes.
-  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
-    Shaped s = all_given({{1, 1, 2, 8}, {1, 1, n, 8}, {1, 1, n, 8}, {}});
-    s.given[3] = false;
-    return s;
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return attention_tail(k, n);
   }
-  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    const Dims &q = s.dims[0], &kk = s.dims[1], &v = s.dims[2];
-    if (kk != v) return fmt::format("{} and {} differ (k and v are of one shape)", operand_text(k, s, 1), operand_text(k, s, 2));
-    if (q[0] != kk[0] || q[3] != kk[3])
-      return fmt::format("{} and {} differ in their batch or head dim", operand_text(k, s, 0), operand_text(k, s, 1));
-    if (kk[1] == 0 || q[1] % kk[1] != 0)
-      return fmt::format("{}'s {} query heads are no multiple of {}'s {} KV heads", k.inputs[0].name, q[1], k.inputs[1].name, kk[1]);
-    if (s.given.size() > 3 && s.given[3] && s.dims[3] != Dims{q[1]})
-      return fmt::format("{} is not one slope per query head ([{}])", operand_text(k, s, 3), q[1]);
-    return {};
-  }
-  // Values uniform on [-1, 1]; the parameters not given those of plain
-  // attention (scale 1/sqrt(D), no mask, no softcap), the slopes' ALiBi's.
-  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
-    gen::Case c = uniform_case(s, {t, t, t, t}, seed);
-    Params p;
-    p.set("softmax_scale", 1.0 / std::sqrt(static_cast<double>(s.dims[0][3])));
-    p.set("causal", std::int64_t{0}).set("window_left", std::int64_t{-1}).set("window_right", std::int64_t{-1});
-    p.set("softcap", 0.0);
-    for (const auto& [name, value] : s.params.values()) p.set(name, value);
-    c.params = p;
-    if (c.inputs.size() > 3)
-      for (std::int64_t h = 0; h < s.dims[0][1]; ++h)
-        c.inputs[3].set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) /
-                                                                                         static_cast<double>(s.dims[0][1])), t)));
-    return c;
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return attention_shape_error(k, s); }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return attention_shaped_case(k, t, seed, s);
   }
 
   // A cell's values are copied once for its D outputs (a 4096-key cell

@@ -45,6 +45,14 @@ class AttentionBackward final : public AttentionRows {
     return attention_case(k, t, true);
   }
 
+  std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
+    return attention_tail(k, n);
+  }
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override { return attention_shape_error(k, s); }
+  gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
+    return attention_shaped_case(k, t, seed, s);
+  }
+
   // The forward's statistics case with dO (drivers/attention_rows.h); only
   // dQ's outputs are samples, one per query row: each of dK's and dV's
   // sums over every query row, so they share every row's softmax errors.

@@ -18,6 +18,17 @@ rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool w
 std::optional<gen::Case> attention_violate(const contract::KernelSpec& k, const contract::Precondition& rule,
                                            const gen::Case& valid, std::uint64_t index);
 
+// Shaped cases of attention and its backward (drivers/attention.cpp). The
+// main axis is the attended one, Sk: q [1, 1, 2, 8], k and v [1, 1, n, 8]
+// (dO q's shape), no slopes. A line's k and v are of one shape, q's batch
+// and head dim theirs, its heads a multiple of theirs (GQA), dO q's, the
+// slopes one per query head.
+Shaped attention_tail(const contract::KernelSpec& k, std::int64_t n);
+std::string attention_shape_error(const contract::KernelSpec& k, const Shaped& s);
+// Values uniform on [-1, 1]; the parameters not given those of plain
+// attention (scale 1/sqrt(D), no mask, no softcap), the slopes ALiBi's.
+gen::Case attention_shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s);
+
 // The statistics values (uniform on [-1, 1], drivers/folds.h) of a seed,
 // a tensor per salt.
 class StatisticsValues {
