@@ -73,12 +73,7 @@ rc::Gen<gen::Case> attention_case(const contract::KernelSpec& k, DType t, bool w
             in.push_back(std::move(dout));
           }
           if (alibi) {
-            // ALiBi's slopes 2^(-8 (i + 1) / Hq), the sign flipped on odd seeds.
-            Tensor sl(t, {s.hq});
-            for (std::int64_t h = 0; h < s.hq; ++h)
-              sl.set_bits(h, double_to_bits(t, round_to_format((seed % 2 ? -1.0 : 1.0) *
-                                                                   oracle::det::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(s.hq)), t)));
-            in.push_back(std::move(sl));
+            in.push_back(alibi_slopes(t, s.hq, seed % 2 ? -1.0 : 1.0));  // (the sign flipped on odd seeds)
           }
           return gen::Case{std::move(in), p, false};
         };
@@ -185,6 +180,13 @@ bool takes_grad(const contract::KernelSpec& k) { return k.inputs.size() == 5; }
 
 }  // namespace
 
+Tensor alibi_slopes(DType t, std::int64_t hq, double sign) {
+  Tensor sl(t, {hq});
+  for (std::int64_t h = 0; h < hq; ++h)
+    sl.set_bits(h, double_to_bits(t, round_to_format(sign * oracle::det::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(hq)), t)));
+  return sl;
+}
+
 Shaped attention_tail(const contract::KernelSpec& k, std::int64_t n) {
   std::vector<Dims> d{{1, 1, 2, 8}, {1, 1, n, 8}, {1, 1, n, 8}};
   if (takes_grad(k)) d.push_back({1, 1, 2, 8});
@@ -216,10 +218,7 @@ gen::Case attention_shaped_case(const contract::KernelSpec&, DType t, std::uint6
   p.set("softcap", 0.0);
   for (const auto& [name, value] : s.params.values()) p.set(name, value);
   c.params = p;
-  if (s.given.back())
-    for (std::int64_t h = 0; h < s.dims[0][1]; ++h)
-      c.inputs.back().set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) /
-                                                                                       static_cast<double>(s.dims[0][1])), t)));
+  if (s.given.back()) c.inputs.back() = alibi_slopes(t, s.dims[0][1]);
   return c;
 }
 

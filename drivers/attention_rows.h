@@ -47,6 +47,8 @@ class StatisticsValues {
 // shape, as input 3). One output per query row is a sample (element_at):
 // a row's outputs share its softmax's errors, the rows do not.
 gen::Case attention_statistics_case(DType t, std::uint64_t seed, bool with_grad);
+// ALiBi's slopes 2^(-8 (h + 1) / Hq), one per query head, times sign.
+Tensor alibi_slopes(DType t, std::int64_t hq, double sign = 1);
 // Its ALiBi slopes, one per query head of four: none, and both signs.
 Tensor statistics_alibi(DType t);
 

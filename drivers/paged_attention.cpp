@@ -13,10 +13,12 @@
 #include <map>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "drivers/attention_rows.h"
+#include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/tensors.h"
-#include "oracles/det_math.h"
 
 namespace kc::drivers {
 
@@ -88,16 +90,55 @@ class PagedAttention final : public AttentionRows {
                   for (auto* vec : {&q, &kc, &vc}) gen::into_range(t, *vec, lo, hi);
                 std::vector<Tensor> in{gen::tensor_of(t, {b, hq, sq, d}, q), gen::tensor_of(t, {nb, bs, hkv, d}, kc),
                                        gen::tensor_of(t, {nb, bs, hkv, d}, vc), table, ctx};
-                if (alibi) {
-                  Tensor sl(t, {hq});
-                  for (std::int64_t h = 0; h < hq; ++h)
-                    sl.set_bits(h, double_to_bits(t, round_to_format(oracle::det::exp2(-8.0 * static_cast<double>(h + 1) / static_cast<double>(hq)), t)));
-                  in.push_back(std::move(sl));
-                }
+                if (alibi) in.push_back(alibi_slopes(t, hq));
                 return gen::Case{std::move(in), p, false};
               },
               gen::values_for(t, k.values, nq), gen::values_for(t, k.values, nc), gen::values_for(t, k.values, nc));
         });
+  }
+
+  // The main axis: the context, n keys (q [1, 1, 1, 8] at its last
+  // position, blocks of 16 in a cache of ceil(n/16) + 1, one unused).
+  std::optional<Shaped> tail_shape(const contract::KernelSpec&, DType, std::int64_t n) const override {
+    const std::int64_t nb = (n + 15) / 16 + 1;
+    Shaped s = all_given({{1, 1, 1, 8}, {nb, 16, 1, 8}, {nb, 16, 1, 8}, {1, nb - 1}, {1}, {}});
+    s.given.back() = false;
+    return s;
+  }
+  // A line's table and context lengths are drawn: each sequence's blocks
+  // distinct physical ones (a permutation), its context its table's
+  // capacity less its batch index (full, and ragged ends).
+  std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
+    const Dims &q = s.dims[0], &kc = s.dims[1], &bt = s.dims[3];
+    if (s.dims[2] != kc) return fmt::format("{}: {} and {} differ", k.name, operand_text(k, s, 1), operand_text(k, s, 2));
+    if (q[3] != kc[3] || kc[2] == 0 || q[1] % kc[2] != 0)
+      return fmt::format("{}: {} and {} differ in head dim, or the query heads are no multiple of the KV heads", k.name,
+                         operand_text(k, s, 0), operand_text(k, s, 1));
+    if (bt[0] != q[0] || s.dims[4] != Dims{q[0]} || bt[0] * bt[1] > kc[0])
+      return fmt::format("{}: {} and {} are not one row and one length per sequence of {}, within {} blocks", k.name,
+                         operand_text(k, s, 3), operand_text(k, s, 4), operand_text(k, s, 0), kc[0]);
+    if (s.params.has("block_size") && s.params.integer("block_size") != kc[1])
+      return fmt::format("{}: block_size {} is not the caches' {}", k.name, s.params.integer("block_size"), kc[1]);
+    if (s.given[5] && s.dims[5] != Dims{q[1]}) return fmt::format("{}: {} is not one slope a query head", k.name, operand_text(k, s, 5));
+    return {};
+  }
+  // q and the caches uniform on [-1, 1]; scale 1/sqrt(D), no softcap,
+  // ALiBi's slopes, where the line leaves them out.
+  gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
+    const Dims &kc = s.dims[1], &bt = s.dims[3];
+    gen::Case c = uniform_case(s, {t, t, t, DType::u32, DType::u32, t}, seed);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(kc[0]));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::uint64_t st = seed ^ 0xa54ff53a5f1d36f1ull;
+    for (std::size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[gen::splitmix64(st) % i]);
+    for (std::int64_t j = 0; j < bt[0] * bt[1]; ++j) c.inputs[3].set_bits(j, static_cast<std::uint64_t>(perm[static_cast<std::size_t>(j)]));
+    for (std::int64_t b = 0; b < bt[0]; ++b) c.inputs[4].set_bits(b, static_cast<std::uint64_t>(std::max<std::int64_t>(bt[1] * kc[1] - b, 0)));
+    Params p;
+    p.set("softmax_scale", 1.0 / std::sqrt(static_cast<double>(kc[3]))).set("block_size", kc[1]).set("softcap", 0.0);
+    for (const auto& [name, value] : s.params.values()) p.set(name, value);
+    c.params = p;
+    if (s.given[5]) c.inputs[5] = alibi_slopes(t, s.dims[0][1]);
+    return c;
   }
 
   // The attention driver's statistics case (drivers/attention_rows.h) in
