@@ -161,67 +161,99 @@ void layer_norm(const Row& in, Exact& out) {
   finish(in, replay::layer_norm, y, L.overflow || st.overflow, L.undefined, out);
 }
 
+// What layer_norm_backward's elements share of a row (kept for its next
+// element, as LayerRow is): the exact mean of g and of g yh, their stages,
+// and whether a row stage may overflow.
+struct LayerBackRow {
+  rows::RowKey key;
+  Mp mg, mgy;
+  Stage m_g, m_gy;
+  bool overflow = false;
+};
+const LayerBackRow& layer_back_row(const Row& in, const LayerRow& L) {
+  static thread_local LayerBackRow R;
+  if (R.key.same_or_set(in)) return R;
+  const std::size_t n = in.a.size();
+  const Mp nn = in_t(in).nn;
+  Mp sgy(0);
+  for (std::size_t j = 0; j < n; ++j) sgy += Mp(in.b[j]) * ((Mp(in.a[j]) - L.mu) * L.r);
+  R.mg = exact_sum(in.b) / nn, R.mgy = sgy / nn;
+  Stages st(in.ctx.dtype);
+  std::vector<Stage> gs, gy;
+  for (std::size_t j = 0; j < n; ++j) {
+    gs.push_back(Stages::exact(in.b[j]));
+    gy.push_back(st.mul(gs.back(), st.mul(L.d[j], L.r_st)));
+  }
+  const Stage nst = Stages::exact(nn.convert_to<long double>());
+  R.m_g = st.div(st.fold(gs), nst), R.m_gy = st.div(st.fold(gy), nst);
+  R.overflow = st.overflow;
+  return R;
+}
+
 void layer_norm_backward(const Row& in, Exact& out) {
   other_reading(in, layer_value, true, out);
   const LayerRow& L = layer_row(in);
-  const DType t = in.ctx.dtype;
-  const std::size_t n = in.a.size();
-  const Mp nn = in_t(in).nn;
+  const LayerBackRow& R = layer_back_row(in, L);
   // Exact: yh_j = (x_j - mu) r, mg = sum g / N, mgy = sum g_j yh_j / N.
-  Mp sgy(0);
-  for (std::size_t j = 0; j < n; ++j) sgy += Mp(in.b[j]) * ((Mp(in.a[j]) - L.mu) * L.r);
-  const Mp mg = exact_sum(in.b) / nn, mgy = sgy / nn;
   const Mp yh_i = (Mp(in.a[in.i]) - L.mu) * L.r;
-  out.value = L.r * ((Mp(in.b[in.i]) - mg) - yh_i * mgy);
+  out.value = L.r * ((Mp(in.b[in.i]) - R.mg) - yh_i * R.mgy);
   // The reference's stages.
-  Stages st(t);
-  std::vector<Stage> gs, gy, yh;
+  Stages st(in.ctx.dtype);
+  const Stage yh = st.mul(L.d[in.i], L.r_st);
+  const Stage dx = st.mul(L.r_st, st.sub(st.sub(Stages::exact(in.b[in.i]), R.m_g), st.mul(yh, R.m_gy)));
+  finish(in, replay::layer_norm_backward, dx, L.overflow || R.overflow || st.overflow, L.undefined, out);
+}
+
+// What rms_norm's and its backward's elements share of a row: the exact
+// mean square plus eps (w), 1/sqrt(w), c = sum g x / (N w) (the
+// backward's), their stages, and whether a row stage may overflow.
+struct RmsRow {
+  rows::RowKey key;
+  Mp w, r, c;
+  Stage r_st, c_st;
+  bool overflow = false;
+};
+const RmsRow& rms_row(const Row& in, bool backward) {
+  static thread_local RmsRow rows_of[2];
+  RmsRow& R = rows_of[backward ? 1 : 0];
+  if (R.key.same_or_set(in)) return R;
+  const std::size_t n = in.a.size();
+  const auto [nn, ee] = in_t(in);
+  R.w = exact_sum(in.a, in.a) / nn + ee;
+  R.r = inv_sqrt(R.w);
+  Stages st(in.ctx.dtype);
+  std::vector<Stage> sxx, sgx;
   for (std::size_t j = 0; j < n; ++j) {
-    yh.push_back(st.mul(L.d[j], L.r_st));
-    gs.push_back(Stages::exact(in.b[j]));
-    gy.push_back(st.mul(gs.back(), yh.back()));
+    sxx.push_back(st.mul(Stages::exact(in.a[j]), Stages::exact(in.a[j])));
+    if (backward) sgx.push_back(st.mul(Stages::exact(in.b[j]), Stages::exact(in.a[j])));
   }
   const Stage nst = Stages::exact(nn.convert_to<long double>());
-  const Stage m_g = st.div(st.fold(gs), nst), m_gy = st.div(st.fold(gy), nst);
-  const Stage dx = st.mul(L.r_st, st.sub(st.sub(gs[in.i], m_g), st.mul(yh[in.i], m_gy)));
-  finish(in, replay::layer_norm_backward, dx, L.overflow || st.overflow, L.undefined, out);
+  const Stage w = st.add(st.div(st.fold(sxx), nst), Stages::exact(ee.convert_to<long double>()));
+  R.r_st = st.div(Stages::exact(1), st.sqrt(w));
+  if (backward) {
+    R.c = exact_sum(in.b, in.a) / (nn * R.w);
+    R.c_st = st.div(st.fold(sgx), st.mul(nst, w));
+  }
+  R.overflow = st.overflow;
+  return R;
 }
 
 void rms_norm(const Row& in, Exact& out) {
   other_reading(in, rms_value, false, out);
-  const DType t = in.ctx.dtype;
-  const auto [nn, ee] = in_t(in);
-  const Mp w = exact_sum(in.a, in.a) / nn + ee;
-  out.value = Mp(in.a[in.i]) * inv_sqrt(w);
-  Stages st(t);
-  std::vector<Stage> sq;
-  for (double x : in.a) sq.push_back(st.mul(Stages::exact(x), Stages::exact(x)));
-  const Stage q = st.div(st.fold(sq), Stages::exact(nn.convert_to<long double>()));
-  const Stage r = st.div(Stages::exact(1), st.sqrt(st.add(q, Stages::exact(ee.convert_to<long double>()))));
-  const Stage y = st.mul(Stages::exact(in.a[in.i]), r);
-  finish(in, replay::rms_norm, y, st.overflow, is_zero(w), out);
+  const RmsRow& R = rms_row(in, false);
+  out.value = Mp(in.a[in.i]) * R.r;
+  Stages st(in.ctx.dtype);
+  const Stage y = st.mul(Stages::exact(in.a[in.i]), R.r_st);
+  finish(in, replay::rms_norm, y, R.overflow || st.overflow, is_zero(R.w), out);
 }
 
 void rms_norm_backward(const Row& in, Exact& out) {
   other_reading(in, rms_value, true, out);
-  const DType t = in.ctx.dtype;
-  const std::size_t n = in.a.size();
-  const auto [nn, ee] = in_t(in);
-  const Mp d = exact_sum(in.a, in.a) / nn + ee;
-  const Mp r = inv_sqrt(d), c = exact_sum(in.b, in.a) / (nn * d);
-  out.value = r * (Mp(in.b[in.i]) - Mp(in.a[in.i]) * c);
-  Stages st(t);
-  std::vector<Stage> sxx, sgx;
-  for (std::size_t j = 0; j < n; ++j) {
-    sxx.push_back(st.mul(Stages::exact(in.a[j]), Stages::exact(in.a[j])));
-    sgx.push_back(st.mul(Stages::exact(in.b[j]), Stages::exact(in.a[j])));
-  }
-  const Stage nst = Stages::exact(nn.convert_to<long double>());
-  const Stage dd = st.add(st.div(st.fold(sxx), nst), Stages::exact(ee.convert_to<long double>()));
-  const Stage rr = st.div(Stages::exact(1), st.sqrt(dd));
-  const Stage cc = st.div(st.fold(sgx), st.mul(nst, dd));
-  const Stage dx = st.mul(rr, st.sub(Stages::exact(in.b[in.i]), st.mul(Stages::exact(in.a[in.i]), cc)));
-  finish(in, replay::rms_norm_backward, dx, st.overflow, is_zero(d), out);
+  const RmsRow& R = rms_row(in, true);
+  out.value = R.r * (Mp(in.b[in.i]) - Mp(in.a[in.i]) * R.c);
+  Stages st(in.ctx.dtype);
+  const Stage dx = st.mul(R.r_st, st.sub(Stages::exact(in.b[in.i]), st.mul(Stages::exact(in.a[in.i]), R.c_st)));
+  finish(in, replay::rms_norm_backward, dx, R.overflow || st.overflow, is_zero(R.w), out);
 }
 
 }  // namespace kc::oracle
@@ -260,46 +292,74 @@ MuR mu_r(const RowIn& w) {
   return {mu, w.a.div(1.0, w.a.sqrt(w.a.add(w.a.div(q, w.count), w.eps)))};
 }
 
+// A row's quantities in T, computed for its first element and kept for
+// the next (the replay is asked at every element: each computing them
+// again made a row of n elements n^2 operations). Per kernel, keyed by
+// the row (rows::RowKey).
+struct Kept {
+  rows::RowKey key;
+  double v[4] = {};
+};
+template <class F>
+const double* kept(Kept& k, const Row& in, F compute) {
+  if (!k.key.same_or_set(in, 0)) compute(k.v);
+  return k.v;
+}
+
 }  // namespace
 
 double layer_norm(const Row& in) {
+  static thread_local Kept k;
   const RowIn w = row_in(in, false);
-  const auto [mu, r] = mu_r(w);
-  return w.a.mul(w.a.sub(w.x[w.i], mu), r);
+  const double* m = kept(k, in, [&](double* v) {
+    const auto [mu, r] = mu_r(w);
+    v[0] = mu, v[1] = r;
+  });
+  return w.a.mul(w.a.sub(w.x[w.i], m[0]), m[1]);
 }
 
 double layer_norm_backward(const Row& in) {
+  static thread_local Kept k;
   const RowIn w = row_in(in, true);
-  const auto [mu, r] = mu_r(w);
-  double sg = 0.0, sgy = 0.0;
-  for (std::size_t j = 0; j < w.n; ++j) {
-    sg = w.a.add(sg, w.g[j]);
-    sgy = w.a.add(sgy, w.a.mul(w.g[j], w.a.mul(w.a.sub(w.x[j], mu), r)));
-  }
-  const double mg = w.a.div(sg, w.count), mgy = w.a.div(sgy, w.count);
-  const double yh = w.a.mul(w.a.sub(w.x[w.i], mu), r);
-  return w.a.mul(r, w.a.sub(w.a.sub(w.g[w.i], mg), w.a.mul(yh, mgy)));
+  // mu, r, mg, mgy.
+  const double* m = kept(k, in, [&](double* v) {
+    const auto [mu, r] = mu_r(w);
+    double sg = 0.0, sgy = 0.0;
+    for (std::size_t j = 0; j < w.n; ++j) {
+      sg = w.a.add(sg, w.g[j]);
+      sgy = w.a.add(sgy, w.a.mul(w.g[j], w.a.mul(w.a.sub(w.x[j], mu), r)));
+    }
+    v[0] = mu, v[1] = r, v[2] = w.a.div(sg, w.count), v[3] = w.a.div(sgy, w.count);
+  });
+  const double yh = w.a.mul(w.a.sub(w.x[w.i], m[0]), m[1]);
+  return w.a.mul(m[1], w.a.sub(w.a.sub(w.g[w.i], m[2]), w.a.mul(yh, m[3])));
 }
 
 double rms_norm(const Row& in) {
+  static thread_local Kept k;
   const RowIn w = row_in(in, false);
-  double s = 0.0;
-  for (double v : w.x) s = w.a.add(s, w.a.mul(v, v));
-  const double r = w.a.div(1.0, w.a.sqrt(w.a.add(w.a.div(s, w.count), w.eps)));
-  return w.a.mul(w.x[w.i], r);
+  const double* r = kept(k, in, [&](double* v) {
+    double s = 0.0;
+    for (double x : w.x) s = w.a.add(s, w.a.mul(x, x));
+    v[0] = w.a.div(1.0, w.a.sqrt(w.a.add(w.a.div(s, w.count), w.eps)));
+  });
+  return w.a.mul(w.x[w.i], r[0]);
 }
 
 double rms_norm_backward(const Row& in) {
+  static thread_local Kept k;
   const RowIn w = row_in(in, true);
-  double s2 = 0.0, sgx = 0.0;
-  for (std::size_t j = 0; j < w.n; ++j) {
-    s2 = w.a.add(s2, w.a.mul(w.x[j], w.x[j]));
-    sgx = w.a.add(sgx, w.a.mul(w.g[j], w.x[j]));
-  }
-  const double d = w.a.add(w.a.div(s2, w.count), w.eps);
-  const double r = w.a.div(1.0, w.a.sqrt(d));
-  const double c = w.a.div(sgx, w.a.mul(w.count, d));
-  return w.a.mul(r, w.a.sub(w.g[w.i], w.a.mul(w.x[w.i], c)));
+  // r, c.
+  const double* m = kept(k, in, [&](double* v) {
+    double s2 = 0.0, sgx = 0.0;
+    for (std::size_t j = 0; j < w.n; ++j) {
+      s2 = w.a.add(s2, w.a.mul(w.x[j], w.x[j]));
+      sgx = w.a.add(sgx, w.a.mul(w.g[j], w.x[j]));
+    }
+    const double d = w.a.add(w.a.div(s2, w.count), w.eps);
+    v[0] = w.a.div(1.0, w.a.sqrt(d)), v[1] = w.a.div(sgx, w.a.mul(w.count, d));
+  });
+  return w.a.mul(m[0], w.a.sub(w.g[w.i], w.a.mul(w.x[w.i], m[1])));
 }
 
 }  // namespace kc::oracle::replay
