@@ -292,26 +292,12 @@ MuR mu_r(const RowIn& w) {
   return {mu, w.a.div(1.0, w.a.sqrt(w.a.add(w.a.div(q, w.count), w.eps)))};
 }
 
-// A row's quantities in T, computed for its first element and kept for
-// the next (the replay is asked at every element: each computing them
-// again made a row of n elements n^2 operations). Per kernel, keyed by
-// the row (rows::RowKey).
-struct Kept {
-  rows::RowKey key;
-  double v[4] = {};
-};
-template <class F>
-const double* kept(Kept& k, const Row& in, F compute) {
-  if (!k.key.same_or_set(in, 0)) compute(k.v);
-  return k.v;
-}
-
 }  // namespace
 
 double layer_norm(const Row& in) {
-  static thread_local Kept k;
+  static thread_local rows::Kept k;
   const RowIn w = row_in(in, false);
-  const double* m = kept(k, in, [&](double* v) {
+  const double* m = rows::kept(k, in, [&](double* v) {
     const auto [mu, r] = mu_r(w);
     v[0] = mu, v[1] = r;
   });
@@ -319,10 +305,10 @@ double layer_norm(const Row& in) {
 }
 
 double layer_norm_backward(const Row& in) {
-  static thread_local Kept k;
+  static thread_local rows::Kept k;
   const RowIn w = row_in(in, true);
   // mu, r, mg, mgy.
-  const double* m = kept(k, in, [&](double* v) {
+  const double* m = rows::kept(k, in, [&](double* v) {
     const auto [mu, r] = mu_r(w);
     double sg = 0.0, sgy = 0.0;
     for (std::size_t j = 0; j < w.n; ++j) {
@@ -336,9 +322,9 @@ double layer_norm_backward(const Row& in) {
 }
 
 double rms_norm(const Row& in) {
-  static thread_local Kept k;
+  static thread_local rows::Kept k;
   const RowIn w = row_in(in, false);
-  const double* r = kept(k, in, [&](double* v) {
+  const double* r = rows::kept(k, in, [&](double* v) {
     double s = 0.0;
     for (double x : w.x) s = w.a.add(s, w.a.mul(x, x));
     v[0] = w.a.div(1.0, w.a.sqrt(w.a.add(w.a.div(s, w.count), w.eps)));
@@ -347,10 +333,10 @@ double rms_norm(const Row& in) {
 }
 
 double rms_norm_backward(const Row& in) {
-  static thread_local Kept k;
+  static thread_local rows::Kept k;
   const RowIn w = row_in(in, true);
   // r, c.
-  const double* m = kept(k, in, [&](double* v) {
+  const double* m = rows::kept(k, in, [&](double* v) {
     double s2 = 0.0, sgx = 0.0;
     for (std::size_t j = 0; j < w.n; ++j) {
       s2 = w.a.add(s2, w.a.mul(w.x[j], w.x[j]));

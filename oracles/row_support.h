@@ -85,6 +85,21 @@ class RowKey {
   const double* b_at_ = nullptr;
 };
 
+// A replay's row quantities in T, computed for the row's first element
+// and kept for the next (a replay is asked at every element: each
+// computing them again made a row of n elements n^2 operations). One per
+// replay function, keyed by the row: kept(k, in, compute) gives k's
+// values, compute(double*) filling them first where the row is new.
+struct Kept {
+  RowKey key;
+  double v[4] = {};
+};
+template <class F>
+const double* kept(Kept& k, const Row& in, F compute) {
+  if (!k.key.same_or_set(in, 0)) compute(k.v);
+  return k.v;
+}
+
 // Where the reference's steps leave the finite range (a product or a fold
 // overflowing, inf - inf) although the exact value is another, the
 // reference's result is its replay: graded against it (`replayed`), with

@@ -196,22 +196,38 @@ void log_softmax(const Row& in, Exact& out) {
 // (oracles/linalg.h); t = fl(g_i - d^) within Dt = D (1 + u) + u |g_i - d|;
 // dx = fl(y_i t):
 //   |dx - z| <= |y_i| (Dt (1 + u) + u |g_i - d|) + ulp_min.
+// What a row's elements share (kept for the row's next element): -d
+// exactly, and d, sum |y_j g_j| and the statistics' sum of squares.
+struct SoftBackRow {
+  rows::RowKey key;
+  ExactSum minus_d;
+  B dd = 0, abs_d = 0, sum_sq = 0;
+};
+const SoftBackRow& soft_back_row(const Row& in) {
+  static thread_local SoftBackRow r;
+  if (r.key.same_or_set(in)) return r;
+  r.minus_d.clear();
+  r.dd = r.abs_d = r.sum_sq = 0;
+  for (std::size_t j = 0; j < in.a.size(); ++j) {
+    r.minus_d.add_product(-in.a[j], in.b[j]);
+    const B p = static_cast<B>(in.a[j]) * in.b[j];
+    r.dd += p;
+    r.abs_d += std::fabs(p);
+    // (the dot products' model of the statistics: each product's and each
+    // step's rounding independent, uniform on +-ulp/2; s_1 = p_1 no step)
+    r.sum_sq += p * p + (j > 0 ? r.dd * r.dd : 0);
+  }
+  return r;
+}
+
 void softmax_backward(const Row& in, Exact& out) {
   const DType t = in.ctx.dtype;
   const Units un = rows::units(t);
   const std::size_t n = in.a.size(), i = in.i;
+  const SoftBackRow& row = soft_back_row(in);
   static thread_local ExactSum sum;
-  sum.clear();
-  B dd = 0, abs_d = 0, sum_sq = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    sum.add_product(-in.a[j], in.b[j]);
-    const B p = static_cast<B>(in.a[j]) * in.b[j];
-    dd += p;
-    abs_d += std::fabs(p);
-    // (the dot products' model of the statistics: each product's and each
-    // step's rounding independent, uniform on +-ulp/2; s_1 = p_1 no step)
-    sum_sq += p * p + (j > 0 ? dd * dd : 0);
-  }
+  sum = row.minus_d;
+  const B dd = row.dd, abs_d = row.abs_d, sum_sq = row.sum_sq;
   sum.add(in.b[i]);
   Mp g_minus_d;
   sum.round_into(raw(g_minus_d), MPFR_RNDN);
@@ -242,15 +258,25 @@ void log_softmax_backward(const Row& in, Exact& out) {
   const DType t = in.ctx.dtype;
   const Units un = rows::units(t);
   const std::size_t n = in.a.size(), i = in.i;
-  static thread_local ExactSum sum;
-  sum.clear();
-  B abs_g = 0, gsum = 0, steps = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    sum.add(in.b[j]), abs_g += std::fabs(in.b[j]), gsum += in.b[j];
-    if (j > 0) steps += gsum * gsum;  // (the fold's step j rounds a partial sum near gsum: the statistics' model)
+  // (The row's G, kept for its next element.)
+  static thread_local struct {
+    rows::RowKey key;
+    Mp g;
+    B abs_g = 0, gsum = 0, steps = 0;
+  } row;
+  if (!row.key.same_or_set(in)) {
+    static thread_local ExactSum sum;
+    sum.clear();
+    row.abs_g = row.gsum = row.steps = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      sum.add(in.b[j]), row.abs_g += std::fabs(in.b[j]), row.gsum += in.b[j];
+      if (j > 0) row.steps += row.gsum * row.gsum;  // (the fold's step j rounds a partial sum near gsum: the statistics' model)
+    }
+    row.g = Mp();
+    sum.round_into(raw(row.g), MPFR_RNDN);
   }
-  Mp g;
-  sum.round_into(raw(g), MPFR_RNDN);
+  const Mp& g = row.g;
+  const B abs_g = row.abs_g, gsum = row.gsum, steps = row.steps;
   Mp e(in.a[i]);
   mpfr_exp(raw(e), raw(e), MPFR_RNDN);
   out.value = Mp(in.b[i]) - e * g;
@@ -296,33 +322,44 @@ MaxAndSum max_and_sum(const InT& a, std::span<const double> x) {
 }  // namespace
 
 double softmax(const Row& in) {
+  static thread_local rows::Kept k;
   const InT a{in.ctx.dtype};
-  const auto [m, s] = max_and_sum(a, in.a);
-  const double x = in.a[in.i];
-  return a.div(a.call(::expf, static_cast<D1>(::exp), a.sub(x, m)), s);
+  const double* ms = rows::kept(k, in, [&](double* v) {
+    const auto [m, s] = max_and_sum(a, in.a);
+    v[0] = m, v[1] = s;
+  });
+  return a.div(a.call(::expf, static_cast<D1>(::exp), a.sub(in.a[in.i], ms[0])), ms[1]);
 }
 
 double log_softmax(const Row& in) {
+  static thread_local rows::Kept k;
   const InT a{in.ctx.dtype};
-  const auto [m, s] = max_and_sum(a, in.a);
-  const double l = a.call(::logf, static_cast<D1>(::log), s);
-  return a.sub(a.sub(in.a[in.i], m), l);
+  // m, log s.
+  const double* ml = rows::kept(k, in, [&](double* v) {
+    const auto [m, s] = max_and_sum(a, in.a);
+    v[0] = m, v[1] = a.call(::logf, static_cast<D1>(::log), s);
+  });
+  return a.sub(a.sub(in.a[in.i], ml[0]), ml[1]);
 }
 
 double softmax_backward(const Row& in) {
+  static thread_local rows::Kept k;
   const InT a{in.ctx.dtype};
-  const std::size_t n = in.a.size(), i = in.i;
-  double d = 0.0;
-  for (std::size_t j = 0; j < n; ++j) d = a.add(d, a.mul(in.a[j], in.b[j]));
-  return a.mul(in.a[i], a.sub(in.b[i], d));
+  const double* d = rows::kept(k, in, [&](double* v) {
+    v[0] = 0.0;
+    for (std::size_t j = 0; j < in.a.size(); ++j) v[0] = a.add(v[0], a.mul(in.a[j], in.b[j]));
+  });
+  return a.mul(in.a[in.i], a.sub(in.b[in.i], d[0]));
 }
 
 double log_softmax_backward(const Row& in) {
+  static thread_local rows::Kept k;
   const InT a{in.ctx.dtype};
-  const std::size_t n = in.a.size(), i = in.i;
-  double g = 0.0;
-  for (std::size_t j = 0; j < n; ++j) g = a.add(g, in.b[j]);
-  return a.sub(in.b[i], a.mul(a.call(::expf, static_cast<D1>(::exp), in.a[i]), g));
+  const double* g = rows::kept(k, in, [&](double* v) {
+    v[0] = 0.0;
+    for (double x : in.b) v[0] = a.add(v[0], x);
+  });
+  return a.sub(in.b[in.i], a.mul(a.call(::expf, static_cast<D1>(::exp), in.a[in.i]), g[0]));
 }
 
 }  // namespace kc::oracle::replay
