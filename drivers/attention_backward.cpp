@@ -103,16 +103,37 @@ class AttentionBackward final : public AttentionRows {
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {
     return entry_outputs(k, c.inputs[0].dtype(), {c.inputs[0].dims(), c.inputs[1].dims(), c.inputs[2].dims()});
   }
+  // A cell's values are copied once for its outputs in a row (a 4096-key
+  // cell is a million values; each copy per element made a tails case's
+  // grading quadratic).
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Shape s = shape_of(c);
-    each_element_at(k, c, s.nq() + 2 * s.nk(), f);
+    Element e;
+    std::int64_t cell = -1;
+    for (std::int64_t o = 0; o < s.nq() + 2 * s.nk(); ++o) next_element(k, c, o, e, cell), f(e);
+  }
+  void for_each_listed(const contract::KernelSpec& k, const gen::Case& c, std::span<const std::int64_t> out,
+                       const std::function<void(const Element&)>& f) const override {
+    Element e;
+    std::int64_t cell = -1;
+    for (std::int64_t o : out) next_element(k, c, o, e, cell), f(e);
+  }
+  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
+    std::int64_t cell = -1;
+    next_element(k, c, o, e, cell);
+    return true;
   }
 
-  bool element_at(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e) const override {
-    const Shape s = shape_of(c);
+ private:
+  // Where output o lies: its output (dQ, dK, dV), its (batch, head, row,
+  // column) there, its KV head and its place among the cell's outputs.
+  struct At {
+    int part;
+    std::int64_t b, head, row, col, kvh, form, at;
+  };
+  static At locate(const Shape& s, std::int64_t o) {
     const std::int64_t g = s.groups();
-    // Which output, and the element's (batch, head, row, column) in it.
     const int part = o < s.nq() ? 0 : o < s.nq() + s.nk() ? 1 : 2;
     const std::int64_t at = part == 0 ? o : part == 1 ? o - s.nq() : o - s.nq() - s.nk();
     const std::int64_t heads = part == 0 ? s.hq : s.hk, rows = part == 0 ? s.sq : s.sk;
@@ -121,14 +142,48 @@ class AttentionBackward final : public AttentionRows {
     const std::int64_t kvh = part == 0 ? head / g : head;
     std::int64_t form = part == 0 ? ((head % g) * s.sq + row) * s.d + col : g * s.sq * s.d + row * s.d + col;
     if (part == 2) form += s.sk * s.d;
+    return {part, b, head, row, col, kvh, form, at};
+  }
+
+  // e made output o's, its cell's values copied where `cell` (b Hk + kvh,
+  // the last one copied into e; -1: none) is not o's.
+  void next_element(const contract::KernelSpec& k, const gen::Case& c, std::int64_t o, Element& e, std::int64_t& cell) const {
+    const Shape s = shape_of(c);
+    const At w = locate(s, o);
+    const std::int64_t g = s.groups();
+    const std::int64_t q_at = (w.b * s.hq + w.kvh * g) * s.sq * s.d, kv_at = (w.b * s.hk + w.kvh) * s.sk * s.d;
     oracle::Row& r = input_as<oracle::Row>(e);
-    r.ctx = context_of(k, c);
+    if (cell != w.b * s.hk + w.kvh) {
+      cell = w.b * s.hk + w.kvh;
+      fill_cell(k, c, s, w.kvh, q_at, kv_at, r);
+    }
     e.out = o;
-    r.i = static_cast<std::size_t>(form);
+    r.i = static_cast<std::size_t>(w.form);
+    // Shown: the element's own row's first q, dO, k and v values.
+    const std::int64_t qrow = w.part == 0 ? (w.b * s.hq + w.head) * s.sq * s.d + w.row * s.d : q_at,
+                       krow = w.part == 0 ? kv_at : kv_at + w.row * s.d;
+    e.shown.assign({c.inputs[0].bits_at(qrow), c.inputs[3].bits_at(qrow)});
+    if (s.sk > 0) e.shown.insert(e.shown.end(), {c.inputs[1].bits_at(krow), c.inputs[2].bits_at(krow)});
+    e.names.clear();
+    e.replayable = false;
+    e.statistics_sample = w.part == 0 && w.col == (w.at / s.d) % s.d;  // (one per query row, its column moving)
+    static constexpr const char* kWhere[] = {"dQ: batch {}, query head {}, query {}, column {}",
+                                             "dK: batch {}, KV head {}, key {}, column {}",
+                                             "dV: batch {}, KV head {}, key {}, column {}"};
+    e.where_pattern = kWhere[w.part];
+    e.where_at = {w.b, w.head, w.row, w.col};
+  }
+
+  // The cell packed (oracles/attention_layout.h Cell): G, Sq, Sk, D, the
+  // slopes' flag and slopes, then q's and dO's G heads, K and V.
+  static void fill_cell(const contract::KernelSpec& k, const gen::Case& c, const Shape& s, std::int64_t kvh, std::int64_t q_at,
+                        std::int64_t kv_at, oracle::Row& r) {
+    const std::int64_t g = s.groups();
     const bool slope = c.inputs.size() > 4;
+    r.ctx = context_of(k, c);
     r.fill = oracle::next_fill();
     r.a.assign({static_cast<double>(g), static_cast<double>(s.sq), static_cast<double>(s.sk), static_cast<double>(s.d),
-                   slope ? 1.0 : 0.0});
+                slope ? 1.0 : 0.0});
     for (std::int64_t h = 0; h < g; ++h) r.a.push_back(slope ? c.inputs[4].value_at(kvh * g + h) : 0.0);
     const auto take = [&](const Tensor& x, std::int64_t from, std::int64_t n) {
       for (std::int64_t i = 0; i < n; ++i) {
@@ -136,25 +191,10 @@ class AttentionBackward final : public AttentionRows {
         r.ctx.signaling_nan |= is_signaling_nan(x.dtype(), x.bits_at(from + i));
       }
     };
-    const std::int64_t q_at = (b * s.hq + kvh * g) * s.sq * s.d, kv_at = (b * s.hk + kvh) * s.sk * s.d;
     take(c.inputs[0], q_at, g * s.sq * s.d);
     take(c.inputs[3], q_at, g * s.sq * s.d);
     take(c.inputs[1], kv_at, s.sk * s.d);
     take(c.inputs[2], kv_at, s.sk * s.d);
-    // Shown: the element's own row's first q, dO, k and v values.
-    const std::int64_t qrow = part == 0 ? (b * s.hq + head) * s.sq * s.d + row * s.d : q_at,
-                       krow = part == 0 ? kv_at : kv_at + row * s.d;
-    e.shown.assign({c.inputs[0].bits_at(qrow), c.inputs[3].bits_at(qrow)});
-    if (s.sk > 0) e.shown.insert(e.shown.end(), {c.inputs[1].bits_at(krow), c.inputs[2].bits_at(krow)});
-    e.names.clear();
-    e.replayable = false;
-    e.statistics_sample = part == 0 && col == (at / s.d) % s.d;  // (one per query row, its column moving)
-    static constexpr const char* kWhere[] = {"dQ: batch {}, query head {}, query {}, column {}",
-                                             "dK: batch {}, KV head {}, key {}, column {}",
-                                             "dV: batch {}, KV head {}, key {}, column {}"};
-    e.where_pattern = kWhere[part];
-    e.where_at = {b, head, row, col};
-    return true;
   }
 };
 
