@@ -13,15 +13,10 @@ double narrow(DType t, double v) {
   }
   if (t == DType::f64) return v;
   if (t == DType::f32) return static_cast<double>(static_cast<float>(v));
-  if (std::isinf(v) || v == 0) return v;
   // Halves: v (an f32 value, or any double) is rounded once to a multiple
-  // of its quantum in T, 2^(max(e, emin) - p + 1): scaling by a power of
-  // two is exact, nearbyint rounds ties to even in the default mode.
-  const FloatFormat f = float_format(t);
-  const int e = std::max(std::ilogb(v), f.emin);
-  const double q = std::ldexp(1.0, e - f.precision + 1);
-  const double r = std::nearbyint(v / q) * q;
-  return std::fabs(r) > max_finite(t) ? std::copysign(INFINITY, v) : r;
+  // of its quantum in T, 2^(max(e, emin) - p + 1), ties to even, past
+  // max_T to the infinity: round_to_format's rounding.
+  return round_to_format(v, t);
 }
 
 namespace {
