@@ -67,8 +67,25 @@ TEST(ProblemFile, ShippedSetsParseAndEveryLineFitsItsDriver) {
     const auto& k = *contract::find_kernel(p.kernel);
     EXPECT_EQ(drivers::of(k).shaped_error(k, {p.dims, p.given, p.params}), "") << p.where();
   }
-  ASSERT_EQ(files.size(), 3u);
-  for (const char* f : {"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems"}) EXPECT_GE(files[f], 10) << f;
+  ASSERT_EQ(files.size(), 4u);
+  for (const char* f : {"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems", "resnet50.problems"})
+    EXPECT_GE(files[f], 10) << f;
+  // A problem two files share is graded once, its line naming the other.
+  const auto shared = std::find_if(s.problems.begin(), s.problems.end(), [](const gen::Problem& p) { return p.label == "proj.qkvo"; });
+  ASSERT_NE(shared, s.problems.end());
+  EXPECT_NE(shared->where().find("; also mistral-7b.problems:"), std::string::npos) << shared->where();
+  EXPECT_EQ(std::count_if(s.problems.begin(), s.problems.end(), [](const gen::Problem& p) { return p.label == "proj.q"; }), 0);
+}
+
+// Every kernel of the inventory has tails: a shape at every size that its
+// own driver takes as valid, so `--shapes tails` reaches each kernel.
+TEST(ProblemFile, EveryKernelHasTailsItsDriverTakes) {
+  for (const auto& k : contract::all_kernels())
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{8193}}) {
+      const auto s = drivers::of(k).tail_shape(k, k.inputs[0].dtypes.list().front(), n);
+      ASSERT_TRUE(s.has_value()) << k.name;
+      EXPECT_EQ(drivers::of(k).shaped_error(k, *s), "") << k.name << " n = " << n;
+    }
 }
 
 TEST(ProblemFile, DriversRefuseShapesThatDisagree) {
@@ -77,6 +94,23 @@ TEST(ProblemFile, DriversRefuseShapesThatDisagree) {
   EXPECT_EQ(drivers::of(mm).shaped_error(mm, bad), "a [2, 5] has k = 5, b [4, 3] has k = 4");
   const auto& add = *contract::find_kernel("add");
   EXPECT_NE(drivers::of(add).shaped_error(add, {{{2, 5}, {5, 2}}, {true, true}, {}}).find("differ"), std::string::npos);
+  // The other drivers' own rules, each error saying what disagrees.
+  const auto error = [](const char* text) {
+    const gen::Problem p = gen::parse_problems(text, "my.problems").at(0);
+    const auto& k = *contract::find_kernel(p.kernel);
+    return drivers::of(k).shaped_error(k, {p.dims, p.given, p.params});
+  };
+  EXPECT_NE(error("qmatmul a=1x4096 w=100 quant_type=12 k=4096 n=8\n").find("w has 100 words; n = 8 rows of k = 4096 in Q4_K take 4608"),
+            std::string::npos);
+  EXPECT_NE(error("dequantize_blocks w=4608 k=4096 n=8\n").find("quant_type is not given"), std::string::npos);
+  EXPECT_NE(error("conv2d x=1x3x8x8 weight=4x2x3x3\n").find("x [1, 3, 8, 8] has 3 input channels, weight [4, 2, 3, 3] takes 2"),
+            std::string::npos);
+  EXPECT_NE(error("conv2d x=1x3x2x2 weight=4x3x5x5\n").find("the 5x5 kernel is larger than the padded 2x2 input"), std::string::npos);
+  EXPECT_NE(error("max_pool2d x=1x1x2x8 kernel_size=3\n").find("the 3x3 window is larger than x [1, 1, 2, 8]"), std::string::npos);
+  EXPECT_NE(error("rope x=1x4x6 cos=4x6 sin=3x6\n").find("sin [3, 6] is not [S, D] = [4, 6]"), std::string::npos);
+  EXPECT_NE(error("gather x=2x8 index=3x8 dim=1\n").find("no larger off dim 1"), std::string::npos);
+  EXPECT_NE(error("pad_reflect x=2x3 padding=0x0x3x3\n").find("reflect padding 3 passes axis 1 of size 3"), std::string::npos);
+  EXPECT_NE(error("reduce_sum_to x=4x6 target=3\n").find("does not align"), std::string::npos);
 }
 
 TEST(TailSizes, PowersOfTwoAndTheirNeighboursUpTo8193) {
