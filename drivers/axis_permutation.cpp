@@ -141,7 +141,7 @@ class AxisPermutation final : public Driver {
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
     const auto rank = static_cast<std::int64_t>(s.dims.at(0).size());
     if (!takes_axes(k)) return rank >= 2 ? "" : fmt::format("{}: {} has no two axes to swap", k.name, operand_text(k, s, 0));
-    if (!s.params.has("axes")) return fmt::format("{}: axes is not given", k.name);
+    if (auto e = missing_params(k, s, {"axes"}); !e.empty()) return e;
     std::vector<std::int64_t> sorted = s.params.shape("axes");
     std::sort(sorted.begin(), sorted.end());
     for (std::int64_t i = 0; i < rank; ++i)

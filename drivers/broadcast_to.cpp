@@ -87,9 +87,8 @@ class BroadcastTo final : public Driver {
     return all_given({{n}}, Params().set("target", Dims{2, n}));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (!s.params.has("target")) return fmt::format("{}: target is not given", k.name);
-    const std::string e = target_error(s.params.shape("target"), s.dims.at(0));
-    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+    if (auto e = missing_params(k, s, {"target"}); !e.empty()) return e;
+    return named_error(k, target_error(s.params.shape("target"), s.dims.at(0)));
   }
   gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
     return profile_along_dim(k, s, t, seed);

@@ -49,8 +49,7 @@ std::string shaped_geometry_error(Mode m, const contract::KernelSpec& k, const S
   if (w_in != g.cin)
     return fmt::format("{}: {} has {} input channels, {} takes {}", k.name, operand_text(k, s, 0), g.cin, operand_text(k, s, 1), w_in);
   if (bias && s.dims[2] != Dims{g.cout}) return fmt::format("{}: {} is not [{}] (one per output channel)", k.name, operand_text(k, s, 2), g.cout);
-  const std::string e = geometry_error(m, g);
-  return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+  return named_error(k, geometry_error(m, g));
 }
 
 }  // namespace kc::drivers::conv

@@ -29,6 +29,9 @@ double fill_value(DType t, double v) { return t == DType::u32 ? v : oracle::num_
 const std::vector<double> kFloatFills{0.0, -0.0, 1.0, -2.5, INFINITY, -INFINITY, NAN, 1e-40, 65519.0, 3.4e38, 1e300, 0.1};
 const std::vector<double> kU32Fills{0, 1, 7, 4294967295.0};
 
+// A mask byte from a random one: half zeros, a quarter ones, the rest any byte.
+std::uint64_t mask_byte(std::uint8_t b) { return b % 4 == 0 ? b : b % 4 == 1 ? 1 : 0; }
+
 class Masking final : public Movement {
  public:
   std::string_view name() const override { return "masking"; }
@@ -67,8 +70,7 @@ class Masking final : public Movement {
             p.set("value", fills[static_cast<std::size_t>(pick) % fills.size()]);
             std::vector<std::uint64_t> mask(static_cast<std::size_t>(checked_numel(d)));
             for (std::size_t i = 0; i < mask.size(); ++i) {
-              const std::uint8_t b = bytes[i % bytes.size()];
-              mask[i] = b % 4 == 0 ? b : b % 4 == 1 ? 1 : 0;  // half zeros, a quarter ones, the rest any byte
+              mask[i] = mask_byte(bytes[i % bytes.size()]);
             }
             extra.inputs.push_back(gen::tensor_of(DType::u8, d, mask));
           }
@@ -163,10 +165,7 @@ class Masking final : public Movement {
     if (mode_of(k) != masked_fill) return c;
     std::vector<std::uint64_t> mask(static_cast<std::size_t>(checked_numel(s.dims.at(1))));
     std::uint64_t state = seed ^ 0x510e527fade682d1ull;
-    for (auto& b : mask) {
-      const std::uint64_t r = gen::splitmix64(state) >> 56;
-      b = r % 4 == 0 ? r : r % 4 == 1 ? 1 : 0;
-    }
+    for (auto& b : mask) b = mask_byte(static_cast<std::uint8_t>(gen::splitmix64(state) >> 56));
     c.inputs.push_back(gen::tensor_of(DType::u8, s.dims[1], mask));
     return c;
   }

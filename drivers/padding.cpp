@@ -183,9 +183,8 @@ class Padding final : public Movement {
     return all_given({{2, n}}, Params().set("padding", tail_padding(static_cast<Mode>(mode_of(k)), n)));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (!s.params.has("padding")) return fmt::format("{}: padding is not given", k.name);
-    const std::string e = padding_error(static_cast<Mode>(mode_of(k)), s.dims.at(0), s.params.shape("padding"));
-    return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+    if (auto e = missing_params(k, s, {"padding"}); !e.empty()) return e;
+    return named_error(k, padding_error(static_cast<Mode>(mode_of(k)), s.dims.at(0), s.params.shape("padding")));
   }
   gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
     gen::Case c = profile_along_dim(k, s, t, seed);
@@ -293,13 +292,11 @@ class PadBackward final : public Driver {
     return all_given({padded_dims({2, n}, pad)}, Params().set("in_shape", Dims{2, n}).set("padding", pad).set("mode", std::int64_t{m}));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    for (const char* p : {"in_shape", "padding", "mode"})
-      if (!s.params.has(p)) return fmt::format("{}: {} is not given", k.name, p);
+    if (auto e = missing_params(k, s, {"in_shape", "padding", "mode"}); !e.empty()) return e;
     const std::int64_t mode = s.params.integer("mode");
     if (mode < 0 || mode > 2) return fmt::format("{}: mode {} is none of 0, 1, 2", k.name, mode);
     const Dims& in = s.params.shape("in_shape");
-    if (std::string e = padding_error(static_cast<Mode>(mode), in, s.params.shape("padding")); !e.empty())
-      return fmt::format("{}: {}", k.name, e);
+    if (std::string e = padding_error(static_cast<Mode>(mode), in, s.params.shape("padding")); !e.empty()) return named_error(k, e);
     const Dims out = padded_dims(in, s.params.shape("padding"));
     if (s.dims.at(0) != out) return fmt::format("{}: {} is not the padded {}", k.name, operand_text(k, s, 0), dims_to_string(out));
     return {};

@@ -110,7 +110,7 @@ class Pool final : public Driver {
   }
   // A line gives kernel_size; stride defaults to it (PyTorch's).
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (!s.params.has("kernel_size")) return fmt::format("{}: kernel_size is not given", k.name);
+    if (auto e = missing_params(k, s, {"kernel_size"}); !e.empty()) return e;
     const Dims& d = s.dims.at(0);
     const std::int64_t size = s.params.integer("kernel_size");
     if (size > d[2] || size > d[3]) return fmt::format("{}: the {}x{} window is larger than {}", k.name, size, size, operand_text(k, s, 0));

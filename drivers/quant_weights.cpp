@@ -14,16 +14,18 @@ namespace qm = oracle::quant;
 
 constexpr std::int64_t kTypes[] = {2, 8, 12};
 
-// A scale half: moderate (2^-8 .. 2^4, either sign), any pattern, or special.
+// A moderate scale half from 16 random bits: 2^-8 .. 2^4, either sign.
+std::uint16_t moderate_half(std::uint16_t r) {
+  const auto exponent = static_cast<std::uint16_t>(7 + r % 13);  // biased 7..19: 2^-8 .. 2^4
+  return static_cast<std::uint16_t>((r & 0x8000) | (exponent << 10) | ((r >> 3) & 0x3FF));
+}
+
+// A scale half: moderate, any pattern, or special.
 rc::Gen<std::uint16_t> scale_half() {
   const std::vector<std::uint16_t> specials{0x0000, 0x8000, 0x0001, 0x03FF, 0x0400, 0x7BFF, 0xFBFF,
                                             0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE01};
   return rc::gen::weightedOneOf<std::uint16_t>({
-      {12, rc::gen::map(rc::gen::arbitrary<std::uint16_t>(),
-                        [](std::uint16_t r) {
-                          const auto exponent = static_cast<std::uint16_t>(7 + r % 13);  // biased 7..19: 2^-8 .. 2^4
-                          return static_cast<std::uint16_t>((r & 0x8000) | (exponent << 10) | ((r >> 3) & 0x3FF));
-                        })},
+      {12, rc::gen::map(rc::gen::arbitrary<std::uint16_t>(), moderate_half)},
       {4, rc::gen::arbitrary<std::uint16_t>()},
       {3, rc::gen::elementOf(specials)},
   });
@@ -111,9 +113,7 @@ Tensor shaped_weight(const Drawn& d, std::uint64_t seed) {
   const int halves = d.type == 12 ? 2 : 1;
   for (std::size_t b = 0; b < bytes.size(); b += static_cast<std::size_t>(f.bytes))
     for (int h = 0; h < halves; ++h) {
-      const std::uint64_t r = gen::splitmix64(s);
-      const auto exponent = static_cast<std::uint16_t>(7 + r % 13);  // biased 7..19: 2^-8 .. 2^4
-      const auto half = static_cast<std::uint16_t>(((r >> 8) & 0x8000) | (exponent << 10) | ((r >> 24) & 0x3FF));
+      const std::uint16_t half = moderate_half(static_cast<std::uint16_t>(gen::splitmix64(s) >> 48));
       bytes[b + 2 * h] = static_cast<std::uint8_t>(half), bytes[b + 2 * h + 1] = static_cast<std::uint8_t>(half >> 8);
     }
   return words_of(bytes);

@@ -76,9 +76,8 @@ class ReduceTo final : public Driver {
     return all_given({{n, 2}}, Params().set("target", Dims{2}));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (!s.params.has("target")) return fmt::format("{}: target is not given", k.name);
-    const std::string e = target_error(s.dims.at(0), s.params.shape("target"));
-    return e.empty() ? e : fmt::format("{}: target {}", k.name, e);
+    if (auto e = missing_params(k, s, {"target"}); !e.empty()) return e;
+    return named_error(k, target_error(s.dims.at(0), s.params.shape("target")));
   }
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
     return uniform_case(s, {t}, seed);

@@ -79,7 +79,8 @@ class Reorder final : public Movement {
     return s;
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
-    if (mode_of(k) == roll && !s.params.has("shift")) return fmt::format("{}: shift is not given", k.name);
+    if (mode_of(k) == roll)
+      if (auto e = missing_params(k, s, {"shift"}); !e.empty()) return e;
     return dim_error(k, s);
   }
   gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {

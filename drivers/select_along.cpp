@@ -83,9 +83,10 @@ void set_picks(Mode m, gen::Case& c, const std::vector<std::int64_t>& v) {
 // count picks from [0, n): the first and last line among them, the others
 // uniform (SplitMix64 from seed), in time linear in count.
 std::vector<std::int64_t> drawn_picks(std::int64_t count, std::int64_t n, std::uint64_t seed) {
-  std::vector<std::int64_t> v(static_cast<std::size_t>(count));
-  for (std::size_t j = 0; j < v.size(); ++j)
-    v[j] = j == 0 ? 0 : j == 1 ? n - 1 : static_cast<std::int64_t>(gen::splitmix64(seed) % static_cast<std::uint64_t>(n));
+  const std::vector<std::uint64_t> d = drawn_indices(static_cast<std::size_t>(count), static_cast<std::uint64_t>(n), seed);
+  std::vector<std::int64_t> v(d.begin(), d.end());
+  if (count > 0) v[0] = 0;
+  if (count > 1) v[1] = n - 1;
   return v;
 }
 
@@ -232,14 +233,14 @@ class SelectAlong final : public Movement {
   // the first), in a scattered order for the index lists.
   std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
     const Mode m = static_cast<Mode>(mode_of(k));
-    gen::Case c{{Tensor(DType::f32, {}), Tensor(DType::u32, {})}, Params(), false};
     std::vector<std::int64_t> v(static_cast<std::size_t>(n));
-    for (std::int64_t j = 0; j < n; ++j) v[static_cast<std::size_t>(j)] = m == slice ? j : (j * 7919 + 1) % n;
-    if (m == slice && n > 1) v.erase(v.begin());
-    set_picks(m, c, v);
-    if (m == embedding) return all_given({{n, 16}}, c.params);
-    c.params.set("dim", std::int64_t{1});
-    return all_given(m == index_select_tensor ? std::vector<Dims>{{2, n}, {n}} : std::vector<Dims>{{2, n}}, c.params);
+    for (std::int64_t j = 0; j < n; ++j) v[static_cast<std::size_t>(j)] = (j * 7919 + 1) % n;
+    Params p;
+    if (m == slice) p.set("start", std::int64_t{n > 1}).set("len", n - (n > 1));
+    if (m == index_select) p.set("indices", v);
+    if (m == embedding) return all_given({{n, 16}}, p.set("ids", v));
+    p.set("dim", std::int64_t{1});  // (index_select_tensor's index values are drawn: picked())
+    return all_given(m == index_select_tensor ? std::vector<Dims>{{2, n}, {n}} : std::vector<Dims>{{2, n}}, p);
   }
   // A line's picks left out are drawn (dim: the last axis): a slice from
   // start (default 0) to the end; index lists of the dim's size; 512 ids

@@ -154,7 +154,7 @@ class ShapeView final : public Movement {
     const auto rank = static_cast<std::int64_t>(d.size());
     switch (static_cast<Mode>(mode_of(k))) {
       case reshape:
-        if (!s.params.has("shape")) return fmt::format("{}: shape is not given", k.name);
+        if (auto e = missing_params(k, s, {"shape"}); !e.empty()) return e;
         if (checked_numel(s.params.shape("shape")) != checked_numel(d))
           return fmt::format("{}: {} does not hold the {} elements of shape {}", k.name, operand_text(k, s, 0),
                              checked_numel(s.params.shape("shape")), dims_to_string(s.params.shape("shape")));

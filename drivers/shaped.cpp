@@ -85,6 +85,16 @@ Shaped all_given(std::vector<Dims> dims, Params p) {
   return Shaped{std::move(dims), std::move(given), std::move(p)};
 }
 
+std::string named_error(const contract::KernelSpec& k, const std::string& e) {
+  return e.empty() ? e : fmt::format("{}: {}", k.name, e);
+}
+
+std::string missing_params(const contract::KernelSpec& k, const Shaped& s, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (!s.params.has(name)) return fmt::format("{}: {} is not given", k.name, name);
+  return {};
+}
+
 std::string operand_text(const contract::KernelSpec& k, const Shaped& s, std::size_t i) {
   return fmt::format("{} {}", k.inputs.at(i).name, dims_to_string(s.dims.at(i)));
 }

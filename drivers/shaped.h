@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ std::vector<std::uint64_t> drawn_indices(std::size_t count, std::uint64_t n, std
 Params shaped_params(const contract::KernelSpec& k, const Shaped& s, std::uint64_t seed);
 // A Shaped of these dims, every operand given.
 Shaped all_given(std::vector<Dims> dims, Params p = {});
+
+// A problem line's error after the kernel's name ("" stays ""), and "" when
+// the line gives each of `names` (parameters with no default), else which
+// it does not.
+std::string named_error(const contract::KernelSpec& k, const std::string& e);
+std::string missing_params(const contract::KernelSpec& k, const Shaped& s, std::initializer_list<const char*> names);
 
 // "" when every operand has the same dims, else which differs.
 std::string same_dims_error(const contract::KernelSpec& k, const Shaped& s);
