@@ -256,6 +256,13 @@ class Attention final : public AttentionRows {
     return attention_shaped_case(k, t, seed, s);
   }
 
+  // An output is a convex combination of v's rows (exact softmax weights:
+  // nonnegative, summing to 1), or +0 for a row with no admissible key:
+  // |z| <= max|v|.
+  std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
+    return max_abs(c.inputs.at(2));
+  }
+
   // A cell's values are copied once for its D outputs (a 4096-key cell
   // is a million values).
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,

@@ -200,6 +200,16 @@ class Driver {
   // the budget's (engine/sample.h). 1 where a row's or a cell's work is
   // shared by its elements (the oracles keep it per row).
   virtual std::int64_t element_terms(const contract::KernelSpec&, const gen::Case&) const { return 1; }
+  // A bound M on |z| for every exact output z of shaped case c (whose
+  // inputs are finite: every driver's shaped values are), from one pass
+  // over its inputs; nullopt where the driver derives none. Where M lies
+  // below the output dtype's largest finite value, RN(z) is finite for
+  // every output, so a NaN or an infinity there fails every accuracy model
+  // (engine/grading.cpp): checks/finite_outputs.cpp holds every element of
+  // a shaped output to it, the ones its exact sample left out too.
+  virtual std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case&) const {
+    return std::nullopt;
+  }
   // The elements of `out` (ascending flat indices) alone: a sampled
   // output's. Through element_at where the driver has it, else
   // for_each_element's elements filtered; the row drivers keep a row's

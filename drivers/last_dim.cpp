@@ -15,6 +15,7 @@
 // threshold (where a softmax without its max subtraction overflows), rows
 // spread over exp's whole range (where x_j - m's rounding matters most),
 // and rows scaled to huge or tiny magnitudes.
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -334,6 +335,23 @@ class LastDim final : public Driver {
     if (!allows_empty_rows(k) && !s.dims[0].empty() && s.dims[0].back() == 0)
       return fmt::format("{}: {} has an empty last axis ({} rejects it: last_dim.zero)", k.name, operand_text(k, s, 0), k.name);
     return {};
+  }
+  // softmax's z lies in [0, 1]; log_softmax's is x_i - m - ln sum e^(x_j - m),
+  // within [-(max - min) - ln n, 0], ln n <= bit_width(n); a norm's (x_i -
+  // mean) / sqrt(v + eps) and x_i / sqrt(mean x^2 + eps) are at most
+  // sqrt(n) (Cauchy-Schwarz). The backwards derive none.
+  std::optional<double> shaped_magnitude(const contract::KernelSpec& k, const gen::Case& c) const override {
+    const Tensor& x = c.inputs.at(0);
+    const auto m = max_abs(x);
+    const auto n = static_cast<std::uint64_t>(x.dims().empty() ? 1 : x.dims().back());
+    if (first_ != FirstInput::data || !m) return std::nullopt;
+    switch (k.row_map) {
+      case contract::RowMap::softmax: return 1.0;
+      case contract::RowMap::log_softmax: return 2 * *m + static_cast<double>(std::bit_width(n));
+      case contract::RowMap::layer_norm:
+      case contract::RowMap::rms_norm: return std::sqrt(static_cast<double>(n));
+      default: return std::nullopt;
+    }
   }
   // Rows uniform on [-4, 4] (a layer's activations, a vocabulary's
   // logits: the random cases have the special and adversarial rows; at

@@ -188,6 +188,15 @@ class Matmul final : public Driver {
     return uniform_case(s, {t, b_dtype(k, t), t}, seed);
   }
 
+  // An output folds a's row and b's column, K products each at most
+  // max|a| max|b|, plus the bias: |z| <= K max|a| max|b| + max|bias|.
+  std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
+    const auto a = max_abs(c.inputs.at(0)), b = max_abs(c.inputs.at(1));
+    const auto bias = c.inputs.size() == 3 ? max_abs(c.inputs[2]) : std::optional<double>(0.0);
+    if (!a || !b || !bias || c.inputs[0].dims().empty()) return std::nullopt;
+    return static_cast<double>(c.inputs[0].dims().back()) * *a * *b + *bias;
+  }
+
   // `--input A,B` (`A,B,BIAS` with a bias): the 1 x 1 times 1 x 1 case
   // (the product alone, plus a bias [1]).
   std::optional<gen::Case> element_case(const contract::KernelSpec& k, DType t, std::span<const std::uint64_t> bits,

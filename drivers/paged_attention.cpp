@@ -122,6 +122,11 @@ class PagedAttention final : public AttentionRows {
     if (s.given[5] && s.dims[5] != Dims{q[1]}) return fmt::format("{}: {} is not one slope a query head", k.name, operand_text(k, s, 5));
     return {};
   }
+  // A convex combination of the value cache's rows (or +0 for an empty
+  // context), as attention's: |z| <= max|v_cache|.
+  std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
+    return max_abs(c.inputs.at(2));
+  }
   // q and the caches uniform on [-1, 1]; scale 1/sqrt(D), no softcap,
   // ALiBi's slopes, where the line leaves them out.
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {

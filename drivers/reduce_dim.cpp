@@ -4,6 +4,8 @@
 // several outputs (torch.max(x, dim)'s values and indices) has each of
 // that shape, in its own dtype: an element's form is its output's index,
 // which the oracle and the replay are told (oracle::Context::form).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "drivers/folds.h"
@@ -61,6 +63,15 @@ class ReduceDim final : public Driver {
       return fmt::format("{}: {} is empty along dim {} ({} rejects it: dim.empty)", k.name, operand_text(k, s, 0),
                          p.integer("dim"), k.name);
     return {};
+  }
+  // A sum of the n terms along dim is at most n max|x|; a mean, a max or
+  // a min at most max|x|, an index below n: |z| <= n max(max|x|, 1). An
+  // empty axis (a mean's NaN) has none.
+  std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
+    const auto x = max_abs(c.inputs.at(0));
+    const std::int64_t n = c.inputs[0].dims().at(static_cast<std::size_t>(c.params.integer("dim")));
+    if (!x || n == 0) return std::nullopt;
+    return static_cast<double>(n) * std::max(*x, 1.0);
   }
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
     return uniform_along_dim(s, t, seed);

@@ -145,6 +145,16 @@ gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DTyp
   return gen::Case{{gen::tensor_of(t, d, shaped_values(t, k.values, static_cast<std::size_t>(checked_numel(d)), seed))}, p, false};
 }
 
+std::optional<double> max_abs(const Tensor& t) {
+  double m = 0;
+  for (std::int64_t i = 0; i < t.numel(); ++i) {
+    const double v = std::fabs(t.value_at(i));
+    if (!std::isfinite(v)) return std::nullopt;
+    m = std::max(m, v);
+  }
+  return m;
+}
+
 std::string target_error(const Dims& big, const Dims& small) {
   if (small.size() > big.size()) return fmt::format("{} has more axes than {}", dims_to_string(small), dims_to_string(big));
   for (std::size_t i = 0; i < small.size(); ++i) {

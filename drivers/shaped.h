@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ gen::Case uniform_along_dim(const Shaped& s, DType t, std::uint64_t seed);
 // (shaped_values: NaN payloads and signed zeros travel through a mover),
 // the parameters given, `dim` with_dim's where the kernel takes one.
 gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DType t, std::uint64_t seed);
+
+// The largest |x| of t's elements, nullopt where one is not finite (a
+// shaped_magnitude's ingredient).
+std::optional<double> max_abs(const Tensor& t);
 
 // "" when `small` is a reduce_to / broadcast_to target of `big` (rank
 // no higher, right-aligned, each dim big's or 1), else what differs.

@@ -170,7 +170,7 @@ void combine_shapes(ShapeReport& into, const ShapeReport& from) {
                       std::pair{&into.sampled_cases, &from.sampled_cases}, std::pair{&into.sampled_of, &from.sampled_of},
                       std::pair{&into.sampled_graded, &from.sampled_graded}, std::pair{&into.sample_edges, &from.sample_edges},
                       std::pair{&into.sample_boundaries, &from.sample_boundaries},
-                      std::pair{&into.sample_random, &from.sample_random}})
+                      std::pair{&into.sample_random, &from.sample_random}, std::pair{&into.finite_held, &from.finite_held}})
     *m = saturating_add(*m, *f);
   if (from.sample_draws > 0) into.sample_draws = into.sample_draws == 0 ? from.sample_draws : std::min(into.sample_draws, from.sample_draws);
   if (from.largest_elements > into.largest_elements) {

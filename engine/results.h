@@ -223,6 +223,9 @@ struct ShapeReport {
   std::int64_t sampled_cases = 0, sampled_of = 0, sampled_graded = 0;
   std::int64_t sample_edges = 0, sample_boundaries = 0, sample_random = 0, sample_draws = 0;
   std::vector<std::string> failed_problems;  // Problem::where() of each failing problem line
+  // Output elements of shaped cases held finite by the whole-output check
+  // (checks/finite_outputs.cpp), sampled or not.
+  std::int64_t finite_held = 0;
 };
 
 // (1 - f)^R: the probability that R uniform draws miss a defect touching

@@ -72,6 +72,7 @@ json shapes_json(const engine::ShapeReport& s) {
                      {"random_draws_per_output", s.sample_draws},
                      {"miss_probability_f_1e-2", number(engine::miss_probability(s.sample_draws, 1e-2))},
                      {"miss_probability_f_1e-3", number(engine::miss_probability(s.sample_draws, 1e-3))}};
+  if (s.finite_held > 0) out["held_finite"] = s.finite_held;
   return out;
 }
 

@@ -240,6 +240,7 @@ engine::ShapeReport shapes(const Fields& f) {
                         .largest_elements = f.count("largest_elements"), .peak_bytes = f.count("peak_bytes"),
                         .sampled_cases = f.count("sampled_cases")};
   s.failed_problems = values(f, "failed_problems", text_value);
+  if (f.has("held_finite")) s.finite_held = f.count("held_finite");
   if (f.has("sample")) {
     const Fields m = f.sub("sample");
     s.sampled_of = m.count("elements_of_sampled_outputs");

@@ -204,7 +204,35 @@ TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
     const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
     EXPECT_EQ(graded(backend.c_str(), kernel, DType::f32, "tails", id).verdict, engine::Verdict::fail) << repro;
   }
-  EXPECT_EQ(mutants, 6);  // (softmax, layer_norm, cumsum, split-K matmul, flash, Q4_K)
+  EXPECT_EQ(mutants, 7);  // (softmax twice, layer_norm, cumsum, split-K matmul, flash, Q4_K)
+}
+
+// One NaN element a row that the exact sample does not grade: the accuracy
+// check passes the tails (its sample misses element 4743 of every row),
+// the whole-output check fails them, naming the element, and its replay
+// fails the same way.
+TEST(ShapedCases, WholeOutputCheckCatchesWhatTheSampleMisses) {
+  const auto r = graded("mutant:softmax_stale_lane", "softmax_last_dim", DType::f32, "tails");
+  ASSERT_EQ(r.verdict, engine::Verdict::fail);
+  const engine::CheckTally* accuracy = nullptr;
+  const engine::CheckTally* finite = nullptr;
+  for (const auto& c : r.checks) {
+    if (c.name == "accuracy") accuracy = &c;
+    if (c.name == "finite_outputs") finite = &c;
+  }
+  ASSERT_TRUE(accuracy && finite);
+  EXPECT_EQ(accuracy->failed, 0);
+  EXPECT_GT(finite->failed, 0);
+  EXPECT_GT(r.shapes.finite_held, 0);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures.front().message.find("element 4743 is NaN"), std::string::npos) << r.failures.front().message;
+  const std::string& repro = r.failures.front().repro;
+  const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
+  EXPECT_EQ(graded("mutant:softmax_stale_lane", "softmax_last_dim", DType::f32, "tails", id).verdict, engine::Verdict::fail);
+  // (The reference: every element of every tail finite, and held so.)
+  const auto ref = graded("reference", "softmax_last_dim", DType::f32, "tails");
+  EXPECT_EQ(ref.verdict, engine::Verdict::pass) << ref.headline;
+  EXPECT_GT(ref.shapes.finite_held, 38 * 2);
 }
 
 }  // namespace

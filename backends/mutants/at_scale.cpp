@@ -45,6 +45,18 @@ Outputs softmax_drops_last_block(std::string_view kernel, std::span<const Tensor
   });
 }
 
+Outputs softmax_stale_lane(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Rows past 4096: lane 7 of the 40th vector of 16 in the fifth block of
+  // 1024 (element 4743) is never written, its register's stale NaN
+  // stored. One element of a row: an exact sample of a few thousand of
+  // two such rows' 8000-odd elements most likely misses it.
+  Outputs y = ref::execute(kernel, in, p);
+  if (in[0].rank() == 0 || in[0].dims().back() <= 4743) return y;
+  const std::int64_t n = in[0].dims().back();
+  for (std::int64_t r = 0; r * n < in[0].numel(); ++r) y[0].set_bits(r * n + 4743, bits(in[0].dtype(), NAN));
+  return y;
+}
+
 Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // Rows past 4096 as two halves' Welford states merged with the
   // between-halves term's difference of means not squared:
@@ -155,6 +167,9 @@ void register_at_scale(std::vector<Mutant>& v) {
       {"softmax_drops_last_block", {"softmax_last_dim"}, wide, "accuracy",
        "softmax of rows past 1024 sums blocks of 256 and drops the last partial block's exponentials",
        softmax_drops_last_block, "conformance", false, "tails"},
+      {"softmax_stale_lane", {"softmax_last_dim"}, wide, "property",
+       "softmax of rows past 4096 leaves element 4743 of each row unwritten (a stale NaN lane)", softmax_stale_lane,
+       "conformance", false, "tails"},
       {"layer_norm_wrong_welford_merge", {"layer_norm_last_dim"}, wide, "accuracy",
        "layer_norm of rows past 4096 merges two halves' Welford states with the means' difference not squared",
        layer_norm_wrong_welford_merge, "conformance", false, "tails"},
