@@ -50,7 +50,7 @@ class Adjoint final : public Check {
       if (diff <= bound) acc.record(v.c, tally, true);
       else fail(fmt::format("|<x, broadcast(g)> - <reduce_sum_to(x), g>| = {} exceeds the bound {}",
                             diff.str(8, std::ios_base::scientific), bound.str(8, std::ios_base::scientific)));
-    });
+    }, Cost::linear);
   }
 
  private:

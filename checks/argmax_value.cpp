@@ -32,7 +32,7 @@ class ArgmaxValue final : public Check {
         if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("x at index {} of output cell {} is not {}'s value", at, e.out, p_.related));
       });
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -26,7 +26,7 @@ class BroadcastConsistent final : public Check {
       if (ok) acc.record(v.c, tally, true);
       else fail(fmt::format("{}(a, b) differs from {}(broadcast_to(a), broadcast_to(b)) at element {}", v.c.k.name,
                             p_.related, bad));
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -33,16 +33,23 @@ const Registry& registry();
 // (engine::check_table): throws std::logic_error listing every problem.
 const std::vector<contract::KernelSpec>& checked_kernels();
 
+// What a relation costs on a case of n elements: `linear` runs on shaped
+// cases (a tail's, a problem line's) too: it reruns kernels and compares,
+// sums each element's terms exactly once, evaluates a row's elements
+// through one row's oracle work (checks/row_oracle.h, RowOracle), or
+// relates only the elements grading evaluated (each_graded_element: a
+// shaped case's exact sample). `per_element_oracle` (an oracle evaluated
+// per element over its whole row or cell, n^2 at scale) runs on the random
+// cases only.
+enum class Cost { per_element_oracle, linear };
+
 // A relational property on one case: its tally, a way to fail the whole
 // case with a reason, and any exception from a call it makes turned into
 // such a failure. body(tally, fail).
 template <class Body>
-void relational(const contract::Property& p, const CaseView& v, engine::Tallies& acc, Body body) {
-  // A shaped case (a tail's, a problem line's): the relations, several of
-  // which evaluate an oracle per element over its whole row (n^2 at scale),
-  // are graded on the run's random cases; a shaped case's accuracy and its
-  // case checks are graded (docs/architecture.md, "Shaped cases").
-  if (!p.applies_to(v.c.t) || v.cs.shaped) return;
+void relational(const contract::Property& p, const CaseView& v, engine::Tallies& acc, Body body,
+                Cost cost = Cost::per_element_oracle) {
+  if (!p.applies_to(v.c.t) || (v.cs.shaped && cost != Cost::linear)) return;
   CheckTally& tally = acc.tally("property:" + std::string(p.name), engine::CheckKind::property);
   // A library that does not implement the related kernel (a plug-in of a
   // few kernels) cannot be held to a relation with it: not graded, with

@@ -27,7 +27,7 @@ class Commutative final : public Check {
         if (ok) acc.record(v.c, tally, true);
         else fail(fmt::format("f(a, b) != f(b, a) at output element {}", e.out));
       });
-    });
+    }, Cost::linear);
   }
 
  private:

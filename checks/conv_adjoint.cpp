@@ -65,7 +65,7 @@ class ConvAdjoint final : public Check {
       if (diff <= bound) acc.record(v.c, tally, true);
       else fail(fmt::format("|<u, conv_transpose2d(y)> - <{}(u), y>| = {} exceeds the bound {}", p_.related,
                             diff.str(8, std::ios_base::scientific), bound.str(8, std::ios_base::scientific)));
-    });
+    }, Cost::linear);
   }
 
  private:

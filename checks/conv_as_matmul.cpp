@@ -56,7 +56,7 @@ class ConvAsMatmul final : public Check {
                                   engine::fmt_value(bound)));
       }
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

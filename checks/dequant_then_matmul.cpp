@@ -41,7 +41,7 @@ class DequantThenMatmul final : public Check {
       });
       if (!why.empty()) return fail(why);
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -31,7 +31,7 @@ class FlashMatchesNaive final : public Check {
                                 dims_to_string(other.dims())));
       std::int64_t compared = 0;
       bool failed = false;
-      v.c.driver.for_each_element(v.c.k, v.cs, [&](const drivers::Element& e) {
+      each_graded_element(v, [&](const drivers::Element& e) {
         if (failed) return;
         const double yf = v.y.value_at(e.out), yn = other.value_at(e.out);
         const std::optional<RowExact> gf = graded_row_exact(v, e.out);
@@ -55,7 +55,7 @@ class FlashMatchesNaive final : public Check {
         }
       });
       if (!failed && compared > 0) acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -46,7 +46,7 @@ class LinearAsMatmulAdd final : public Check {
       });
       if (!why.empty()) return fail(why);
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -50,9 +50,10 @@ class NormalizedMoments final : public Check {
         const Mp m1 = layer ? (sx - count * mu) / (count * boost::multiprecision::sqrt(spread + ee)) : Mp(0);
         const Mp m2 = nn / count * spread / (spread + ee);
         Mp s1(0), s2(0), b1(0), b2(0);
+        RowOracle row(v.c.t, v.cs.params, xr);
         for (std::int64_t j = 0; j < n; ++j) {
           const auto jj = static_cast<std::size_t>(j);
-          const std::optional<RowExact> ge = graded_row_exact(v, at + j);
+          const std::optional<RowExact> ge = graded_or_evaluated(v, at + j, row, jj);
           if (!ge || !oracle::is_number(ge->bound)) return;
           const RowExact& e = *ge;
           const Mp y(yr[jj]);
@@ -73,7 +74,7 @@ class NormalizedMoments final : public Check {
         }
       });
       if (!failed && rows > 0) acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -44,19 +44,24 @@ class PrefixTotal final : public Check {
         }
         const double last = v.y.value_at(base + (n - 1) * inner), sum = total.value_at(cell);
         if (!finite || !std::isfinite(last) || !std::isfinite(sum)) continue;
-        // In MPFR: the difference and the bound 2 gamma sum|x| (its double
-        // sum and gamma rounded up by a relative 2^-40: their roundings, n
-        // of them for the sum, stay below that for n < 2^12).
+        // In MPFR: the difference and the bound 2 gamma sum|x|, its double
+        // sum and gamma rounded up by a relative (n + 2) 2^-52: the sum's n
+        // roundings (each 2^-53 relative at most, of a sum of nonnegative
+        // terms), gamma_up's and the product's, with room for their
+        // compounding ((1 + 2^-53)^(n + 2) <= 1 + (n + 2) 2^-52 while (n +
+        // 2) 2^-53 < 1): any n, a 32000-term line's too.
         oracle::PrecisionScope scope(256);
         const oracle::Mp diff = boost::multiprecision::abs(oracle::Mp(last) - oracle::Mp(sum));
-        const oracle::Mp bound = oracle::Mp(2 * gamma) * oracle::Mp(abs_sum) * oracle::Mp(1 + 0x1p-40);
+        oracle::Mp slack = oracle::Mp(static_cast<double>(n + 2));
+        mpfr_mul_2si(oracle::raw(slack), oracle::raw(slack), -52, MPFR_RNDU);
+        const oracle::Mp bound = oracle::Mp(2 * gamma) * oracle::Mp(abs_sum) * (oracle::Mp(1) + slack);
         if (diff > bound)
           return fail(fmt::format("line {}: the last prefix {} and {}'s {} differ by {}, above the bound {}", cell,
                                   fmt_value(last), p_.related, fmt_value(sum), diff.str(6, std::ios_base::scientific),
                                   bound.str(6, std::ios_base::scientific)));
       }
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -30,7 +30,7 @@ class RoundTrip final : public Check {
           return fail(fmt::format("{}({}) of the output differs from x at flat index {}: {:#x} instead of {:#x}", op,
                                   back.to_string(), i, r.bits_at(i), x.bits_at(i)));
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

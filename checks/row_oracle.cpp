@@ -47,6 +47,28 @@ RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std:
   return row_exact(k, oracle::Row{{.dtype = t, .out_dtype = t, .params = &p}, {a.begin(), a.end()}, {b.begin(), b.end()}, i});
 }
 
+RowOracle::RowOracle(DType t, const Params& p, std::span<const double> a, std::span<const double> b)
+    : row_{{.dtype = t, .out_dtype = t, .params = &p}, {a.begin(), a.end()}, {b.begin(), b.end()}, 0, oracle::next_fill()} {}
+
+RowExact RowOracle::at(const contract::KernelSpec& k, std::size_t i) {
+  row_.i = i;
+  return row_exact(k, row_);
+}
+
+std::optional<RowExact> graded_or_evaluated(const engine::CaseView& v, std::int64_t out, RowOracle& row, std::size_t j) {
+  if (!v.cs.shaped || (static_cast<std::size_t>(out) < v.exacts.size() && v.exacts[static_cast<std::size_t>(out)]))
+    return graded_row_exact(v, out);
+  return row.at(v.c.k, j);
+}
+
+void each_graded_element(const engine::CaseView& v, const std::function<void(const drivers::Element&)>& f) {
+  if (!v.cs.shaped) return v.c.driver.for_each_element(v.c.k, v.cs, f);
+  std::vector<std::int64_t> graded;
+  for (std::size_t i = 0; i < v.exacts.size(); ++i)
+    if (v.exacts[i]) graded.push_back(static_cast<std::int64_t>(i));
+  v.c.driver.for_each_listed(v.c.k, v.cs, graded, f);
+}
+
 std::optional<std::vector<oracle::Mp>> output_bounds(const engine::CaseView& v) {
   const drivers::Expectation want = v.c.driver.expected_output(v.c.k, v.cs);
   std::vector<oracle::Mp> bound(static_cast<std::size_t>(want.numel()));

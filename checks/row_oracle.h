@@ -4,6 +4,7 @@
 // (oracles/exact.h), at the working precision of the dtype.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -40,6 +41,33 @@ RowExact row_exact(const contract::KernelSpec& k, const oracle::Row& in);
 std::optional<RowExact> graded_row_exact(const engine::CaseView& v, std::int64_t out);
 RowExact row_exact(const contract::KernelSpec& k, DType t, const Params& p, std::span<const double> a,
                    std::span<const double> b, std::size_t i);
+
+// The elements of one row under the Row oracles of entries, evaluated
+// here: one Row, one Row::fill, for all of them, so that an oracle's row
+// work (its row caches, oracles/row_support.h: a softmax row's n
+// exponentials, which log_softmax shares) is done once a row, each element
+// then O(1).
+class RowOracle {
+ public:
+  RowOracle(DType t, const Params& p, std::span<const double> a, std::span<const double> b = {});
+  // Element i under entry k's oracle.
+  RowExact at(const contract::KernelSpec& k, std::size_t i);
+
+ private:
+  oracle::Row row_;
+};
+// Element j of `row` (output element `out` of the case's own kernel):
+// grading's evaluation where it kept one (graded_row_exact); on a shaped
+// case, whose exact sample grades few of its elements, row's evaluation of
+// the others (nullopt, as graded_row_exact's, where grading decided the
+// element by a special-value rule).
+std::optional<RowExact> graded_or_evaluated(const engine::CaseView& v, std::int64_t out, RowOracle& row, std::size_t j);
+
+// The case's elements that grading evaluated (CaseView::exacts holds
+// them): every element of a random case, the exact sample of a shaped one
+// (built alone, drivers::Driver::for_each_listed: an attention output of
+// millions of elements is not walked).
+void each_graded_element(const engine::CaseView& v, const std::function<void(const drivers::Element&)>& f);
 
 // Each output element's bound under its entry's Row oracle (elements of
 // the case's driver, in the order of its outputs' sequence, drivers::

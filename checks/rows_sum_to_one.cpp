@@ -30,9 +30,10 @@ class RowsSumToOne final : public Check {
         oracle::PrecisionScope scope(1024);
         oracle::ExactSum sum;
         oracle::Mp bound(0), s;
+        RowOracle row(v.c.t, v.cs.params, xr);
         for (std::int64_t j = 0; j < n; ++j) {
           sum.add(yr[static_cast<std::size_t>(j)]);
-          const std::optional<RowExact> e = graded_row_exact(v, at + j);
+          const std::optional<RowExact> e = graded_or_evaluated(v, at + j, row, static_cast<std::size_t>(j));
           if (!e) return;
           bound += e->bound;
         }
@@ -46,7 +47,7 @@ class RowsSumToOne final : public Check {
         }
       });
       if (!failed && rows > 0) acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

@@ -33,7 +33,7 @@ class SplitParts final : public Check {
         start += len;
       }
       acc.record(v.c, tally, true);
-    });
+    }, Cost::linear);
   }
 
  private:

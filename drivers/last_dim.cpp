@@ -339,7 +339,8 @@ class LastDim final : public Driver {
   // softmax's z lies in [0, 1]; log_softmax's is x_i - m - ln sum e^(x_j - m),
   // within [-(max - min) - ln n, 0], ln n <= bit_width(n); a norm's (x_i -
   // mean) / sqrt(v + eps) and x_i / sqrt(mean x^2 + eps) are at most
-  // sqrt(n) (Cauchy-Schwarz). The backwards derive none.
+  // sqrt(n) (Cauchy-Schwarz) where eps > 0 (with eps = 0 a constant row's,
+  // or a zero row's, is 0/0: NaN). The backwards derive none.
   std::optional<double> shaped_magnitude(const contract::KernelSpec& k, const gen::Case& c) const override {
     const Tensor& x = c.inputs.at(0);
     const auto m = max_abs(x);
@@ -349,7 +350,9 @@ class LastDim final : public Driver {
       case contract::RowMap::softmax: return 1.0;
       case contract::RowMap::log_softmax: return 2 * *m + static_cast<double>(std::bit_width(n));
       case contract::RowMap::layer_norm:
-      case contract::RowMap::rms_norm: return std::sqrt(static_cast<double>(n));
+      case contract::RowMap::rms_norm:
+        if (!(c.params.real("eps") > 0)) return std::nullopt;
+        return std::sqrt(static_cast<double>(n));
       default: return std::nullopt;
     }
   }

@@ -207,6 +207,24 @@ TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
   EXPECT_EQ(mutants, 7);  // (softmax twice, layer_norm, cumsum, split-K matmul, flash, Q4_K)
 }
 
+// The relations grade the shaped cases too (checks/check.h, Cost): each
+// at-scale defect of a kernel with a relation fails that relation at the
+// tails, over whole rows (a row's sum, its moments, the last prefix) or
+// over the sampled elements (flash against naive).
+TEST(ShapedCases, RelationsGradeTheTails) {
+  const std::pair<const char*, const char*> defects[] = {{"softmax_drops_last_block", "softmax_last_dim"},
+                                                         {"layer_norm_wrong_welford_merge", "layer_norm_last_dim"},
+                                                         {"cumsum_loses_block_carry", "cumsum"},
+                                                         {"flash_drops_last_tile", "attention_flash"}};
+  for (const auto& [mutant, kernel] : defects) {
+    const auto r = graded((std::string("mutant:") + mutant).c_str(), kernel, DType::f32, "tails");
+    std::int64_t relation_failed = 0;
+    for (const auto& c : r.checks)
+      if (c.kind == engine::CheckKind::property && c.name.rfind("property:", 0) == 0) relation_failed += c.failed;
+    EXPECT_GT(relation_failed, 0) << mutant;
+  }
+}
+
 // One NaN element a row that the exact sample does not grade: the accuracy
 // check passes the tails (its sample misses element 4743 of every row),
 // the whole-output check fails them, naming the element, and its replay
