@@ -227,11 +227,8 @@ class Conv final : public Driver {
   // one input position the weight element maps there), so at most
   // (cin / groups) kh kw products of at most max|x| max|w|, plus the bias.
   std::optional<double> shaped_magnitude(const contract::KernelSpec& k, const gen::Case& c) const override {
-    const auto x = max_abs(c.inputs.at(0)), w = max_abs(c.inputs.at(1));
-    const auto bias = c.inputs.size() == 3 ? max_abs(c.inputs[2]) : std::optional<double>(0.0);
-    if (!x || !w || !bias) return std::nullopt;
     const Geometry g = geometry(mode(k), c);
-    return static_cast<double>(g.cin_g() * g.kh * g.kw) * *x * *w + *bias;
+    return products_magnitude(c, g.cin_g() * g.kh * g.kw);
   }
 
   Expectation expected_output(const contract::KernelSpec& k, const gen::Case& c) const override {

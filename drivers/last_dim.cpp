@@ -15,7 +15,6 @@
 // threshold (where a softmax without its max subtraction overflows), rows
 // spread over exp's whole range (where x_j - m's rounding matters most),
 // and rows scaled to huge or tiny magnitudes.
-#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -90,14 +89,6 @@ std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64
   return y;
 }
 
-// An empty last axis is valid input unless the entry forbids it (the
-// forward norms' last_dim.zero).
-bool allows_empty_rows(const contract::KernelSpec& k) {
-  for (const auto& p : k.preconditions)
-    if (p.rule == Rule::last_dim_zero) return false;
-  return true;
-}
-
 const std::vector<std::string_view> kX{"x"}, kYG{"y", "g"}, kXG{"x", "g"};
 
 class LastDim final : public Driver {
@@ -124,7 +115,8 @@ class LastDim final : public Driver {
           for (std::uint32_t a = 0; a < r[0] % 3; ++a) d.push_back(r[1] % 29 == 0 ? 0 : 1 + (r[1] >> (4 * a)) % 4);
           const std::uint32_t pick = r[2] % 16;
           const std::int64_t n = pick == 0 ? 1 : pick < 11 ? 2 + r[3] % 7 : 9 + r[3] % 56;
-          d.push_back(r[4] % 41 == 0 && allows_empty_rows(k) ? 0 : n);
+          // (An empty row where the entry allows one: the forward norms do not.)
+          d.push_back(r[4] % 41 == 0 && !k.has_rule(Rule::last_dim_zero) ? 0 : n);
           const auto total = static_cast<std::size_t>(checked_numel(d));
           const std::uint32_t form = r[5] % 7, w = r[5] / 7;
           const bool derived = first != FirstInput::data && (r[4] >> 8) % 2 == 0;
@@ -325,41 +317,23 @@ class LastDim final : public Driver {
     return true;
   }
 
-  // The main axis: the rows', [2, n] (two rows: a kernel's row index
-  // reaches past the first).
+  // The main axis: the rows', [2, n] (a kernel's row index reaches past the first).
   std::optional<Shaped> tail_shape(const contract::KernelSpec& k, DType, std::int64_t n) const override {
     return all_given(std::vector<Dims>(k.inputs.size(), Dims{2, n}));
   }
   std::string shaped_error(const contract::KernelSpec& k, const Shaped& s) const override {
     if (auto e = same_dims_error(k, s); !e.empty()) return e;
-    if (!allows_empty_rows(k) && !s.dims[0].empty() && s.dims[0].back() == 0)
+    if (k.has_rule(Rule::last_dim_zero) && !s.dims[0].empty() && s.dims[0].back() == 0)
       return fmt::format("{}: {} has an empty last axis ({} rejects it: last_dim.zero)", k.name, operand_text(k, s, 0), k.name);
     return {};
   }
-  // softmax's z lies in [0, 1]; log_softmax's is x_i - m - ln sum e^(x_j - m),
-  // within [-(max - min) - ln n, 0], ln n <= bit_width(n); a norm's (x_i -
-  // mean) / sqrt(v + eps) and x_i / sqrt(mean x^2 + eps) are at most
-  // sqrt(n) (Cauchy-Schwarz) where eps > 0 (with eps = 0 a constant row's,
-  // or a zero row's, is 0/0: NaN). The backwards derive none.
   std::optional<double> shaped_magnitude(const contract::KernelSpec& k, const gen::Case& c) const override {
-    const Tensor& x = c.inputs.at(0);
-    const auto m = max_abs(x);
-    const auto n = static_cast<std::uint64_t>(x.dims().empty() ? 1 : x.dims().back());
-    if (first_ != FirstInput::data || !m) return std::nullopt;
-    switch (k.row_map) {
-      case contract::RowMap::softmax: return 1.0;
-      case contract::RowMap::log_softmax: return 2 * *m + static_cast<double>(std::bit_width(n));
-      case contract::RowMap::layer_norm:
-      case contract::RowMap::rms_norm:
-        if (!(c.params.real("eps") > 0)) return std::nullopt;
-        return std::sqrt(static_cast<double>(n));
-      default: return std::nullopt;
-    }
+    return row_magnitude(k, c);
   }
-  // Rows uniform on [-4, 4] (a layer's activations, a vocabulary's
-  // logits: the random cases have the special and adversarial rows; at
-  // scale a defect must stand out of bounds that grow with the row); a
-  // backward's y a forward's output of such rows, g uniform on [-1, 1].
+  // Rows uniform on [-4, 4] (a layer's activations, a vocabulary's logits:
+  // the random cases have the special rows; at scale a defect must stand out
+  // of bounds that grow with the row); a backward's y a forward's output of
+  // such rows, g uniform on [-1, 1].
   gen::Case shaped_case(const contract::KernelSpec& k, DType t, std::uint64_t seed, const Shaped& s) const override {
     const Dims& d = s.dims.at(0);
     const std::int64_t n = d.empty() ? 1 : d.back();

@@ -14,6 +14,7 @@
 #include "drivers/folds.h"
 #include "drivers/index_maps.h"
 #include "drivers/matmul_pairs.h"
+#include "drivers/matmul_shape.h"
 #include "drivers/shaped.h"
 #include "generators/invalid.h"
 #include "generators/shrink.h"
@@ -22,28 +23,6 @@
 namespace kc::drivers {
 
 namespace {
-
-struct MatmulShape {
-  Dims batch;
-  std::int64_t m = 0, k = 0, n = 0;
-  std::int64_t batches() const { return checked_numel(batch); }
-  Dims a() const { return with(m, k); }
-  Dims b() const { return with(k, n); }
-  Dims out() const { return with(m, n); }
-  Dims with(std::int64_t r, std::int64_t c) const {
-    Dims d = batch;
-    d.push_back(r);
-    d.push_back(c);
-    return d;
-  }
-};
-
-MatmulShape shape_of(const gen::Case& c) {
-  const Dims& a = c.inputs.at(0).dims();
-  const Dims& b = c.inputs.at(1).dims();
-  const std::size_t r = a.size();
-  return {Dims(a.begin(), a.end() - 2), a[r - 2], a[r - 1], b[r - 1]};
-}
 
 // The dtype of operand b in a case of dtype t.
 DType b_dtype(const contract::KernelSpec& k, DType t) {
@@ -188,13 +167,9 @@ class Matmul final : public Driver {
     return uniform_case(s, {t, b_dtype(k, t), t}, seed);
   }
 
-  // An output folds a's row and b's column, K products each at most
-  // max|a| max|b|, plus the bias: |z| <= K max|a| max|b| + max|bias|.
+  // An output folds a's row and b's column, K products, plus the bias.
   std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
-    const auto a = max_abs(c.inputs.at(0)), b = max_abs(c.inputs.at(1));
-    const auto bias = c.inputs.size() == 3 ? max_abs(c.inputs[2]) : std::optional<double>(0.0);
-    if (!a || !b || !bias || c.inputs[0].dims().empty()) return std::nullopt;
-    return static_cast<double>(c.inputs[0].dims().back()) * *a * *b + *bias;
+    return products_magnitude(c, shape_of(c).k);
   }
 
   // `--input A,B` (`A,B,BIAS` with a bias): the 1 x 1 times 1 x 1 case

@@ -1,6 +1,7 @@
 #include "drivers/shaped.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -153,6 +154,29 @@ std::optional<double> max_abs(const Tensor& t) {
     m = std::max(m, v);
   }
   return m;
+}
+
+std::optional<double> products_magnitude(const gen::Case& c, std::int64_t terms) {
+  const auto a = max_abs(c.inputs.at(0)), b = max_abs(c.inputs.at(1));
+  const auto bias = c.inputs.size() > 2 ? max_abs(c.inputs[2]) : std::optional<double>(0.0);
+  if (!a || !b || !bias) return std::nullopt;
+  return static_cast<double>(terms) * *a * *b + *bias;
+}
+
+std::optional<double> row_magnitude(const contract::KernelSpec& k, const gen::Case& c) {
+  const Tensor& x = c.inputs.at(0);
+  const auto m = max_abs(x);
+  const auto n = static_cast<std::uint64_t>(x.dims().empty() ? 1 : x.dims().back());
+  if (!m) return std::nullopt;
+  switch (k.row_map) {
+    case contract::RowMap::softmax: return 1.0;
+    case contract::RowMap::log_softmax: return 2 * *m + static_cast<double>(std::bit_width(n));
+    case contract::RowMap::layer_norm:
+    case contract::RowMap::rms_norm:
+      if (!(c.params.real("eps") > 0)) return std::nullopt;
+      return std::sqrt(static_cast<double>(n));
+    default: return std::nullopt;
+  }
 }
 
 std::string target_error(const Dims& big, const Dims& small) {

@@ -66,6 +66,16 @@ gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DTyp
 // The largest |x| of t's elements, nullopt where one is not finite (a
 // shaped_magnitude's ingredient).
 std::optional<double> max_abs(const Tensor& t);
+// A fold of at most `terms` products of inputs 0 and 1, plus input 2 (a
+// bias) where given: |z| <= terms max|in0| max|in1| + max|in2|.
+std::optional<double> products_magnitude(const gen::Case& c, std::int64_t terms);
+// The last axis's row forwards (the entry's row_map), rows of n: softmax's
+// z lies in [0, 1]; log_softmax's, x_i - m - ln sum e^(x_j - m), within
+// [-(max - min) - ln n, 0], ln n <= bit_width(n); a norm's (x_i - mean) /
+// sqrt(v + eps) and x_i / sqrt(mean x^2 + eps) are at most sqrt(n)
+// (Cauchy-Schwarz) where eps > 0 (with eps = 0 a constant or zero row's is
+// 0/0: NaN). Other entries (the backwards): none.
+std::optional<double> row_magnitude(const contract::KernelSpec& k, const gen::Case& c);
 
 // "" when `small` is a reduce_to / broadcast_to target of `big` (rank
 // no higher, right-aligned, each dim big's or 1), else what differs.

@@ -10,6 +10,14 @@
 
 namespace kc::engine {
 
+namespace {
+
+// A failing element's figure: its normalized error where the bound is
+// condition-aware, else its fractional ulp error.
+double failure_figure(const Figures& g) { return g.normalized ? *g.normalized : g.frac; }
+
+}  // namespace
+
 CaseGrader::CaseGrader(const CaseView& view, Tallies& acc, const drivers::Expectation& want, bool full_stats, Keep keep)
     : v_(view),
       want_(want),
@@ -95,7 +103,11 @@ bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, c
     return g.approximate && ((!g.pass && acc_.keeps(*c_, accuracy_tally())) ||
                              (g.pass && g.semantics_failed() && (accuracy_tally(), acc_.keeps(*c_, semantics_tally()))));
   };
-  if (acc_.needs_exact(g, place) || shown()) g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::exact);
+  // (A failure that would be its case's largest is made exact too: the
+  // figure a problem line reports.)
+  const auto case_worst = [&] { return !g.pass && g.approximate && failure_figure(g) > acc_.case_worst; };
+  if (acc_.needs_exact(g, place) || shown() || case_worst())
+    g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::exact);
   return true;
 }
 
@@ -161,6 +173,10 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   auto report = [&] { return report_as(check, e, g, yv, yb); };
   acc_.record(*c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
   if (full_stats_ && !g.pass && !g.unbounded) acc_.add_failure(g);  // (the unbounded: a semantics finding)
+  if (!g.pass && !g.special && !g.unbounded && failure_figure(g) > acc_.case_worst) {
+    acc_.case_worst = failure_figure(g);
+    acc_.case_worst_normalized = g.normalized.has_value();
+  }
   if (sem) {
     // An element that failed its accuracy too is reported once, there
     // (its error line names the reference's bits); here it is counted.

@@ -178,6 +178,7 @@ void combine_shapes(ShapeReport& into, const ShapeReport& from) {
     into.largest_elements = from.largest_elements;
     into.peak_bytes = from.peak_bytes;
   }
+  into.lines.insert(into.lines.end(), from.lines.begin(), from.lines.end());
   for (const auto& p : from.failed_problems)
     if (std::find(into.failed_problems.begin(), into.failed_problems.end(), p) == into.failed_problems.end())
       into.failed_problems.push_back(p);

@@ -223,6 +223,17 @@ struct ShapeReport {
   std::int64_t sampled_cases = 0, sampled_of = 0, sampled_graded = 0;
   std::int64_t sample_edges = 0, sample_boundaries = 0, sample_random = 0, sample_draws = 0;
   std::vector<std::string> failed_problems;  // Problem::where() of each failing problem line
+  // Each problem line's case (not the tails': 38 a result), what it graded
+  // and failed: the compare page sets backends side by side by line.
+  struct Line {
+    std::string origin;      // Problem::where()
+    std::int64_t case_id = 0;
+    std::int64_t graded = 0;  // output elements graded exactly (all, or the sample)
+    std::int64_t failed = 0;  // failures its checks recorded
+    double worst = 0;         // its largest accuracy failure's figure (0: none)
+    bool worst_normalized = false;  // ... a normalized error (else fractional ulp)
+  };
+  std::vector<Line> lines;
   // Output elements of shaped cases held finite by the whole-output check
   // (checks/finite_outputs.cpp), sampled or not.
   std::int64_t finite_held = 0;

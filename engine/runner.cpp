@@ -238,9 +238,14 @@ bool run_case(const Context& c, const CheckList& checks, Tallies& acc, const Cas
   digest_case(loop.digest, id, cs);
   note_shape(c, acc.shapes, cs, plan.l.shaped_at(id));
   const std::int64_t before = acc.elements;
+  acc.case_worst = 0;
   try {
     const std::int64_t n_failed = grade_case(c, checks, acc, id, opts.shrink_path, cs, true, statistics);
-    if (n_failed > 0 && plan.l.shaped_at(id)) acc.shapes.failed_problems.push_back(plan.l.shaped_at(id)->origin);
+    if (const ShapedEntry* s = plan.l.shaped_at(id)) {
+      if (n_failed > 0) acc.shapes.failed_problems.push_back(s->origin);
+      if (!s->tail)
+        acc.shapes.lines.push_back({s->origin, id, acc.elements - before, n_failed, acc.case_worst, acc.case_worst_normalized});
+    }
     if (opts.progress) {
       opts.progress->elements += acc.elements - before;
       opts.progress->failures += n_failed;

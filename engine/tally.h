@@ -106,6 +106,11 @@ struct Tallies {
   };
   FracList fracs;
   std::int64_t elements = 0, special = 0, replayed = 0, escalations = 0, cr = 0, n_dist = 0, max_dist = 0;
+  // The case being graded's largest accuracy failure (normalized error
+  // where the bound is condition-aware, else fractional ulp; exact), reset
+  // by the run for each problem line's case (ShapeReport::Line::worst).
+  double case_worst = 0;
+  bool case_worst_normalized = false;
   double sum_norm = 0, max_norm = -1;
   std::int64_t n_norm = 0;
   // The signed ulp errors of the bias samples, on the grid: their sum and

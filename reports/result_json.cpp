@@ -73,6 +73,17 @@ json shapes_json(const engine::ShapeReport& s) {
                      {"miss_probability_f_1e-2", number(engine::miss_probability(s.sample_draws, 1e-2))},
                      {"miss_probability_f_1e-3", number(engine::miss_probability(s.sample_draws, 1e-3))}};
   if (s.finite_held > 0) out["held_finite"] = s.finite_held;
+  if (!s.lines.empty()) {
+    json lines = json::array();
+    for (const auto& l : s.lines)
+      lines.push_back({{"line", l.origin},
+                       {"case", l.case_id},
+                       {"graded_exactly", l.graded},
+                       {"failed", l.failed},
+                       {"worst_accuracy_failure", l.worst > 0 ? number(l.worst) : json(nullptr)},
+                       {"worst_metric", l.worst_normalized ? "normalized error" : "fractional ulp"}});
+    out["problem_lines"] = std::move(lines);
+  }
   return out;
 }
 

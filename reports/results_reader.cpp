@@ -241,6 +241,13 @@ engine::ShapeReport shapes(const Fields& f) {
                         .sampled_cases = f.count("sampled_cases")};
   s.failed_problems = values(f, "failed_problems", text_value);
   if (f.has("held_finite")) s.finite_held = f.count("held_finite");
+  if (f.has("problem_lines"))
+    s.lines = objects(f, "problem_lines", +[](const Fields& l) {
+      engine::ShapeReport::Line line{l.text("line"), l.count("case"), l.count("graded_exactly"), l.count("failed")};
+      line.worst = l.raw("worst_accuracy_failure").is_null() ? 0 : l.real("worst_accuracy_failure");
+      line.worst_normalized = l.text("worst_metric") == "normalized error";
+      return line;
+    });
   if (f.has("sample")) {
     const Fields m = f.sub("sample");
     s.sampled_of = m.count("elements_of_sampled_outputs");

@@ -145,6 +145,92 @@ std::string overlay_plot(const std::vector<std::pair<std::string, const json*>>&
   return s + "</p>";
 }
 
+// A problem line's cell for one backend: its verdict (a link to the
+// backend's page), the elements it graded exactly, and where it failed its
+// largest accuracy failure's figure (or its failures' count).
+std::string line_cell(const json& line, const std::string& link) {
+  const std::int64_t failed = integer_or(field(line, "failed"), 0);
+  std::string why;
+  if (failed > 0)
+    why = field(line, "worst_accuracy_failure").is_number()
+              ? fmt::format(" accuracy: {} {}", show(line["worst_accuracy_failure"]), escape_html(str(line, "worst_metric")))
+              : fmt::format(" {} failure(s) of its checks", failed);
+  return fmt::format("<td><a href=\"{}\">{}</a>{}</td><td class=\"num\">{}</td>", escape_html(link),
+                     verdict_badge(failed > 0 ? "fail" : "pass"), why, show(field(line, "graded_exactly")));
+}
+
+// The backends side by side by problem line (`--shapes production` or a
+// problem file): one row per line, kernel and dtype, in the order of the
+// first document that graded it; "" where no document has problem lines.
+std::string lines_table(const std::vector<json>& docs, const std::vector<Index>& ix) {
+  struct Row {
+    std::string line, kernel, dtype;
+  };
+  std::vector<Row> rows;
+  for (const auto& [kernel, dtype] : rows_of(docs))
+    for (std::size_t b = 0; b < docs.size(); ++b) {
+      const auto k = ix[b].find(kernel);
+      if (k == ix[b].end() || !k->second.count(dtype)) continue;
+      for (const auto& l : field(field(*k->second.at(dtype), "shapes"), "problem_lines")) {
+        Row row{str(l, "line"), kernel, dtype};
+        if (std::none_of(rows.begin(), rows.end(), [&](const Row& x) { return x.line == row.line && x.kernel == kernel && x.dtype == dtype; }))
+          rows.push_back(std::move(row));
+      }
+    }
+  if (rows.empty()) return "";
+  std::string head = "<tr><th>problem line</th><th>kernel</th><th>dtype</th>";
+  for (std::size_t b = 0; b < docs.size(); ++b)
+    head += fmt::format("<th>{}</th><th title=\"output elements graded exactly\">graded</th>", escape_html(backend_label(docs[b])));
+  std::string body;
+  for (const auto& row : rows) {
+    body += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", escape_html(row.line), escape_html(row.kernel), escape_html(row.dtype));
+    for (std::size_t b = 0; b < docs.size(); ++b) {
+      const auto k = ix[b].find(row.kernel);
+      const json* r = k == ix[b].end() || !k->second.count(row.dtype) ? nullptr : k->second.at(row.dtype);
+      const json* line = nullptr;
+      if (r)
+        for (const auto& l : field(field(*r, "shapes"), "problem_lines"))
+          if (str(l, "line") == row.line) line = &l;
+      body += line ? line_cell(*line, fmt::format("b{}/{}#dtype-{}", b, page_name(row.kernel), slug(row.dtype)))
+                   : "<td colspan=\"2\" class=\"muted\">not graded</td>";
+    }
+    body += "</tr>\n";
+  }
+  return fmt::format("<h2 id=\"problem-lines\">By problem line</h2><p>Each problem line each backend graded (a model's "
+                     "shapes: <code>--shapes production</code> or a problem file): its verdict, the first failure kept "
+                     "from its case (the check and the figure that failed it), and the output elements it graded "
+                     "exactly.</p><table class=\"sortable\" id=\"problem-lines-table\"><thead>{}</tr></thead><tbody>\n{}"
+                     "</tbody></table>",
+                     head, body);
+}
+
+// Per kernel: the backends' error profiles overlaid, per dtype, one page each.
+void kernel_pages(const std::vector<json>& docs, const std::vector<std::string>& labels, const std::vector<Index>& ix,
+                  Files& files) {
+  std::vector<std::string> kernels;
+  for (const auto& [kernel, _] : rows_of(docs))
+    if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
+  for (const auto& kernel : kernels) {
+    std::string kb = fmt::format("<p><a href=\"index.html\">&larr; all kernels</a></p><h1>{}: backends compared</h1>", escape_html(kernel));
+    for (const auto& [kn, dtype] : rows_of(docs)) {
+      if (kn != kernel) continue;
+      std::vector<std::pair<std::string, const json*>> series;
+      std::string links;
+      for (std::size_t b = 0; b < docs.size(); ++b) {
+        const auto k = ix[b].find(kernel);
+        if (k == ix[b].end() || !k->second.count(dtype)) continue;
+        series.emplace_back(labels[b], k->second.at(dtype));
+        links += fmt::format("<li><a href=\"{}\">{}</a>: {} {}</li>", escape_html(fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype))),
+                             escape_html(labels[b]), verdict_badge(str(*k->second.at(dtype), "verdict")), str(*k->second.at(dtype), "headline"));
+      }
+      const std::string plot = overlay_plot(series);
+      kb += fmt::format("<h2 id=\"dtype-{}\">{}</h2><ul>{}</ul>{}", slug(dtype), escape_html(dtype), links,
+                        plot.empty() ? "<p class=\"muted\">No error profile (not a one-input elementwise kernel).</p>" : plot);
+    }
+    files.emplace_back("compare-" + page_name(kernel).substr(7), page("kconform: " + kernel + " compared", kb));
+  }
+}
+
 }  // namespace
 
 std::string backend_label(const json& doc) {
@@ -206,30 +292,9 @@ Files render_comparison(const std::vector<json>& in) {
       "so.</p>"
       "<table class=\"sortable\" id=\"comparison\"><thead>{}</tr><tr>{}</tr></thead><tbody>\n{}</tbody></table>",
       head, sub, rows);
+  body += lines_table(docs, ix);
   files.emplace_back("index.html", page("kconform: backends compared", body));
-  // Per kernel: the backends' error profiles overlaid, per dtype.
-  std::vector<std::string> kernels;
-  for (const auto& [kernel, _] : rows_of(docs))
-    if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
-  for (const auto& kernel : kernels) {
-    std::string kb = fmt::format("<p><a href=\"index.html\">&larr; all kernels</a></p><h1>{}: backends compared</h1>", escape_html(kernel));
-    for (const auto& [kn, dtype] : rows_of(docs)) {
-      if (kn != kernel) continue;
-      std::vector<std::pair<std::string, const json*>> series;
-      std::string links;
-      for (std::size_t b = 0; b < docs.size(); ++b) {
-        const auto k = ix[b].find(kernel);
-        if (k == ix[b].end() || !k->second.count(dtype)) continue;
-        series.emplace_back(labels[b], k->second.at(dtype));
-        links += fmt::format("<li><a href=\"{}\">{}</a>: {} {}</li>", escape_html(fmt::format("b{}/{}#dtype-{}", b, page_name(kernel), slug(dtype))),
-                             escape_html(labels[b]), verdict_badge(str(*k->second.at(dtype), "verdict")), str(*k->second.at(dtype), "headline"));
-      }
-      const std::string plot = overlay_plot(series);
-      kb += fmt::format("<h2 id=\"dtype-{}\">{}</h2><ul>{}</ul>{}", slug(dtype), escape_html(dtype), links,
-                        plot.empty() ? "<p class=\"muted\">No error profile (not a one-input elementwise kernel).</p>" : plot);
-    }
-    files.emplace_back("compare-" + page_name(kernel).substr(7), page("kconform: " + kernel + " compared", kb));
-  }
+  kernel_pages(docs, labels, ix, files);
   // Each backend's own site, where the links above land.
   for (std::size_t b = 0; b < docs.size(); ++b)
     for (auto& [name, content] : render_site(docs[b], nullptr, nullptr)) files.emplace_back(fmt::format("b{}/{}", b, name), std::move(content));

@@ -65,10 +65,28 @@ bool any_normalized(const json& doc) {
   return false;
 }
 
+// A result's shape classes: its tails and problem lines, and the largest
+// case graded ("" for a tiny run's: the column is left out).
+std::string shapes_text(const json& r) {
+  const json& s = field(r, "shapes");
+  const std::int64_t tails = integer_or(field(s, "tail_cases"), 0), lines = integer_or(field(s, "problem_cases"), 0);
+  if (tails + lines == 0) return "tiny";
+  std::string t = "tiny";
+  if (tails > 0) t += fmt::format(", {} tails", tails);
+  if (lines > 0) t += fmt::format(", {} problem lines", lines);
+  return t + fmt::format("; largest {}", str(s, "largest"));
+}
+bool any_shaped(const json& doc) {
+  for (const auto& k : doc["kernels"])
+    for (const auto& r : k["results"])
+      if (shapes_text(r) != "tiny") return true;
+  return false;
+}
+
 }  // namespace
 
 std::string index_page(const json& doc, bool has_diff) {
-  const bool norm = any_normalized(doc);
+  const bool norm = any_normalized(doc), shaped = any_shaped(doc);
   std::string rows;
   for (const auto& k : doc["kernels"]) {
     const std::string name = k["name"].get<std::string>();
@@ -90,6 +108,7 @@ std::string index_page(const json& doc, bool has_diff) {
       rows += num_td(a["max_distance"]);
       if (norm) rows += num_td(a["max_normalized"]);
       rows += num_td(r["cases"]) + num_td(r["elements"]) + num_td(a["graded"]);
+      if (shaped) rows += fmt::format("<td>{}</td>", escape_html(shapes_text(r)));
       rows += fmt::format("<td data-v=\"{0}\">{0}</td><td>{1}</td></tr>\n", r["exhaustive"].get<bool>() ? "yes" : "no",
                           why.empty() ? "" : "<span class=\"badge\">&#9888; untrustworthy</span> " + escape_html(why));
     }
@@ -123,7 +142,9 @@ std::string index_page(const json& doc, bool has_diff) {
   body += "<table id=\"results\" class=\"sortable\"><thead><tr><th>kernel</th><th>family</th><th>dtype</th><th>verdict</th>"
           "<th>why</th><th>accuracy model</th><th>max frac ulp</th><th>bound (frac ulp)</th><th>max distance</th>";
   if (norm) body += "<th>max normalized</th>";
-  body += "<th>cases</th><th>elements</th><th>graded by oracle</th><th>exhaustive</th><th>trust</th></tr></thead><tbody>\n" +
+  body += "<th>cases</th><th>elements</th><th>graded by oracle</th>";
+  if (shaped) body += "<th title=\"the shape classes graded (tails, problem lines) and the largest case\">shapes</th>";
+  body += "<th>exhaustive</th><th>trust</th></tr></thead><tbody>\n" +
           rows + "</tbody></table>\n";
   if (doc.contains("runs") && doc["runs"].size() > 1) {
     body += fmt::format("<h2>Runs ({} documents merged)</h2>", doc["runs"].size());
