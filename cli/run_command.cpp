@@ -46,6 +46,11 @@ std::string summary_line(const engine::KernelDTypeResult& r) {
   std::string s = fmt::format("{:<4} {:<11} {:<5} {}", tag, r.kernel, dtype_name(r.dtype), r.headline);
   if (r.findings.size() > 1) s += fmt::format(" (and {} more finding{})", r.findings.size() - 1, r.findings.size() > 2 ? "s" : "");
   s += fmt::format("; {} elements graded{}", r.elements, r.exhaustive ? " (exhaustive)" : "");
+  // (Shaped cases: how many, and the largest.)
+  const engine::ShapeReport& sh = r.shapes;
+  if (sh.tail_cases + sh.problem_cases > 0)
+    s += fmt::format("; {} tails, {} problem line{}, largest {}", sh.tail_cases, sh.problem_cases,
+                     sh.problem_cases == 1 ? "" : "s", sh.largest);
   if (r.differs > 0) {
     // Per kind (several tallies may share one: "5856 semantics, 109
     // semantics" read as a repetition), in the order the kinds first appear.

@@ -23,10 +23,15 @@ expect 0 "configure the consumer with find_package" -- cmake -S "$src/examples/c
 expect 0 "build the consumer" -- cmake --build "$work/consumer"
 expect 0 "run the consumer's conformance tests" -- ctest --test-dir "$work/consumer" --output-on-failure
 grep -q "100% tests passed, 0 tests failed out of 4" "$work/out" || { echo "FAIL: not 4 passing tests"; sed 's/^/    /' "$work/out"; fails=$((fails + 1)); }
+# (Each graded its problem file's line at the model's size: the CLI's line says so.)
+expect 0 "the consumer's tests grade its problem lines" -- ctest --test-dir "$work/consumer" -V -R "kconform.neg.f32"
+grep -q "PASS neg .*; 38 tails, 1 problem line, largest \[512, 11008\]" "$work/out" ||
+  { echo "FAIL: kconform.neg.f32 did not grade its problem lines"; sed 's/^/    /' "$work/out" | tail -5; fails=$((fails + 1)); }
 expect 0 "the installed CLI lists the tests' kernels" -- ctest --test-dir "$work/consumer" -N
 grep -q "kconform.sqrt.f64" "$work/out" || { echo "FAIL: no kconform.sqrt.f64 test"; fails=$((fails + 1)); }
-expect 0 "the consumer's tests name their shapes (SHAPES tails)" -- ctest --test-dir "$work/consumer" -N -V
-grep -q -- '"--shapes" "tails"' "$work/out" || { echo "FAIL: no --shapes tails in the consumer's tests"; fails=$((fails + 1)); }
+expect 0 "the consumer's tests name their shapes (SHAPES layers.problems)" -- ctest --test-dir "$work/consumer" -N -V
+grep -q -- '"--shapes" "[^"]*/examples/consumer/layers.problems"' "$work/out" ||
+  { echo "FAIL: no --shapes <the consumer's problem file> in its tests"; fails=$((fails + 1)); }
 
 mkdir -p "$work/sub"
 cat >"$work/sub/CMakeLists.txt" <<CM

@@ -204,7 +204,7 @@ TEST(ShapedCases, AtScaleDefectsPassTinyFailTailsAndReplay) {
     const auto id = std::stoll(repro.substr(repro.find("--case ") + 7));
     EXPECT_EQ(graded(backend.c_str(), kernel, DType::f32, "tails", id).verdict, engine::Verdict::fail) << repro;
   }
-  EXPECT_EQ(mutants, 7);  // (softmax twice, layer_norm, cumsum, split-K matmul, flash, Q4_K)
+  EXPECT_EQ(mutants, 8);  // (softmax twice, layer_norm, cumsum, split-K matmul, flash, Q4_K, a 2^20-term sum)
 }
 
 // The relations grade the shaped cases too (checks/check.h, Cost): each
@@ -222,6 +222,27 @@ TEST(ShapedCases, RelationsGradeTheTails) {
     for (const auto& c : r.checks)
       if (c.kind == engine::CheckKind::property && c.name.rfind("property:", 0) == 0) relation_failed += c.failed;
     EXPECT_GT(relation_failed, 0) << mutant;
+  }
+}
+
+// Folds of 2^20 terms (the shipped set `folds`): the reference's sums,
+// dot products and prefixes pass their condition-aware bounds (valid at
+// scale); a sum moved by 1.25 times its bound fails, and the line's figure
+// is that 1.25 (the bound is the one graded, not a looser one). (Label
+// nightly: a minute.)
+TEST(ShapedCases, FoldsOfAMillionTermsHoldTheirBoundsTightly) {
+  for (const char* kernel : {"sum_dim", "matmul_2d", "cumsum"}) {
+    const auto r = graded("reference", kernel, DType::f32, "folds");
+    EXPECT_EQ(r.verdict, engine::Verdict::pass) << kernel << ": " << r.headline;
+    ASSERT_EQ(r.shapes.lines.size(), 1u) << kernel;
+    EXPECT_EQ(r.shapes.lines[0].failed, 0) << kernel;
+  }
+  for (DType t : {DType::f32, DType::f64}) {
+    const auto m = graded("mutant:sum_error_past_bound", "sum_dim", t, "folds");
+    ASSERT_EQ(m.verdict, engine::Verdict::fail) << dtype_name(t);
+    ASSERT_EQ(m.shapes.lines.size(), 1u);
+    EXPECT_TRUE(m.shapes.lines[0].worst_normalized);
+    EXPECT_NEAR(m.shapes.lines[0].worst, 1.25, 0.01) << dtype_name(t);
   }
 }
 

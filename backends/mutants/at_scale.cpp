@@ -57,6 +57,32 @@ Outputs softmax_stale_lane(std::string_view kernel, std::span<const Tensor> in, 
   return y;
 }
 
+Outputs sum_error_past_bound(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
+  // Sums over more than 2^19 terms along the last axis: the exact sum
+  // moved by 1.25 times the contract's bound gamma_(n-1) sum |x_i| (an
+  // accumulator a quarter worse than a plain fold in T's worst case). The
+  // exact sum and sum |x_i| in long double, compensated (their error is
+  // far below the bound), the bound's gamma in long double.
+  Outputs y = ref::execute(kernel, in, p);
+  const Tensor& x = in[0];
+  const std::int64_t dim = p.integer("dim");
+  if (x.rank() != 2 || dim != 1 || x.dims()[1] <= (std::int64_t{1} << 19)) return y;
+  const std::int64_t rows = x.dims()[0], n = x.dims()[1];
+  const long double u = std::ldexp(1.0L, -float_format(x.dtype()).precision);
+  const long double gamma = std::expm1(static_cast<long double>(n - 1) * std::log1p(u));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    long double sum = 0, carry = 0, abs_sum = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const long double v = x.value_at(r * n + j), t = sum + v;
+      carry += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;  // (Neumaier)
+      sum = t;
+      abs_sum += std::fabs(v);
+    }
+    y[0].set_bits(r, bits(x.dtype(), static_cast<double>(sum + carry + 1.25L * gamma * abs_sum)));
+  }
+  return y;
+}
+
 Outputs layer_norm_wrong_welford_merge(std::string_view kernel, std::span<const Tensor> in, const Params& p) {
   // Rows past 4096 as two halves' Welford states merged with the
   // between-halves term's difference of means not squared:
@@ -170,6 +196,9 @@ void register_at_scale(std::vector<Mutant>& v) {
       {"softmax_stale_lane", {"softmax_last_dim"}, wide, "property",
        "softmax of rows past 4096 leaves element 4743 of each row unwritten (a stale NaN lane)", softmax_stale_lane,
        "conformance", false, "tails"},
+      {"sum_error_past_bound", {"sum_dim"}, {DType::f32}, "accuracy",
+       "sum_dim over more than 2^19 terms returns the exact sum moved by 1.25 times its bound gamma_(n-1) sum |x|",
+       sum_error_past_bound, "conformance", false, "folds"},
       {"layer_norm_wrong_welford_merge", {"layer_norm_last_dim"}, wide, "accuracy",
        "layer_norm of rows past 4096 merges two halves' Welford states with the means' difference not squared",
        layer_norm_wrong_welford_merge, "conformance", false, "tails"},
