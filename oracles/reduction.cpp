@@ -4,6 +4,8 @@
 // in T (§0.1).
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <span>
 #include <stdexcept>
 
 #include "oracles/det_math.h"
@@ -90,6 +92,71 @@ std::optional<double> fold_error_variance(DType fold_dtype, const MpTerms& in) {
   return (u * u / 3) * sum_sq;
 }
 
+// A fold's state after a prefix of its terms (sum()'s): their exact sum
+// and absolute sum, the replayed fold in T, and the error model's partial
+// sums, kept for the next element whose terms extend that prefix
+// (cumsum's outputs along a row come in order, each its predecessor's
+// terms and more: folding each from the start made a row of n outputs
+// n^2/2 MPFR additions). Extending gives the state folding every term from
+// the start gives, bit for bit: each part is the same fold in index order
+// (the exact sums are exact in any order), at the same precision.
+class FoldPrefix {
+ public:
+  // Extended to in's terms: from the kept prefix where in's terms begin
+  // with it (same dtype and precision), else from no terms.
+  void extend_to(const Terms& in) {
+    const mpfr_prec_t prec = mpfr_get_default_prec();
+    const std::size_t kept = terms_.size();
+    const bool extends = t_ == in.ctx.dtype && prec_ == prec && in.terms.size() >= kept &&
+                         std::memcmp(in.terms.data(), terms_.data(), kept * sizeof(double)) == 0;
+    if (!extends) {
+      t_ = in.ctx.dtype, prec_ = prec;
+      terms_.clear();
+      exact_.clear(), abs_sum_.clear();
+      fold_ = Mp(0);
+      overflowed_ = false;
+      s_k_ = 0, sum_sq_ = 0;
+    }
+    for (std::size_t a = terms_.size(); a < in.terms.size(); ++a) add(in.terms[a]);
+  }
+  // As sum_parts and fold_error_variance give them for these terms.
+  SumParts parts() {
+    SumParts s;
+    s.exact = Mp(0);
+    s.abs_sum = Mp(0);
+    exact_.round_into(raw(s.exact), MPFR_RNDN);
+    abs_sum_.round_into(raw(s.abs_sum), MPFR_RNDN);
+    s.fold = fold_;
+    s.overflowed = overflowed_;
+    return s;
+  }
+  std::optional<double> error_variance() const {
+    if (terms_.size() < 2) return std::nullopt;
+    const double u = unit_roundoff(t_);
+    return (u * u / 3) * sum_sq_;
+  }
+  std::span<const double> terms() const { return terms_; }
+
+ private:
+  void add(double v) {
+    exact_.add(v);
+    abs_sum_.add(std::fabs(v));
+    const Mp a(v);
+    fold_ = rn(t_, fold_ + a);
+    overflowed_ |= (is_inf(fold_) || is_nan(fold_)) && !is_inf(a) && !is_nan(a);
+    s_k_ += v;
+    if (!terms_.empty()) sum_sq_ += s_k_ * s_k_;
+    terms_.push_back(v);
+  }
+  DType t_ = DType::f32;
+  mpfr_prec_t prec_ = 0;
+  std::vector<double> terms_;
+  ExactSum exact_, abs_sum_;
+  Mp fold_;
+  bool overflowed_ = false;
+  double s_k_ = 0, sum_sq_ = 0;
+};
+
 // T(n) as NumCast converts a count (halves: f64 -> f32 -> T).
 Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(n))); }
 
@@ -99,25 +166,32 @@ Mp count_in(DType t, std::size_t n) { return Mp(num_cast(t, static_cast<double>(
 // some order of the terms' additions in `fold_dtype` reaches is another
 // correct answer (a blocked or pairwise sum whose partial sum passes the
 // range where the reference's fold does not, or the other way round).
-void admit_reachable_overflows(const MpTerms& in, const SumParts& s, DType fold_dtype, Exact& out) {
-  if (is_number(s.abs_sum) &&
-      !OverflowReach::may_overflow(s.abs_sum.convert_to<long double>(), in.terms.size(), fold_dtype))
+void admit_reachable_overflows(std::span<const double> terms, const SumParts& s, DType fold_dtype, Exact& out) {
+  if (is_number(s.abs_sum) && !OverflowReach::may_overflow(s.abs_sum.convert_to<long double>(), terms.size(), fold_dtype))
     return;
   OverflowReach reach;
-  for (const Mp& a : in.terms) reach.add(mpfr_get_d(raw(a), MPFR_RNDN));
+  for (const double a : terms) reach.add(a);
   reach.admit(fold_dtype, out);
+}
+void admit_reachable_overflows(const MpTerms& in, const SumParts& s, DType fold_dtype, Exact& out) {
+  std::vector<double> terms;
+  for (const Mp& a : in.terms) terms.push_back(mpfr_get_d(raw(a), MPFR_RNDN));
+  admit_reachable_overflows(terms, s, fold_dtype, out);
 }
 
 // S = gamma_{n-1}/u * sum |a_i|, so that the model's K u S is Higham's
 // gamma_{n-1} sum |a_i| (docs/accuracy-bounds.md).
-void sum(const Terms& given, Exact& out) { const MpTerms in = mp(given);
-  const SumParts s = sum_parts(in, in.ctx.dtype);
+// (Through the prefix kept from the previous element: FoldPrefix.)
+void sum(const Terms& in, Exact& out) {
+  static thread_local FoldPrefix prefix;
+  prefix.extend_to(in);
+  const SumParts s = prefix.parts();
   out.replayed = s.overflowed;
   out.value = s.overflowed ? s.fold : s.exact;
   if (s.overflowed) out.unreplayed = s.exact;
   out.magnitude = gamma_over_u(in.ctx.dtype, in.terms.size()) * s.abs_sum;
-  out.error_variance = fold_error_variance(in.ctx.dtype, in);
-  admit_reachable_overflows(in, s, in.ctx.dtype, out);
+  out.error_variance = prefix.error_variance();
+  admit_reachable_overflows(prefix.terms(), s, in.ctx.dtype, out);
 }
 
 // pad_backward (§14): the reference folds f64(g) in an f64 accumulator

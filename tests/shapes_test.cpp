@@ -67,9 +67,10 @@ TEST(ProblemFile, ShippedSetsParseAndEveryLineFitsItsDriver) {
     const auto& k = *contract::find_kernel(p.kernel);
     EXPECT_EQ(drivers::of(k).shaped_error(k, {p.dims, p.given, p.params}), "") << p.where();
   }
-  ASSERT_EQ(files.size(), 4u);
+  ASSERT_EQ(files.size(), 5u);
   for (const char* f : {"bert-base.problems", "llama2-7b.problems", "mistral-7b.problems", "resnet50.problems"})
     EXPECT_GE(files[f], 10) << f;
+  EXPECT_EQ(files["folds.problems"], 3);  // (a sum, a dot product and a scan of 2^20 terms)
   // A problem two files share is graded once, its line naming the other.
   const auto shared = std::find_if(s.problems.begin(), s.problems.end(), [](const gen::Problem& p) { return p.label == "proj.qkvo"; });
   ASSERT_NE(shared, s.problems.end());
