@@ -7,8 +7,12 @@
 
 #include "backends/reference/executor.h"
 #include "kernels/unary.h"
+#include "oracles/exact.h"
 #include "oracles/mp.h"
+#include "oracles/oracle.h"
 #include "oracles/rounding.h"
+
+KC_MATH_OF(Terms, sum)
 
 namespace kc {
 namespace {
@@ -104,6 +108,42 @@ TEST(TestVectors, HalfParametersAreDoubleRounded) {
   // T(1e-5) in f16 is the subnormal 0x00A8 (§0.3); add_scalar adds exactly that.
   const double c16 = run1("add_scalar", DType::f16, 0.0, Params().set("c", 1e-5));
   EXPECT_EQ(double_to_bits(DType::f16, c16), 0x00A8u);
+}
+
+// The sum oracle keeps a prefix's fold for the next element that extends
+// it (oracles/reduction.cpp, FoldPrefix): every prefix of a row, asked in
+// order, in reverse, and between unrelated sums (each a fresh start), gives
+// the evaluation a fresh start gives, bit for bit: value, magnitude, error
+// variance and whether the fold overflowed (in f16 the row's 1e4 terms
+// overflow the fold past 65504: the replayed path too).
+TEST(SumOracle, APrefixKeptGivesWhatAFreshFoldGives) {
+  for (const DType t : {DType::f16, DType::f32}) {
+    std::vector<double> row;
+    for (int j = 0; j < 300; ++j) row.push_back(j % 7 == 0 ? 1e4 : std::ldexp(1.0, -(j % 13)) * (j % 3 == 0 ? -1 : 1));
+    const oracle::Context ctx{.dtype = t, .out_dtype = t};
+    const auto eval = [&](std::size_t n) {
+      oracle::Exact e;
+      oracle::sum(oracle::Terms{ctx, std::vector<double>(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(n))}, e);
+      return e;
+    };
+    const auto unrelated = [&] {
+      oracle::Exact e;
+      oracle::sum(oracle::Terms{ctx, {3.0, -1.0}}, e);
+    };
+    std::vector<oracle::Exact> fresh;
+    for (std::size_t n = 0; n <= row.size(); ++n) {
+      unrelated();
+      fresh.push_back(eval(n));
+    }
+    const auto same = [&](const oracle::Exact& a, const oracle::Exact& b, std::size_t n) {
+      EXPECT_EQ(a.value.str(40), b.value.str(40)) << dtype_name(t) << " n = " << n;
+      EXPECT_EQ(a.magnitude->str(40), b.magnitude->str(40)) << n;
+      EXPECT_EQ(a.error_variance, b.error_variance) << n;
+      EXPECT_EQ(a.replayed, b.replayed) << n;
+    };
+    for (std::size_t n = 0; n <= row.size(); ++n) same(eval(n), fresh[n], n);  // (each extends the last)
+    for (std::size_t n = row.size() + 1; n-- > 0;) same(eval(n), fresh[n], n);  // (each a fresh start)
+  }
 }
 
 }  // namespace
