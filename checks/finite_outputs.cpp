@@ -1,11 +1,12 @@
 // Check "finite_outputs": every element of a shaped case's output (a
 // tail's, a problem line's), the ones its exact sample left out too, is
 // finite where it must be. The driver bounds every exact output of the
-// case by M from its inputs (drivers::Driver::shaped_magnitude); where M
-// lies below the output dtype's largest finite value, RN(z) is finite for
-// every output z, and a NaN or an infinity fails every accuracy model
-// against it (engine/grading.cpp: a finite correctly rounded value against
-// an infinite or NaN result). So a failure here is an accuracy failure of
+// case by M from its inputs (drivers::Driver::shaped_magnitude), where no
+// order of the kernel's roundings can reach an overflow (so the overflow
+// latitude admits no infinity); where M lies below the output dtype's
+// largest finite value, RN(z) is finite for every output z, and a NaN or
+// an infinity fails every accuracy model against it (engine/grading.cpp: a
+// finite correctly rounded value against an infinite or NaN result). So a failure here is an accuracy failure of
 // an element the sample did not grade: a tail tile left unwritten,
 // garbage from a wrong stride, an overflowing partial sum. The check reads
 // each element once (no oracle): it costs what copying the output costs.
@@ -36,8 +37,8 @@ class FiniteOutputs final : public Check {
         if (std::isfinite(value)) continue;
         const std::string what = fmt::format(
             "output {}{} element {} is {}, where every exact output of this case is at most {:.6g} in magnitude "
-            "({}'s bound from the inputs): its correctly rounded value is a finite {}, so every accuracy model fails "
-            "this element",
+            "and no order of its roundings reaches an overflow ({}'s bound from the inputs): its correctly rounded "
+            "value is a finite {}, so every accuracy model fails this element",
             part, v.outputs.size() > 1 ? "" : " (y)", i, engine::fmt_value(value), *m, v.c.driver.name(),
             dtype_name(y.dtype()));
         return acc.record(v.c, tally, false, fmt::format("case {}", v.case_id),

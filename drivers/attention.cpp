@@ -256,11 +256,11 @@ class Attention final : public AttentionRows {
     return attention_shaped_case(k, t, seed, s);
   }
 
-  // An output is a convex combination of v's rows (exact softmax weights:
-  // nonnegative, summing to 1), or +0 for a row with no admissible key:
-  // |z| <= max|v|.
+  // (attention_magnitude)
   std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
-    return max_abs(c.inputs.at(2));
+    const Tensor& k = c.inputs.at(1);  // [B, Hkv, Sk, D]: Sk keys a row
+    return attention_magnitude(c.inputs.at(0), k, c.inputs.at(2), k.dims().at(2), c.inputs.size() > 3 ? &c.inputs[3] : nullptr,
+                               c.params);
   }
 
   // A cell's values are copied once for its D outputs (a 4096-key cell

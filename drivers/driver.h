@@ -202,7 +202,9 @@ class Driver {
   virtual std::int64_t element_terms(const contract::KernelSpec&, const gen::Case&) const { return 1; }
   // A bound M on |z| for every exact output z of shaped case c (whose
   // inputs are finite: every driver's shaped values are), from one pass
-  // over its inputs; nullopt where the driver derives none. Where M lies
+  // over its inputs, where no order of the kernel's roundings can reach an
+  // overflow (drivers/shaped.h, unless_overflow_reachable); nullopt where
+  // the driver derives none. Where M lies
   // below the output dtype's largest finite value, RN(z) is finite for
   // every output, so a NaN or an infinity there fails every accuracy model
   // (engine/grading.cpp): checks/finite_outputs.cpp holds every element of

@@ -122,10 +122,12 @@ class PagedAttention final : public AttentionRows {
     if (s.given[5] && s.dims[5] != Dims{q[1]}) return fmt::format("{}: {} is not one slope a query head", k.name, operand_text(k, s, 5));
     return {};
   }
-  // A convex combination of the value cache's rows (or +0 for an empty
-  // context), as attention's: |z| <= max|v_cache|.
+  // (attention_magnitude, over the cache: as many keys as it holds)
   std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
-    return max_abs(c.inputs.at(2));
+    // (a sequence's context: at most its table's blocks of block_size slots)
+    const std::int64_t keys = c.inputs.at(3).dims().at(1) * c.inputs.at(1).dims().at(1);
+    return attention_magnitude(c.inputs.at(0), c.inputs.at(1), c.inputs.at(2), keys,
+                               c.inputs.size() > 5 ? &c.inputs[5] : nullptr, c.params);
   }
   // q and the caches uniform on [-1, 1]; scale 1/sqrt(D), no softcap,
   // ALiBi's slopes, where the line leaves them out.

@@ -79,11 +79,12 @@ class Prefix final : public Driver {
   std::int64_t element_terms(const contract::KernelSpec&, const gen::Case& c) const override {
     return (c.inputs.at(0).dims().at(static_cast<std::size_t>(c.params.integer("dim"))) + 1) / 2;
   }
-  // A prefix of at most n terms: |z| <= n max|x|.
+  // A prefix of at most n terms: |z| <= n max|x|, as every partial sum.
   std::optional<double> shaped_magnitude(const contract::KernelSpec&, const gen::Case& c) const override {
     const auto x = max_abs(c.inputs.at(0));
+    const std::int64_t n = c.inputs[0].dims().at(static_cast<std::size_t>(c.params.integer("dim")));
     if (!x) return std::nullopt;
-    return static_cast<double>(c.inputs[0].dims().at(static_cast<std::size_t>(c.params.integer("dim")))) * *x;
+    return unless_overflow_reachable(static_cast<double>(n) * *x, static_cast<double>(n) * *x, c.inputs[0].dtype(), n);
   }
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
     return uniform_along_dim(s, t, seed);

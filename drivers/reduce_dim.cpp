@@ -71,7 +71,8 @@ class ReduceDim final : public Driver {
     const auto x = max_abs(c.inputs.at(0));
     const std::int64_t n = c.inputs[0].dims().at(static_cast<std::size_t>(c.params.integer("dim")));
     if (!x || n == 0) return std::nullopt;
-    return static_cast<double>(n) * std::max(*x, 1.0);
+    const double m = static_cast<double>(n) * std::max(*x, 1.0);
+    return unless_overflow_reachable(m, m, c.inputs[0].dtype(), n);
   }
   gen::Case shaped_case(const contract::KernelSpec&, DType t, std::uint64_t seed, const Shaped& s) const override {
     return uniform_along_dim(s, t, seed);

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "generators/tensors.h"
+#include "oracles/det_math.h"
+#include "oracles/rounding.h"
 #include "generators/values.h"
 
 namespace kc::drivers {
@@ -156,11 +158,29 @@ std::optional<double> max_abs(const Tensor& t) {
   return m;
 }
 
+std::optional<double> unless_overflow_reachable(double m, double fold, DType t, std::int64_t steps) {
+  const double grown = fold * oracle::det::pow1p_up(oracle::unit_roundoff(t), static_cast<long>(steps));
+  if (!(grown < max_finite(t))) return std::nullopt;
+  return m;
+}
+
+std::optional<double> attention_magnitude(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t keys,
+                                          const Tensor* slopes, const Params& p) {
+  const auto mq = max_abs(q), mk = max_abs(k), mv = max_abs(v);
+  const auto ms = slopes ? max_abs(*slopes) : std::optional<double>(0.0);
+  if (!mq || !mk || !mv || !ms || q.dims().empty()) return std::nullopt;
+  const double d = static_cast<double>(q.dims().back()), scale = std::fabs(p.real("softmax_scale"));
+  const double scores = d * *mq * *mk * scale + *ms * static_cast<double>(keys);
+  const double fold = std::max(static_cast<double>(keys) * std::max(1.0, *mv), scores);
+  return unless_overflow_reachable(*mv, fold, q.dtype(), std::max<std::int64_t>(keys, q.dims().back()) + 4);
+}
+
 std::optional<double> products_magnitude(const gen::Case& c, std::int64_t terms) {
   const auto a = max_abs(c.inputs.at(0)), b = max_abs(c.inputs.at(1));
   const auto bias = c.inputs.size() > 2 ? max_abs(c.inputs[2]) : std::optional<double>(0.0);
   if (!a || !b || !bias) return std::nullopt;
-  return static_cast<double>(terms) * *a * *b + *bias;
+  const double m = static_cast<double>(terms) * *a * *b + *bias;
+  return unless_overflow_reachable(m, m, c.inputs[0].dtype(), terms + 2);  // (the products' roundings, the bias's)
 }
 
 std::optional<double> row_magnitude(const contract::KernelSpec& k, const gen::Case& c) {
@@ -168,13 +188,17 @@ std::optional<double> row_magnitude(const contract::KernelSpec& k, const gen::Ca
   const auto m = max_abs(x);
   const auto n = static_cast<std::uint64_t>(x.dims().empty() ? 1 : x.dims().back());
   if (!m) return std::nullopt;
+  const DType t = x.dtype();
+  const auto steps = static_cast<std::int64_t>(n) + 2;
+  const double rows = static_cast<double>(n), squares = rows * std::max(*m, 4 * *m * *m);
   switch (k.row_map) {
-    case contract::RowMap::softmax: return 1.0;
-    case contract::RowMap::log_softmax: return 2 * *m + static_cast<double>(std::bit_width(n));
+    case contract::RowMap::softmax: return unless_overflow_reachable(1.0, rows, t, steps);
+    case contract::RowMap::log_softmax:
+      return unless_overflow_reachable(2 * *m + static_cast<double>(std::bit_width(n)), rows, t, steps);
     case contract::RowMap::layer_norm:
     case contract::RowMap::rms_norm:
       if (!(c.params.real("eps") > 0)) return std::nullopt;
-      return std::sqrt(static_cast<double>(n));
+      return unless_overflow_reachable(std::sqrt(rows), squares, t, steps);
     default: return std::nullopt;
   }
 }

@@ -66,15 +66,37 @@ gen::Case profile_along_dim(const contract::KernelSpec& k, const Shaped& s, DTyp
 // The largest |x| of t's elements, nullopt where one is not finite (a
 // shaped_magnitude's ingredient).
 std::optional<double> max_abs(const Tensor& t);
+// `m` where no order of a fold's roundings can overflow t: its exact partial
+// sums at most `fold` in magnitude, each of its `steps` roundings moving a
+// value by at most u of itself, so that every computed partial result is
+// within fold (1 + u)^steps (rounded up, oracles/det_math.h) < t's largest
+// finite value; else nullopt. (Where one could overflow, an infinity is a
+// reachable answer the overflow latitude admits, not a defect.)
+std::optional<double> unless_overflow_reachable(double m, double fold, DType t, std::int64_t steps);
 // A fold of at most `terms` products of inputs 0 and 1, plus input 2 (a
-// bias) where given: |z| <= terms max|in0| max|in1| + max|in2|.
+// bias) where given: |z| <= terms max|in0| max|in1| + max|in2|, which
+// bounds every partial sum too.
 std::optional<double> products_magnitude(const gen::Case& c, std::int64_t terms);
+// Attention of q [.., D] over k and v, a row attending at most `keys`
+// keys: an output is a convex combination of v's rows (exact softmax
+// weights, nonnegative, summing to 1) or +0 for a row with no admissible
+// key, so |z| <= max|v|; its folds, of at most the keys' count terms each
+// (the exponentials, at most 1; the weighted sums, at most max|v| each)
+// and the scores (D products times softmax_scale, plus ALiBi's slope times
+// a distance below the keys' count where `slopes` holds any; a softcap only
+// shrinks them) may reach no overflow.
+std::optional<double> attention_magnitude(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t keys,
+                                          const Tensor* slopes, const Params& p);
+
 // The last axis's row forwards (the entry's row_map), rows of n: softmax's
 // z lies in [0, 1]; log_softmax's, x_i - m - ln sum e^(x_j - m), within
 // [-(max - min) - ln n, 0], ln n <= bit_width(n); a norm's (x_i - mean) /
 // sqrt(v + eps) and x_i / sqrt(mean x^2 + eps) are at most sqrt(n)
 // (Cauchy-Schwarz) where eps > 0 (with eps = 0 a constant or zero row's is
-// 0/0: NaN). Other entries (the backwards): none.
+// 0/0: NaN). Their folds, of n terms: the exponentials (at most 1), the
+// sum and the squares (at most max(|x|, (2 |x|)^2)), none of which may
+// reach an overflow (unless_overflow_reachable). Other entries (the
+// backwards): none.
 std::optional<double> row_magnitude(const contract::KernelSpec& k, const gen::Case& c);
 
 // "" when `small` is a reduce_to / broadcast_to target of `big` (rank
