@@ -13,6 +13,7 @@
 #include "backends/mutants/mutants.h"
 #include "core/error.h"
 #include "drivers/driver.h"
+#include "drivers/shaped.h"
 #include "engine/sample.h"
 #include "test_support.h"
 
@@ -245,6 +246,22 @@ TEST(ShapedCases, FoldsOfAMillionTermsHoldTheirBoundsTightly) {
     EXPECT_TRUE(m.shapes.lines[0].worst_normalized);
     EXPECT_NEAR(m.shapes.lines[0].worst, 1.25, 0.01) << dtype_name(t);
   }
+}
+
+// The whole-output check's condition: a fold whose partial sums, grown by
+// every rounding, could pass the dtype's range is left out (an infinity is
+// then a reachable answer); the bound is (1 + u)^steps, so the edge is
+// where fold (1 + u)^steps crosses the largest finite value.
+TEST(ShapedCases, FiniteOutputsLeaveOutFoldsThatMayReachAnOverflow) {
+  using drivers::unless_overflow_reachable;
+  EXPECT_EQ(unless_overflow_reachable(3.0, 8193.0, DType::f32, 8193), 3.0);
+  EXPECT_EQ(unless_overflow_reachable(3.0, 16.0, DType::f16, 16), 3.0);
+  // f16: 8193 ones grow to 8193 (1 + 2^-11)^8193 > 4 10^5 > 65504.
+  EXPECT_FALSE(unless_overflow_reachable(3.0, 8193.0, DType::f16, 8193));
+  // (1 + 2^-11)^2048 = e^1.0 (to 2^-12): 24000 e < 65504 < 26000 e.
+  EXPECT_TRUE(unless_overflow_reachable(1.0, 24000.0, DType::f16, 2048));
+  EXPECT_FALSE(unless_overflow_reachable(1.0, 26000.0, DType::f16, 2048));
+  EXPECT_FALSE(unless_overflow_reachable(1.0, 1.7976931348623157e308, DType::f64, 1));
 }
 
 // One NaN element a row that the exact sample does not grade: the accuracy
