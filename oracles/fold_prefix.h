@@ -41,7 +41,7 @@ class FoldPrefix {
     const mpfr_prec_t prec = mpfr_get_default_prec();
     const std::size_t kept = terms_.size();
     const bool extends = t_ == in.ctx.dtype && prec_ == prec && in.terms.size() >= kept &&
-                         std::memcmp(in.terms.data(), terms_.data(), kept * sizeof(double)) == 0;
+                         (kept == 0 || std::memcmp(in.terms.data(), terms_.data(), kept * sizeof(double)) == 0);
     if (!extends) {
       t_ = in.ctx.dtype, prec_ = prec;
       terms_.clear();

@@ -321,7 +321,7 @@ double max_backward(const CellElement& in) {
   const double x = in.x, up = in.up;
   const std::span<const double> cell = in.cell;
   if (!kept.set || kept.t != in.ctx.dtype || kept.cell.size() != cell.size() ||
-      std::memcmp(kept.cell.data(), cell.data(), cell.size() * sizeof(double)) != 0) {
+      (!cell.empty() && std::memcmp(kept.cell.data(), cell.data(), cell.size() * sizeof(double)) != 0)) {
     kept.y = fold_select(cell, -INFINITY, [](double v, double b) { return v > b; });
     kept.count = 0.0;
     for (double v : cell) kept.count = a.add(kept.count, v == kept.y ? 1.0 : 0.0);
