@@ -173,7 +173,9 @@ std::string lines_table(const std::vector<json>& docs, const std::vector<Index>&
       if (k == ix[b].end() || !k->second.count(dtype)) continue;
       for (const auto& l : field(field(*k->second.at(dtype), "shapes"), "problem_lines")) {
         Row row{str(l, "line"), kernel, dtype};
-        if (std::none_of(rows.begin(), rows.end(), [&](const Row& x) { return x.line == row.line && x.kernel == kernel && x.dtype == dtype; }))
+        // (compared with row's own fields: a lambda may not capture a structured binding before C++20's clang 16)
+        if (std::none_of(rows.begin(), rows.end(),
+                         [&row](const Row& x) { return x.line == row.line && x.kernel == row.kernel && x.dtype == row.dtype; }))
           rows.push_back(std::move(row));
       }
     }
