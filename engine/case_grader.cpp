@@ -103,9 +103,11 @@ bool CaseGrader::grade(const drivers::Element& e, double yv, std::uint64_t yb, c
     return g.approximate && ((!g.pass && acc_.keeps(*c_, accuracy_tally())) ||
                              (g.pass && g.semantics_failed() && (accuracy_tally(), acc_.keeps(*c_, semantics_tally()))));
   };
-  // (A failure that would be its case's largest is made exact too: the
-  // figure a problem line reports.)
-  const auto case_worst = [&] { return !g.pass && g.approximate && failure_figure(g) > acc_.case_worst; };
+  // (On a shaped case, a failure that would be its case's largest is made
+  // exact too: the figure a problem line reports.)
+  const auto case_worst = [&] {
+    return v_.cs.shaped && !g.pass && g.approximate && failure_figure(g) > acc_.case_worst;
+  };
   if (acc_.needs_exact(g, place) || shown() || case_worst())
     g = grade_element(*c_, e, yv, yb, v_.cs.params, GradeMode::exact);
   return true;
@@ -173,7 +175,7 @@ void CaseGrader::record(const drivers::Element& e, const Grade& g, double yv, st
   auto report = [&] { return report_as(check, e, g, yv, yb); };
   acc_.record(*c_, tally, g.pass, key, keyed ? std::function<ElementReport()>(report) : nullptr);
   if (full_stats_ && !g.pass && !g.unbounded) acc_.add_failure(g);  // (the unbounded: a semantics finding)
-  if (!g.pass && !g.special && !g.unbounded && failure_figure(g) > acc_.case_worst) {
+  if (v_.cs.shaped && !g.pass && !g.special && !g.unbounded && failure_figure(g) > acc_.case_worst) {
     acc_.case_worst = failure_figure(g);
     acc_.case_worst_normalized = g.normalized.has_value();
   }
