@@ -68,7 +68,7 @@ class Determinism final : public Check {
         if (in_pass >= kNeeded) break;
         const engine::GradedOutput& g = graded[i];
         if (g.elements == 0) continue;
-        const gen::Case cs = v.case_of(g.case_id);
+        const gen::Case cs = g.input ? *g.input : v.case_of(g.case_id);
         std::string what;
         try {
           const auto again = v.c.backend.run(v.c.k.name, cs.inputs, cs.params);

@@ -53,28 +53,39 @@ bool RowKey::same_or_set(const Row& r, unsigned precision) {
   return same;
 }
 
+namespace {
+// Every parameter by name and bits (a real's -0 and NaN payload count):
+// the names, NUL-terminated, into names; each value's kind and bits into
+// values.
+void encode_params(const Params* params, std::string& names, std::vector<std::uint64_t>& values) {
+  names.clear();
+  values.clear();
+  if (!params) return;
+  for (const auto& [name, value] : params->values()) {
+    names.append(name);
+    names.push_back('\0');
+    values.push_back(value.index());
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, double>) values.push_back(std::bit_cast<std::uint64_t>(v));
+          else if constexpr (std::is_same_v<V, std::int64_t>) values.push_back(static_cast<std::uint64_t>(v));
+          else {
+            values.push_back(v.size());
+            for (std::int64_t x : v) values.push_back(static_cast<std::uint64_t>(x));
+          }
+        },
+        value);
+  }
+}
+}  // namespace
+
 bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
                          std::span<const double> b, bool same_values) {
-  // Every parameter by name and bits (a real's -0 and NaN payload count).
-  std::string names;
-  std::vector<std::uint64_t> values;
-  if (params)
-    for (const auto& [name, value] : params->values()) {
-      names += name + '\0';
-      values.push_back(value.index());
-      std::visit(
-          [&](const auto& v) {
-            using V = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<V, double>) values.push_back(std::bit_cast<std::uint64_t>(v));
-            else if constexpr (std::is_same_v<V, std::int64_t>) values.push_back(static_cast<std::uint64_t>(v));
-            else {
-              values.push_back(v.size());
-              for (std::int64_t x : v) values.push_back(static_cast<std::uint64_t>(x));
-            }
-          },
-          value);
-    }
-  const bool same = set_ && t_ == t && bits_ == precision && names == names_ && values == values_ &&
+  // (Asked at every element of a row: the parameters are encoded into
+  // buffers kept between calls, not fresh ones.)
+  encode_params(params, scratch_names_, scratch_values_);
+  const bool same = set_ && t_ == t && bits_ == precision && scratch_names_ == names_ && scratch_values_ == values_ &&
                     (same_values || (same_bits(a_, a) && same_bits(b_, b)));
   if (same) return true;
   set_ = true;
@@ -82,8 +93,8 @@ bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std:
   bits_ = precision;
   a_.assign(a.begin(), a.end());
   b_.assign(b.begin(), b.end());
-  names_ = std::move(names);
-  values_ = std::move(values);
+  names_.swap(scratch_names_);
+  values_.swap(scratch_values_);
   return false;
 }
 

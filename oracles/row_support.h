@@ -79,6 +79,8 @@ class RowKey {
   std::vector<double> a_, b_;
   std::string names_;                 // the parameters' names, in order
   std::vector<std::uint64_t> values_;  // their values' bits and kinds
+  std::string scratch_names_;          // a call's encoding of its parameters
+  std::vector<std::uint64_t> scratch_values_;
   bool set_ = false;
   std::uint64_t fill_ = 0;  // the row's Row::fill (0: none) and where its values were
   const double* a_at_ = nullptr;

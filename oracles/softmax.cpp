@@ -61,6 +61,10 @@ struct SoftRow {
   double m = 0;
   std::vector<Mp> c;        // exp(x_j - m)
   Mp z_minus_1;             // Z - 1: sum of c_j over j != the first maximum (log1p keeps ln Z exact near Z = 1)
+  Mp z;                     // Z = 1 + (Z - 1), rounded once
+  // ln Z = log1p(Z - 1), once a row (log_softmax's elements all need it).
+  mutable Mp ln_z;
+  mutable bool has_ln_z = false;
   std::vector<B> cd;   // c_j
   std::vector<B> de;   // |e_j - c_j| <= de_j
   std::vector<B> eps1; // eps'_j
@@ -133,6 +137,8 @@ const SoftRow& soft_row(const Row& in) {
   // (log_softmax's, once per row: four MPFR calls, oracles/det_math.h)
   r.dln = std::max(det::log1p(r.ds / r.zd), -det::log1p(-r.z_minus_s_lo / r.zd));
   r.ln_s = std::max(std::fabs(det::log(r.s_lo)), det::log(r.s_hi));
+  r.z = Mp(1) + r.z_minus_1;
+  r.has_ln_z = false;
   return r;
 }
 
@@ -153,7 +159,7 @@ void softmax(const Row& in, Exact& out) {
   }
   const Units un = rows::units(in.ctx.dtype);
   const std::size_t i = in.i;
-  out.value = r.c[i] / (Mp(1) + r.z_minus_1);
+  out.value = r.c[i] / r.z;
   const B z = r.cd[i] / r.zd;
   const B dev_hi = (r.cd[i] * r.z_minus_s_lo + r.de[i] * r.zd) / (r.s_lo * r.zd);
   const B dev_lo = (r.cd[i] * r.ds + r.de[i] * r.zd) / (r.s_hi * r.zd);
@@ -175,9 +181,12 @@ void log_softmax(const Row& in, Exact& out) {
   }
   const Units un = rows::units(in.ctx.dtype);
   const B x = in.a[in.i];
-  Mp ln_z = r.z_minus_1;
-  mpfr_log1p(raw(ln_z), raw(ln_z), MPFR_RNDN);
-  out.value = (Mp(x) - Mp(r.m)) - ln_z;
+  if (!r.has_ln_z) {
+    r.ln_z = r.z_minus_1;
+    mpfr_log1p(raw(r.ln_z), raw(r.ln_z), MPFR_RNDN);
+    r.has_ln_z = true;
+  }
+  out.value = (Mp(x) - Mp(r.m)) - r.ln_z;
   if (!is_number(out.value)) return;  // x = -inf: -inf exactly
   const B dd = un.u * std::fabs(x - r.m);
   const B dln = r.dln, ln_s = r.ln_s;
