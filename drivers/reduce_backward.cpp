@@ -83,33 +83,28 @@ class ReduceBackward final : public Driver {
 
   // The element: x_i, up_c, the cell's elements in source order, and the
   // cell's maximum and its ties. Each cell's element (its values, maximum,
-  // shown bits, words) is built once and refilled per member; elements
-  // come in x's order.
+  // shown bits, words, its Row-like fill) is built once, at its first
+  // member, and kept: a member sets only x, up and what names it (a cell of
+  // n elements copied per member made a cell n^2 copies). Elements come in
+  // x's order.
   void for_each_element(const contract::KernelSpec& k, const gen::Case& c,
                         const std::function<void(const Element&)>& f) const override {
     const Tensor& x = c.inputs.at(0);
     const Tensor& up = c.inputs.at(1);
     const Cells cells = cells_of(x.dims(), up.dims());
-    std::vector<std::optional<Element>> base(cells.members.size());
-    std::vector<oracle::CellElement> cell_of(cells.members.size());  // (each cell's maximum found once)
-    Element e;
+    std::vector<std::optional<Element>> cell_elements(cells.members.size());
+    std::vector<std::string> cell_where(cells.members.size());
     for (std::int64_t i = 0, n = x.numel(); i < n; ++i) {
       const auto cc = static_cast<std::size_t>(cells.cell_of[static_cast<std::size_t>(i)]);
-      if (!base[cc]) {
-        base[cc] = cell_element(context_of(k, c), x, 0, cells.members[cc], fmt::format("of cell {}", cc));
-        cell_of[cc].ctx = base[cc]->input<oracle::Terms>().ctx;
-        cell_of[cc].ctx.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
-        cell_maximum(base[cc]->input<oracle::Terms>().terms, cell_of[cc]);
-      }
-      const Element& b = *base[cc];
-      oracle::CellElement& in = input_as<oracle::CellElement>(e);
-      in = cell_of[cc];
+      if (!cell_elements[cc]) cell_elements[cc] = cell_element_of(k, c, cells.members[cc], cc, cell_where[cc]);
+      Element& e = *cell_elements[cc];
+      oracle::CellElement& in = std::get<oracle::CellElement>(e.in);
       in.x = x.value_exact_at(i);
       in.up = up.value_exact_at(static_cast<std::int64_t>(cc));
       e.out = i;
-      e.shown.assign({x.bits_at(i), up.bits_at(static_cast<std::int64_t>(cc))});
-      e.shown.insert(e.shown.end(), b.shown.begin(), b.shown.end());
-      e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, b.where);
+      e.shown[0] = x.bits_at(i);
+      e.shown[1] = up.bits_at(static_cast<std::int64_t>(cc));
+      e.where = fmt::format("x[{}], up[{}] and the {}", i, cc, cell_where[cc]);
       f(e);
     }
   }
@@ -125,6 +120,25 @@ class ReduceBackward final : public Driver {
       if (v > in.cell_max) in.cell_max = v;
     in.ties = 0;
     for (double v : cell) in.ties += v == in.cell_max;
+  }
+  // Cell cc's element, its x and up still to be set: shown = x's bits, up's,
+  // then the cell's; `where` gets the cell's description.
+  Element cell_element_of(const contract::KernelSpec& k, const gen::Case& c, const std::vector<std::int64_t>& members,
+                          std::size_t cc, std::string& where) const {
+    const Tensor& x = c.inputs.at(0);
+    const Tensor& up = c.inputs.at(1);
+    const Element base = cell_element(context_of(k, c), x, 0, members, fmt::format("of cell {}", cc));
+    oracle::CellElement in;
+    in.ctx = base.input<oracle::Terms>().ctx;
+    in.ctx.signaling_nan |= is_signaling_nan(up.dtype(), up.bits_at(static_cast<std::int64_t>(cc)));
+    cell_maximum(base.input<oracle::Terms>().terms, in);
+    in.fill = oracle::next_fill();
+    Element e;
+    e.in = std::move(in);
+    e.shown.assign({0, 0});
+    e.shown.insert(e.shown.end(), base.shown.begin(), base.shown.end());
+    where = base.where;
+    return e;
   }
 };
 

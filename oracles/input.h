@@ -63,6 +63,9 @@ struct CellElement {
   double cell_max = 0;    // -inf for an empty cell; NaN when the cell holds one
   std::int64_t ties = 0;  // elements equal to cell_max
   std::vector<double> cell;
+  // The driver's id for this cell's values (next_fill(); 0: none): the
+  // replay's per-cell cache takes a cell of the same fill as the same bits.
+  std::uint64_t fill = 0;
 };
 // The pairs an output element multiplies and folds, in the reference's
 // order (a_0, b_0, a_1, b_1, ...: matmul's a[i, kk], b[kk, j] for kk

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <span>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 #include "oracles/det_math.h"
 #include "oracles/exact.h"
@@ -306,9 +308,11 @@ double argmin(const Terms& in) { return arg_select(in.terms, [](double v, double
 // §7's steps at one element: y = the cell's max, mask = (x == y), count =
 // the fold of the cell's masks in T, s = up / (count < 1 ? 1 : count),
 // grad = s * mask (NaN where s is inf or NaN and the mask is 0).
-// (The cell's y and count kept for its next element, whose cell has the
-// same bits: a cell of n elements is asked n times, n^2 rounded additions
-// when each scanned it again.)
+// (The cell's y and count kept for its next elements: a cell of n
+// elements is asked n times, n^2 rounded additions when each scanned it
+// again. Kept per cell by the driver's fill, several at once, since a
+// cell's members interleave with other cells' in x's order; a cell without
+// one (0) is compared bit for bit with the last.)
 double max_backward(const CellElement& in) {
   struct Scan {
     DType t = DType::f32;
@@ -317,18 +321,27 @@ double max_backward(const CellElement& in) {
     bool set = false;
   };
   static thread_local Scan kept;
+  static thread_local std::unordered_map<std::uint64_t, Scan> by_fill;
   const InT a{in.ctx.dtype};
-  const double x = in.x, up = in.up;
   const std::span<const double> cell = in.cell;
-  if (!kept.set || kept.t != in.ctx.dtype || kept.cell.size() != cell.size() ||
-      (!cell.empty() && std::memcmp(kept.cell.data(), cell.data(), cell.size() * sizeof(double)) != 0)) {
-    kept.y = fold_select(cell, -INFINITY, [](double v, double b) { return v > b; });
-    kept.count = 0.0;
-    for (double v : cell) kept.count = a.add(kept.count, v == kept.y ? 1.0 : 0.0);
-    kept.t = in.ctx.dtype, kept.cell.assign(cell.begin(), cell.end()), kept.set = true;
+  const auto scan = [&](Scan& s) {
+    s.y = fold_select(cell, -INFINITY, [](double v, double b) { return v > b; });
+    s.count = 0.0;
+    for (double v : cell) s.count = a.add(s.count, v == s.y ? 1.0 : 0.0);
+    s.t = in.ctx.dtype, s.set = true;
+  };
+  Scan* s = &kept;
+  if (in.fill != 0) {
+    if (by_fill.size() > 4096 && !by_fill.contains(in.fill)) by_fill.clear();
+    s = &by_fill[in.fill];
+    if (!s->set || s->t != in.ctx.dtype) scan(*s);
+  } else if (!kept.set || kept.t != in.ctx.dtype || kept.cell.size() != cell.size() ||
+             (!cell.empty() && std::memcmp(kept.cell.data(), cell.data(), cell.size() * sizeof(double)) != 0)) {
+    scan(kept);
+    kept.cell.assign(cell.begin(), cell.end());
   }
-  const double s = a.div(up, kept.count < 1 ? 1.0 : kept.count);
-  return a.mul(s, x == kept.y ? 1.0 : 0.0);
+  const double sc = a.div(in.up, s->count < 1 ? 1.0 : s->count);
+  return a.mul(sc, in.x == s->y ? 1.0 : 0.0);
 }
 
 }  // namespace kc::oracle::replay
