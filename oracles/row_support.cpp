@@ -98,6 +98,18 @@ bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std:
   return false;
 }
 
+bool RowKey::holds(const Row& r, bool identity_only) {
+  if (!set_) return false;
+  const bool filled = r.fill != 0 && r.fill == fill_ && r.a.data() == a_at_ && r.b.data() == b_at_ &&
+                      r.a.size() == a_.size() && r.b.size() == b_.size();
+  if (identity_only && !filled) return false;
+  encode_params(r.ctx.params, scratch_names_, scratch_values_);
+  const bool same = t_ == r.ctx.dtype && bits_ == PrecisionScope::current() && scratch_names_ == names_ &&
+                    scratch_values_ == values_ && (filled || (same_bits(a_, r.a) && same_bits(b_, r.b)));
+  if (same) fill_ = r.fill, a_at_ = r.a.data(), b_at_ = r.b.data();
+  return same;
+}
+
 void settle_overflow(const Row& in, double (*replay_fn)(const Row&), B bound, bool may_overflow, Exact& out) {
   const double y = replay_fn(in);
   const Mp& z = out.value;

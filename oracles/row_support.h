@@ -6,6 +6,7 @@
 // Internal to oracles/.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,10 @@ class RowKey {
   // The same at this precision (a replay's: 0), through Row::fill where
   // the driver gave one.
   bool same_or_set(const Row& r, unsigned precision);
+  // Whether r is the row set (at the current precision), without setting
+  // it: identity_only, by its fill and storage alone (O(1)); else by its
+  // bits too. A hit takes r's fill and storage for the next call.
+  bool holds(const Row& r, bool identity_only);
 
  private:
   // same_values: a and b are known to be the ones set (Row::fill).
@@ -85,6 +90,34 @@ class RowKey {
   std::uint64_t fill_ = 0;  // the row's Row::fill (0: none) and where its values were
   const double* a_at_ = nullptr;
   const double* b_at_ = nullptr;
+};
+
+// A few rows' quantities kept at once (T has a RowKey `key`): a relation
+// reads the rows of a case that grading evaluated before its last one (a
+// tail's two rows of 8193 elements, each n MPFR exponentials).
+template <class T, std::size_t N>
+class RowSlots {
+ public:
+  // The slot holding in's row (hit), else the oldest, keyed to in's row
+  // (its quantities then to be computed). Identity first in every slot, so
+  // that a row's next element never compares bits.
+  T& at(const Row& in, bool& hit) {
+    for (bool identity_only : {true, false})
+      for (T& s : slots_)
+        if (s.key.holds(in, identity_only)) {
+          hit = true;
+          return s;
+        }
+    T& s = slots_[next_];
+    next_ = (next_ + 1) % N;
+    s.key.same_or_set(in);
+    hit = false;
+    return s;
+  }
+
+ private:
+  std::array<T, N> slots_{};
+  std::size_t next_ = 0;
 };
 
 // A replay's row quantities in T, computed for the row's first element
