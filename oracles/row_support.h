@@ -102,17 +102,22 @@ class RowSlots {
   // (its quantities then to be computed). Identity first in every slot, so
   // that a row's next element never compares bits.
   T& at(const Row& in, bool& hit) {
-    for (bool identity_only : {true, false})
-      for (T& s : slots_)
-        if (s.key.holds(in, identity_only)) {
-          hit = true;
-          return s;
-        }
+    if (T* s = find(in)) {
+      hit = true;
+      return *s;
+    }
     T& s = slots_[next_];
     next_ = (next_ + 1) % N;
     s.key.same_or_set(in);
     hit = false;
     return s;
+  }
+  // The slot holding in's row, or nullptr; nothing claimed.
+  T* find(const Row& in) {
+    for (bool identity_only : {true, false})
+      for (T& s : slots_)
+        if (s.key.holds(in, identity_only)) return &s;
+    return nullptr;
   }
 
  private:
