@@ -189,6 +189,14 @@ struct RowWork {
   attention::ExactWeights ew;
   double rd_t = 0.0;
   Stage rd;
+  // acc += f v, the product rounded once at the working precision, then
+  // the sum: what acc += f * Mp(v) does, without an MPFR value made and
+  // freed per term (3 d of them per key).
+  void add_product(Mp& acc, const Mp& f, double v) {
+    mpfr_mul_d(raw(product), raw(f), v, MPFR_RNDN);
+    mpfr_add(raw(acc), raw(acc), raw(product), MPFR_RNDN);
+  }
+  Mp product;  // (made at the working precision, with the row's work)
 };
 
 // The kernel's steps of one row in T (which weights and dS are 0: its
@@ -283,9 +291,9 @@ bool grade_row(const CellCtx& cx, std::int64_t gi, std::int64_t qi, RowWork& w,
     if (!s.admissible[j]) continue;  // P = 0: no term of any output (the kernel's g and p are 0 too)
     const Mp g = w.ew.w[j] * (w.dpx[j] - rdx) * w.ew.cap[j] * Mp(cx.mk.scale);
     for (std::size_t x = 0; x < d; ++x) {
-      z[row + x] += g * Mp(l.k[j * d + x]);
-      z[cx.dk_at(j, x)] += g * Mp(l.q[x]);
-      z[cx.dv_at(j, x)] += w.ew.w[j] * Mp(dout[x]);
+      w.add_product(z[row + x], g, l.k[j * d + x]);
+      w.add_product(z[cx.dk_at(j, x)], g, l.q[x]);
+      w.add_product(z[cx.dv_at(j, x)], w.ew.w[j], dout[x]);
       terms[cx.dv_at(j, x)].push_back(attention::term(cx.st, w.p_t[j], w.p[j], dout[x]));
     }
     const auto [g_t, gs] = kernel_g(cx, s, w, j);
