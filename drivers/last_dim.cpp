@@ -77,13 +77,16 @@ std::vector<std::uint64_t> shape_rows(DType t, std::vector<std::uint64_t> v, std
 // forward output, not bit-equal to any kernel's).
 std::vector<std::uint64_t> forward_output(DType t, const std::vector<std::uint64_t>& x, std::int64_t n, bool log_form) {
   std::vector<std::uint64_t> y(x.size());
+  std::vector<double> e(static_cast<std::size_t>(n));  // (each exp and the row's ln once: MPFR's, det_math)
   for (std::size_t at = 0; at < x.size(); at += static_cast<std::size_t>(n)) {
     double m = -INFINITY, s = 0;
     for (std::int64_t j = 0; j < n; ++j) m = std::max(m, bits_to_double(t, x[at + static_cast<std::size_t>(j)]));
-    for (std::int64_t j = 0; j < n; ++j) s += oracle::det::exp(bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m);
+    for (std::int64_t j = 0; j < n; ++j)
+      s += e[static_cast<std::size_t>(j)] = oracle::det::exp(bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m);
+    const double ln_s = log_form ? oracle::det::log(s) : 0.0;
     for (std::int64_t j = 0; j < n; ++j) {
       const double d = bits_to_double(t, x[at + static_cast<std::size_t>(j)]) - m;
-      y[at + static_cast<std::size_t>(j)] = double_to_bits(t, round_to_format(log_form ? d - oracle::det::log(s) : oracle::det::exp(d) / s, t));
+      y[at + static_cast<std::size_t>(j)] = double_to_bits(t, round_to_format(log_form ? d - ln_s : e[static_cast<std::size_t>(j)] / s, t));
     }
   }
   return y;

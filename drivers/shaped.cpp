@@ -44,7 +44,7 @@ void Driver::for_each_listed(const contract::KernelSpec& k, const gen::Case& c, 
 }
 
 std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed) {
-  const std::size_t pool_size = std::min<std::size_t>(std::max<std::size_t>(n, 1), 1024);
+  const std::size_t pool_size = std::min<std::size_t>(std::max<std::size_t>(n, 1), kShapedPool);
   std::vector<std::uint64_t> pool = gen::values_for(t, p, pool_size)(rc::Random(seed), gen::kMaxSize).value();
   const bool is_fp = is_float(t);
   // The fraction's lowest quarter of bits (f32: 5 of 23; bf16: 1 of 7).

@@ -15,12 +15,16 @@
 namespace kc::drivers {
 
 // n values of T from the kernel's value profile, linear in n: a pool of
-// up to 1024 of the profile's draws (RapidCheck's, as a random case's,
-// specials included), each element one of them picked by a SplitMix64
-// stream, a finite one's lowest fraction bits (a quarter of them) drawn
-// too, so that a long tensor holds distinct values of the profile's spread
-// (the elementwise kernels: each output element is its own, a NaN hides
-// no other).
+// up to kShapedPool of the profile's draws (RapidCheck's, as a random
+// case's, specials included), each element one of them picked by a
+// SplitMix64 stream, a finite one's lowest fraction bits (a quarter of
+// them) drawn too, so that a long tensor holds distinct values of the
+// profile's spread (the elementwise kernels: each output element is its
+// own, a NaN hides no other). The pool is what costs: a RapidCheck draw
+// is ~100x a SplitMix64 step, and 1024 a case made the tails' inputs 4.2 s
+// of the default run's CPU. The random cases and sweeps cover the values;
+// a shaped case is there for its size.
+inline constexpr std::size_t kShapedPool = 256;
 std::vector<std::uint64_t> shaped_values(DType t, const contract::ValueProfile& p, std::size_t n, std::uint64_t seed);
 // n values of T uniform on [lo, hi) (53 random bits each, rounded to T),
 // linear in n: the moderate values of real layers, where a dropped block

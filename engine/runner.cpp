@@ -98,7 +98,7 @@ void digest_case(std::uint64_t& h, std::int64_t id, const gen::Case& cs) {
     fnv(h, static_cast<std::uint64_t>(t.dtype()));
     fnv(h, t.dims().size());
     for (auto d : t.dims()) fnv(h, static_cast<std::uint64_t>(d));
-    for (std::int64_t i = 0; i < t.numel(); ++i) fnv(h, t.bits_at(i));
+    for (std::int64_t i = 0, n = t.numel(); i < n; ++i) fnv(h, t.bits_at(i));
   }
   for (char ch : cs.params.to_string()) fnv(h, static_cast<unsigned char>(ch));
 }
