@@ -72,9 +72,10 @@ void compare_norm_row(Form form, const contract::KernelSpec& bwd, DType t, const
                       const std::vector<double>& vr, const Compare& compare) {
   std::vector<double> dxr(un);
   Mp rhs_n(0), bound_n(0);
+  RowOracle backward(t, params, xr, gr);  // (one Row for the row's elements: its row work once)
   for (std::size_t j = 0; j < un; ++j) {
     dxr[j] = dx_at(at + static_cast<std::int64_t>(j));
-    const RowExact b = row_exact(bwd, t, params, xr, gr, j);
+    const RowExact b = backward.at(bwd, j);
     if (!oracle::is_number(b.bound)) return;
     rhs_n += Mp(vr[j]) * Mp(dxr[j]);
     bound_n += Mp(std::fabs(dxr[j])) * b.bound;
@@ -94,11 +95,13 @@ void compare_softmax_row(Form form, const CaseView& v, const contract::KernelSpe
                          const Compare& compare) {
   std::vector<Mp> s(un), zl(un), bf(un), bb(un);
   Mp sd(0), yg(0), gsum(0), rhs(0), gdx(0), sum_bf_g(0);
+  const Params none;
+  RowOracle backward(t, none, yr, gr);  // (one Row for the row's elements: its row work once)
   for (std::size_t j = 0; j < un; ++j) {
     const std::optional<RowExact> gf = graded_row_exact(v, at + static_cast<std::int64_t>(j));  // (the forward's own, as graded)
     if (!gf) return;
     const RowExact& f = *gf;
-    const RowExact b = row_exact(bwd, t, Params(), yr, gr, j);
+    const RowExact b = backward.at(bwd, j);
     if (!oracle::is_number(f.bound) || !oracle::is_number(b.bound)) return;
     s[j] = zl[j] = f.z;
     if (form == Form::log_softmax) mpfr_exp(oracle::raw(s[j]), oracle::raw(s[j]), MPFR_RNDN);
