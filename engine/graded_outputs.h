@@ -27,7 +27,8 @@ struct GradedOutput {
 
 class GradedOutputs {
  public:
-  explicit GradedOutputs(std::int64_t budget_bytes) : budget_(budget_bytes), input_budget_(budget_bytes) {}
+  // (The outputs kept, and the inputs kept, each within budget_bytes.)
+  explicit GradedOutputs(std::int64_t budget_bytes) : budget_(budget_bytes) {}
   // Case `case_id`'s outputs, and the case (cs, its own inputs: not a
   // shrunk one) where given and within the inputs' budget.
   void add(std::int64_t case_id, const std::vector<Tensor>& outputs, const gen::Case* cs = nullptr) {
@@ -42,7 +43,7 @@ class GradedOutputs {
     if (!cs) return;
     std::int64_t in_bytes = 0;
     for (const Tensor& t : cs->inputs) in_bytes += static_cast<std::int64_t>(t.byte_size());
-    if (input_bytes_ + in_bytes > input_budget_) return;
+    if (input_bytes_ + in_bytes > budget_) return;
     input_bytes_ += in_bytes;
     list_.back().input = *cs;
   }
@@ -50,7 +51,7 @@ class GradedOutputs {
   std::int64_t dropped() const { return dropped_; }
 
  private:
-  std::int64_t budget_, input_budget_, bytes_ = 0, input_bytes_ = 0, dropped_ = 0;
+  std::int64_t budget_, bytes_ = 0, input_bytes_ = 0, dropped_ = 0;
   std::vector<GradedOutput> list_;
 };
 

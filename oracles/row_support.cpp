@@ -44,15 +44,6 @@ bool same_bits(std::span<const double> a, std::span<const double> b) {
 
 bool RowKey::same_or_set(const Row& r) { return same_or_set(r, PrecisionScope::current()); }
 
-bool RowKey::same_or_set(const Row& r, unsigned precision) {
-  // (A row of the same fill at the same storage has the same bits.)
-  const bool filled = r.fill != 0 && set_ && r.fill == fill_ && r.a.data() == a_at_ && r.b.data() == b_at_ &&
-                      r.a.size() == a_.size() && r.b.size() == b_.size();
-  const bool same = same_or_set(r.ctx.dtype, precision, r.ctx.params, r.a, r.b, filled);
-  fill_ = r.fill, a_at_ = r.a.data(), b_at_ = r.b.data();
-  return same;
-}
-
 namespace {
 // Every parameter by name and bits (a real's -0 and NaN payload count):
 // the names, NUL-terminated, into names; each value's kind and bits into
@@ -80,32 +71,39 @@ void encode_params(const Params* params, std::string& names, std::vector<std::ui
 }
 }  // namespace
 
-bool RowKey::same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
-                         std::span<const double> b, bool same_values) {
+bool RowKey::filled(const Row& r) const {
+  // (A row of the same fill at the same storage has the same bits.)
+  return set_ && r.fill != 0 && r.fill == fill_ && r.a.data() == a_at_ && r.b.data() == b_at_ &&
+         r.a.size() == a_.size() && r.b.size() == b_.size();
+}
+
+bool RowKey::matches(const Row& r, unsigned precision, bool same_values) {
   // (Asked at every element of a row: the parameters are encoded into
   // buffers kept between calls, not fresh ones.)
-  encode_params(params, scratch_names_, scratch_values_);
-  const bool same = set_ && t_ == t && bits_ == precision && scratch_names_ == names_ && scratch_values_ == values_ &&
-                    (same_values || (same_bits(a_, a) && same_bits(b_, b)));
-  if (same) return true;
-  set_ = true;
-  t_ = t;
-  bits_ = precision;
-  a_.assign(a.begin(), a.end());
-  b_.assign(b.begin(), b.end());
-  names_.swap(scratch_names_);
-  values_.swap(scratch_values_);
-  return false;
+  encode_params(r.ctx.params, scratch_names_, scratch_values_);
+  return set_ && t_ == r.ctx.dtype && bits_ == precision && scratch_names_ == names_ && scratch_values_ == values_ &&
+         (same_values || (same_bits(a_, r.a) && same_bits(b_, r.b)));
+}
+
+bool RowKey::same_or_set(const Row& r, unsigned precision) {
+  const bool same = matches(r, precision, filled(r));
+  if (!same) {  // (matches left r's parameters in the scratch buffers)
+    set_ = true;
+    t_ = r.ctx.dtype;
+    bits_ = precision;
+    a_.assign(r.a.begin(), r.a.end());
+    b_.assign(r.b.begin(), r.b.end());
+    names_.swap(scratch_names_);
+    values_.swap(scratch_values_);
+  }
+  fill_ = r.fill, a_at_ = r.a.data(), b_at_ = r.b.data();
+  return same;
 }
 
 bool RowKey::holds(const Row& r, bool identity_only) {
-  if (!set_) return false;
-  const bool filled = r.fill != 0 && r.fill == fill_ && r.a.data() == a_at_ && r.b.data() == b_at_ &&
-                      r.a.size() == a_.size() && r.b.size() == b_.size();
-  if (identity_only && !filled) return false;
-  encode_params(r.ctx.params, scratch_names_, scratch_values_);
-  const bool same = t_ == r.ctx.dtype && bits_ == PrecisionScope::current() && scratch_names_ == names_ &&
-                    scratch_values_ == values_ && (filled || (same_bits(a_, r.a) && same_bits(b_, r.b)));
+  const bool by_identity = filled(r);
+  if (identity_only && !by_identity) return false;
+  const bool same = matches(r, PrecisionScope::current(), by_identity);
   if (same) fill_ = r.fill, a_at_ = r.a.data(), b_at_ = r.b.data();
   return same;
 }

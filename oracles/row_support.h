@@ -76,9 +76,13 @@ class RowKey {
   bool holds(const Row& r, bool identity_only);
 
  private:
-  // same_values: a and b are known to be the ones set (Row::fill).
-  bool same_or_set(DType t, unsigned precision, const Params* params, std::span<const double> a,
-                   std::span<const double> b, bool same_values);
+  // Whether r is the row last set under the same fill at the same storage
+  // (its bits then known to be the ones set).
+  bool filled(const Row& r) const;
+  // Whether r (at this precision) is the row set: its dtype, parameters
+  // and, unless same_values, its bits. Leaves r's parameters encoded in
+  // the scratch buffers.
+  bool matches(const Row& r, unsigned precision, bool same_values);
   DType t_ = DType::f32;
   unsigned bits_ = 0;
   std::vector<double> a_, b_;
